@@ -1,0 +1,5 @@
+import type { Command } from 'commander';
+
+export function registerNotes(program: Command): void {
+  void program;
+}

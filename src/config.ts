@@ -1,0 +1,150 @@
+import { z } from 'zod';
+
+/**
+ * The whole runtime configuration, read from the environment once at start-up.
+ * Only composition roots (the CLI entry and `src/worker.ts`) call `loadConfig`;
+ * everything else receives the parsed value.
+ */
+
+/** Booleans from the environment: explicit words only (`z.coerce.boolean()` reads "false" as true). */
+const envBoolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const hostPort = z
+  .string()
+  .regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port, e.g. 127.0.0.1:7233');
+
+const archiveUri = z
+  .string()
+  .refine((v) => /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(v) || v.startsWith('file://'), {
+    message: 'expected s3://bucket/prefix or file://dir',
+  });
+
+const databaseUrl = z
+  .string()
+  .refine((v) => /^postgres(ql)?:\/\//.test(v), { message: 'expected postgres://user:pass@host:port/db' });
+
+const httpUrl = z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' });
+
+/** Environment variable name → schema. Keys are the variable names so errors can name them. */
+export const envSchema = z.object({
+  TEMPORAL_ADDRESS: hostPort.default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  NOCTURNE_TASK_QUEUE: z.string().min(1).default('nocturne'),
+  /** Absent → the embedded PGlite store under NOCTURNE_DATA_DIR. */
+  DATABASE_URL: databaseUrl.optional(),
+  NOCTURNE_DATA_DIR: z.string().min(1).default('var'),
+  NOCTURNE_ARCHIVE_URI: archiveUri.optional(),
+  S3_ENDPOINT: httpUrl.optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  NOCTURNE_PRODUCER: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,47}$/, 'lowercase letters, digits, _ or -, at most 48')
+    .optional(),
+  NOCTURNE_EMBEDDING_PROVIDER: z.enum(['openai', 'ollama', 'lexical']).default('openai'),
+  NOCTURNE_EMBEDDING_URL: httpUrl.default('http://127.0.0.1:8089/v1'),
+  NOCTURNE_EMBEDDING_MODEL: z.string().min(1).default('multilingual-e5-small'),
+  NOCTURNE_EMBEDDING_DIM: z.coerce.number().int().min(2).max(16000).default(384),
+  NOCTURNE_LLM_PROVIDER: z.enum(['none', 'openai', 'ollama']).default('none'),
+  NOCTURNE_LLM_URL: httpUrl.optional(),
+  NOCTURNE_LLM_MODEL: z.string().min(1).optional(),
+  NOCTURNE_LLM_API_KEY: z.string().min(1).optional(),
+  NOCTURNE_STRICT_SERVICES: envBoolean.optional(),
+  CI: envBoolean.optional(),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  temporal: { address: string; namespace: string; taskQueue: string };
+  /** `kind: 'pglite'` is the embedded default, used when DATABASE_URL is absent. */
+  database: { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
+  archive: {
+    uri: string;
+    producer: string;
+    s3?: { endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string };
+  };
+  embedding: { provider: 'openai' | 'ollama' | 'lexical'; url: string; model: string; dimension: number };
+  llm:
+    | { provider: 'none' }
+    | { provider: 'openai' | 'ollama'; url: string; model: string; apiKey?: string };
+  dataDir: string;
+  /** In CI a missing service is a failure, never a skip. */
+  strictServices: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** One line per problem, each naming the variable: what an operator needs to fix it. */
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`)
+    .join('; ');
+}
+
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const blankless = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(blankless);
+  if (!parsed.success) throw new ConfigError(`invalid configuration: ${describeIssues(parsed.error)}`);
+  const e = parsed.data;
+  const llm = llmConfig(e);
+  const archiveUriValue = e.NOCTURNE_ARCHIVE_URI ?? `file://${e.NOCTURNE_DATA_DIR}/archive`;
+  if (archiveUriValue.startsWith('s3://') && !(e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError(
+      'invalid configuration: S3_ACCESS_KEY_ID: required (with S3_SECRET_ACCESS_KEY) when NOCTURNE_ARCHIVE_URI is s3://',
+    );
+  }
+  return {
+    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.NOCTURNE_TASK_QUEUE },
+    database: e.DATABASE_URL
+      ? { kind: 'postgres', url: e.DATABASE_URL }
+      : { kind: 'pglite', dataDir: `${e.NOCTURNE_DATA_DIR}/pglite` },
+    archive: {
+      uri: archiveUriValue,
+      producer: e.NOCTURNE_PRODUCER ?? 'nocturne',
+      s3: {
+        region: e.S3_REGION,
+        ...(e.S3_ENDPOINT ? { endpoint: e.S3_ENDPOINT } : {}),
+        ...(e.S3_ACCESS_KEY_ID ? { accessKeyId: e.S3_ACCESS_KEY_ID } : {}),
+        ...(e.S3_SECRET_ACCESS_KEY ? { secretAccessKey: e.S3_SECRET_ACCESS_KEY } : {}),
+      },
+    },
+    embedding: {
+      provider: e.NOCTURNE_EMBEDDING_PROVIDER,
+      url: e.NOCTURNE_EMBEDDING_URL,
+      model: e.NOCTURNE_EMBEDDING_MODEL,
+      dimension: e.NOCTURNE_EMBEDDING_DIM,
+    },
+    llm,
+    dataDir: e.NOCTURNE_DATA_DIR,
+    strictServices: e.NOCTURNE_STRICT_SERVICES ?? e.CI ?? false,
+  };
+}
+
+function llmConfig(e: Env): Config['llm'] {
+  if (e.NOCTURNE_LLM_PROVIDER === 'none') return { provider: 'none' };
+  if (!e.NOCTURNE_LLM_URL || !e.NOCTURNE_LLM_MODEL) {
+    throw new ConfigError(
+      `invalid configuration: NOCTURNE_LLM_URL and NOCTURNE_LLM_MODEL: required when NOCTURNE_LLM_PROVIDER=${e.NOCTURNE_LLM_PROVIDER}`,
+    );
+  }
+  return {
+    provider: e.NOCTURNE_LLM_PROVIDER,
+    url: e.NOCTURNE_LLM_URL,
+    model: e.NOCTURNE_LLM_MODEL,
+    ...(e.NOCTURNE_LLM_API_KEY ? { apiKey: e.NOCTURNE_LLM_API_KEY } : {}),
+  };
+}
+
+let cached: Config | undefined;
+
+/** Parse `process.env` once. Composition roots only. */
+export function loadConfig(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}

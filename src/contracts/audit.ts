@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { IsoDateTime, TenantId } from './ids.ts';
+
+export const AUDIT_ACTIONS = [
+  'create',
+  'reinforce',
+  'revise',
+  'retire',
+  'quarantine',
+  'rollback',
+  'erase',
+  'approve',
+  'reject',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const AuditEntry = z.object({
+  seq: z.number().int().min(1),
+  tenantId: TenantId,
+  at: IsoDateTime,
+  actor: z.string().min(1),
+  action: z.enum(AUDIT_ACTIONS),
+  noteId: z.string().min(1),
+  fromVersion: z.number().int().min(0).nullable(),
+  toVersion: z.number().int().min(1).nullable(),
+  reason: z.string(),
+  prevHash: z.string().regex(/^[0-9a-f]{64}$/),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type AuditEntry = z.infer<typeof AuditEntry>;

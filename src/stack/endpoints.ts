@@ -1,0 +1,31 @@
+/**
+ * Fixed loopback endpoints and credentials of the local stack (`nocturne stack up`).
+ * Tests and the stack scripts both read them from here, so there is one place to change a port.
+ * These credentials protect a developer's loopback-only servers; production supplies its own.
+ */
+export const STACK = {
+  host: '127.0.0.1',
+  temporal: { port: 7233, uiPort: 8233, namespace: 'default' },
+  postgres: { port: 54329, user: 'nocturne', password: 'nocturne', database: 'nocturne' },
+  s3: { port: 8333, accessKeyId: 'nocturne', secretAccessKey: 'nocturne-secret-key', bucket: 'nocturne', region: 'us-east-1' },
+  embeddings: { port: 8089, model: 'multilingual-e5-small', dimension: 384 },
+} as const;
+
+/** The environment that points Nocturne at the local stack, as printed by `nocturne stack up`. */
+export function stackEnv(): Record<string, string> {
+  const { host, temporal, postgres, s3, embeddings } = STACK;
+  return {
+    TEMPORAL_ADDRESS: `${host}:${temporal.port}`,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    DATABASE_URL: `postgres://${postgres.user}:${postgres.password}@${host}:${postgres.port}/${postgres.database}`,
+    NOCTURNE_ARCHIVE_URI: `s3://${s3.bucket}/archive`,
+    S3_ENDPOINT: `http://${host}:${s3.port}`,
+    S3_REGION: s3.region,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    NOCTURNE_EMBEDDING_PROVIDER: 'openai',
+    NOCTURNE_EMBEDDING_URL: `http://${host}:${embeddings.port}/v1`,
+    NOCTURNE_EMBEDDING_MODEL: embeddings.model,
+    NOCTURNE_EMBEDDING_DIM: String(embeddings.dimension),
+  };
+}
