@@ -1,0 +1,13 @@
+# The Nocturne worker image (used by docker-compose.yml).
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev
+COPY bin ./bin
+COPY src ./src
+COPY workflows ./workflows
+COPY activities ./activities
+COPY policies ./policies
+USER node
+CMD ["node", "bin/nocturne.mjs", "worker"]

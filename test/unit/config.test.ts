@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config.ts';
+
+describe('parseConfig', () => {
+  it('defaults to the embedded stack: PGlite, file:// archive, local Temporal', () => {
+    const c = parseConfig({});
+    expect(c.database).toEqual({ kind: 'pglite', dataDir: 'var/pglite' });
+    expect(c.archive.uri).toBe('file://var/archive');
+    expect(c.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'nocturne' });
+    expect(c.llm).toEqual({ provider: 'none' });
+    expect(c.strictServices).toBe(false);
+  });
+
+  it('reads a server database, an S3 archive and the embedding dimension', () => {
+    const c = parseConfig({
+      DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db',
+      NOCTURNE_ARCHIVE_URI: 's3://bucket/prefix',
+      S3_ENDPOINT: 'http://127.0.0.1:8333',
+      S3_ACCESS_KEY_ID: 'k',
+      S3_SECRET_ACCESS_KEY: 's',
+      NOCTURNE_EMBEDDING_DIM: '1024',
+    });
+    expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u:p@127.0.0.1:5432/db' });
+    expect(c.archive.s3).toMatchObject({ endpoint: 'http://127.0.0.1:8333', accessKeyId: 'k' });
+    expect(c.embedding.dimension).toBe(1024);
+  });
+
+  it.each([
+    [{ TEMPORAL_ADDRESS: 'localhost' }, /^invalid configuration: TEMPORAL_ADDRESS: expected host:port/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL: expected postgres:\/\//],
+    [{ NOCTURNE_ARCHIVE_URI: 'ftp://x' }, /NOCTURNE_ARCHIVE_URI: expected s3:\/\/bucket\/prefix or file:\/\/dir/],
+    [{ NOCTURNE_EMBEDDING_DIM: 'big' }, /NOCTURNE_EMBEDDING_DIM/],
+    [{ NOCTURNE_ARCHIVE_URI: 's3://bucket/p' }, /S3_ACCESS_KEY_ID: required/],
+    [{ NOCTURNE_LLM_PROVIDER: 'openai' }, /NOCTURNE_LLM_URL and NOCTURNE_LLM_MODEL: required/],
+    [{ CI: 'maybe' }, /CI:/],
+  ])('rejects %o with one line naming the variable', (env, message) => {
+    expect(() => parseConfig(env)).toThrow(ConfigError);
+    expect(() => parseConfig(env)).toThrow(message);
+    try {
+      parseConfig(env);
+    } catch (error) {
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('reads booleans literally: "false" is false', () => {
+    expect(parseConfig({ CI: 'false' }).strictServices).toBe(false);
+    expect(parseConfig({ CI: 'true' }).strictServices).toBe(true);
+    expect(parseConfig({ CI: 'true', NOCTURNE_STRICT_SERVICES: 'false' }).strictServices).toBe(false);
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(parseConfig({ DATABASE_URL: '' }).database.kind).toBe('pglite');
+  });
+});
