@@ -1,0 +1,35 @@
+import type { NoteScope } from '../src/contracts/note.ts';
+
+/** Tenant-wide notes need evidence from at least this many distinct users or sessions. @default 3 */
+export const TENANT_SCOPE_MIN_INDEPENDENT = 3;
+
+export interface EvidenceFacts {
+  userIds: readonly (string | undefined)[];
+  sessionIds: readonly string[];
+  agentIds: readonly string[];
+  taskTypes: readonly (string | undefined)[];
+}
+
+export type ScopeCheck = { ok: true } | { ok: false; reason: string };
+
+/** A note may not be wider than its evidence (design §5). */
+export function checkScopeBreadth(scope: NoteScope, evidence: EvidenceFacts): ScopeCheck {
+  const all = <T>(values: readonly T[], expected: T) => values.length > 0 && values.every((v) => v === expected);
+  switch (scope.level) {
+    case 'user':
+      return all(evidence.userIds, scope.key) ? { ok: true } : { ok: false, reason: `user scope ${scope.key} cites records of other users` };
+    case 'agent':
+      return all(evidence.agentIds, scope.key) ? { ok: true } : { ok: false, reason: `agent scope ${scope.key} cites records of other agents` };
+    case 'task_type':
+      return all(evidence.taskTypes, scope.key)
+        ? { ok: true }
+        : { ok: false, reason: `task type scope ${scope.key} cites records of other task types` };
+    case 'tenant': {
+      const users = new Set(evidence.userIds.filter((u) => u !== undefined)).size;
+      const sessions = new Set(evidence.sessionIds).size;
+      return Math.max(users, sessions) >= TENANT_SCOPE_MIN_INDEPENDENT
+        ? { ok: true }
+        : { ok: false, reason: `tenant scope needs ${TENANT_SCOPE_MIN_INDEPENDENT} distinct users or sessions, evidence has ${Math.max(users, sessions)}` };
+    }
+  }
+}
