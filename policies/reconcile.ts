@@ -1,0 +1,86 @@
+import type { Proposal } from '../src/contracts/episode.ts';
+import type { NoteContent } from '../src/contracts/note.ts';
+import { confirm } from './confidence.ts';
+import { resolveConflict } from './conflicts.ts';
+import { contentTokens, jaccard } from './text.ts';
+
+/** Claims this similar in one scope and kind are the same claim: reinforce, don't create. @default 0.8 */
+export const NEAR_DUPLICATE_SIMILARITY = 0.8;
+/** Facts or constraints in one scope this similar but not duplicates are about the same thing and disagree. @default 0.25 */
+export const CONFLICT_SIMILARITY = 0.25;
+
+const CONFLICTING_KINDS = new Set(['fact', 'constraint', 'preference']);
+
+export interface KnownNote {
+  noteId: string;
+  version: number;
+  content: NoteContent & { sourceCount: number };
+}
+
+/**
+ * Turns accepted creates into the operations that keep memory consistent: a near-duplicate of a
+ * known note reinforces it; a create that disagrees with a known note in the same scope goes
+ * through the conflict rule and the loser is superseded (never deleted). Creates are taken in
+ * order of their latest evidence so the outcome does not depend on batch order.
+ * `newId` gives the note id of each create (ids are assigned by the caller, so retries reuse them).
+ */
+export function reconcile(proposals: readonly Proposal[], known: readonly KnownNote[], newId: (p: Proposal) => string): Proposal[] {
+  const notes = known.map((n) => ({ ...n, content: { ...n.content } }));
+  const out: Proposal[] = [];
+  const creates = proposals.filter((p) => p.op === 'create').sort((a, b) => a.content.lastConfirmedAt.localeCompare(b.content.lastConfirmedAt));
+  out.push(...proposals.filter((p) => p.op !== 'create'));
+  for (const p of creates) {
+    const tokens = contentTokens(p.content.claim);
+    const sameScope = notes.filter((n) => n.content.scope.level === p.content.scope.level && n.content.scope.key === p.content.scope.key && n.content.kind === p.content.kind);
+    const scored = sameScope.map((n) => ({ n, sim: jaccard(tokens, contentTokens(n.content.claim)) })).sort((a, b) => b.sim - a.sim);
+    const best = scored[0];
+    if (best && best.sim >= NEAR_DUPLICATE_SIMILARITY) {
+      out.push(reinforce(best.n, p));
+      best.n.version += 1;
+      continue;
+    }
+    const noteId = newId(p);
+    const created = { noteId, version: 1, content: { ...p.content, sourceCount: p.content.sourceCount ?? 1 } };
+    out.push({ ...p, noteId });
+    notes.push(created);
+    const rival = CONFLICTING_KINDS.has(p.content.kind) ? scored.find((s) => s.sim >= CONFLICT_SIMILARITY) : undefined;
+    if (rival) out.push(...supersedeLoser(created, rival.n, notes));
+  }
+  return out;
+}
+
+function reinforce(n: KnownNote, p: Proposal): Proposal {
+  const refs = new Map([...n.content.evidence, ...p.content.evidence].map((r) => [r.recordId, r]));
+  n.content = {
+    ...n.content,
+    evidence: [...refs.values()],
+    sourceCount: n.content.sourceCount + 1,
+    confidence: confirm(n.content.confidence, n.content.sourceKind),
+    lastConfirmedAt: p.content.lastConfirmedAt > n.content.lastConfirmedAt ? p.content.lastConfirmedAt : n.content.lastConfirmedAt,
+  };
+  return { op: 'reinforce', noteId: n.noteId, expectedVersion: n.version, content: n.content, finding: p.finding, reason: `confirmed again: ${p.reason}` };
+}
+
+function supersedeLoser(created: KnownNote, rival: KnownNote, notes: KnownNote[]): Proposal[] {
+  const contender = (n: KnownNote) => ({
+    id: n.noteId,
+    sourceKind: n.content.sourceKind,
+    independentSources: n.content.sourceCount,
+    observedAt: new Date(n.content.lastConfirmedAt),
+    confidence: n.content.confidence,
+  });
+  const decision = resolveConflict(contender(created), contender(rival));
+  const loser = decision.loser === created.noteId ? created : rival;
+  const winner = loser === created ? rival : created;
+  const index = notes.indexOf(loser);
+  if (index >= 0) notes.splice(index, 1);
+  return [{
+    op: 'supersede',
+    noteId: loser.noteId,
+    expectedVersion: loser.version,
+    content: { ...loser.content, contradictedAt: winner.content.lastConfirmedAt },
+    supersededBy: winner.noteId,
+    finding: 'factual_conflict',
+    reason: `superseded by ${winner.noteId} (decided by ${decision.decidedBy})`,
+  }];
+}

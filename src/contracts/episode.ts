@@ -1,0 +1,51 @@
+import type { EvidenceRef, NoteContent, NoteKind, NoteScope, SourceKind } from './note.ts';
+import type { RawRecord } from './raw-record.ts';
+
+/** A raw record together with where it lives in the archive: the makings of an evidence ref. */
+export interface ArchivedRecord {
+  record: RawRecord;
+  ref: EvidenceRef;
+}
+
+/** The records of one task (or one session when there is no task id), in observation order. */
+export interface Episode {
+  key: string;
+  tenantId: string;
+  sessionId: string;
+  taskId?: string;
+  taskType?: string;
+  userId?: string;
+  agentId: string;
+  records: ArchivedRecord[];
+}
+
+export const FINDING_TYPES = ['tool_error', 'factual_conflict', 'outdated_constraint', 'omitted_step', 'stated_preference', 'tool_content'] as const;
+export type FindingType = (typeof FINDING_TYPES)[number];
+
+/** What comparing expected with actual found in an episode, with the records that show it. */
+export interface Finding {
+  type: FindingType;
+  episodeKey: string;
+  summary: string;
+  evidence: ArchivedRecord[];
+  /** Notes recalled for the task (memory_used) that preceded the failure, for outdated_constraint. */
+  noteIds?: string[];
+  tool?: string;
+}
+
+export type ProposalOp = 'create' | 'reinforce' | 'revise' | 'supersede' | 'retire' | 'quarantine';
+
+/** A proposed note change, before validation against the raw records it cites. */
+export interface Proposal {
+  op: ProposalOp;
+  /** The note to change (reinforce, revise, retire, quarantine of an existing note). */
+  noteId?: string;
+  expectedVersion?: number;
+  content: NoteContent;
+  /** For supersede: the note that replaces this one. */
+  supersededBy?: string;
+  finding: FindingType;
+  reason: string;
+}
+
+export type { NoteKind, NoteScope, SourceKind };

@@ -1,0 +1,117 @@
+import { initialConfidence } from '../../policies/confidence.ts';
+import { contradict } from '../../policies/confidence.ts';
+import { sentences } from '../../policies/text.ts';
+import type { ArchivedRecord, Episode, Finding, Proposal } from '../contracts/episode.ts';
+import type { NoteContent, NoteKind, NoteScope, SourceKind } from '../contracts/note.ts';
+import type { ActiveNote, NoteEngine, ProposeInput } from './types.ts';
+
+/**
+ * The default note engine: no model, only the structure of the records (corrections, tool
+ * errors and retries, stated preferences, outcome contrasts, tool content). Claims are
+ * extractive, so validation can check them word by word against the records they cite.
+ */
+export function createDeterministicEngine(): NoteEngine {
+  return {
+    name: 'deterministic',
+    async propose(input: ProposeInput) {
+      const byKey = new Map(input.episodes.map((e) => [e.key, e]));
+      const active = new Map(input.activeNotes.map((n) => [n.noteId, n]));
+      const proposals = input.findings.flatMap((f) => {
+        const episode = byKey.get(f.episodeKey);
+        return episode ? proposalsFor(f, episode, active, input.now) : [];
+      });
+      return { proposals, llmTokens: 0 };
+    },
+  };
+}
+
+function proposalsFor(f: Finding, ep: Episode, active: Map<string, ActiveNote>, now: Date): Proposal[] {
+  switch (f.type) {
+    case 'factual_conflict':
+      return [fromCorrection(f, ep)];
+    case 'stated_preference':
+      return [create(f, ep, 'preference', 'user_requirement', userScope(ep), cleanPreference(f.summary))];
+    case 'tool_error':
+      return [create(f, ep, 'tool_behavior', 'tool_fact', { level: 'agent', key: ep.agentId }, toolErrorClaim(f))];
+    case 'tool_content':
+      return [create(f, ep, 'fact', 'tool_fact', taskScope(ep), f.summary.trim().slice(0, 600))];
+    case 'omitted_step':
+      return [create(f, ep, 'strategy', 'inference', taskScope(ep), `Successful ${ep.taskType} tasks call ${f.tool}; a failed one skipped it.`)];
+    case 'outdated_constraint':
+      return (f.noteIds ?? []).flatMap((id) => contradictNote(f, active.get(id), now));
+  }
+}
+
+function create(f: Finding, ep: Episode, kind: NoteKind, sourceKind: SourceKind, scope: NoteScope, claim: string): Proposal {
+  const last = f.evidence.at(-1)?.record.observedAt ?? ep.records.at(-1)?.record.observedAt ?? new Date(0).toISOString();
+  const content: NoteContent = {
+    scope,
+    kind,
+    claim,
+    evidence: f.evidence.map((e) => e.ref),
+    sourceKind,
+    confidence: initialConfidence(sourceKind),
+    importance: importanceOf(f),
+    validFrom: last,
+    sourceCount: 1,
+    lastConfirmedAt: last,
+  };
+  return { op: 'create', content, finding: f.type, reason: `${f.type} in ${ep.key}` };
+}
+
+/** A correction states what is true; the contradicted agent message is evidence of what went wrong. */
+function fromCorrection(f: Finding, ep: Episode): Proposal {
+  const text = generalPart(f.summary);
+  const preference = /\b(i (asked|want|prefer|like|need)|always|never)\b/i.test(text);
+  return preference
+    ? create(f, ep, 'preference', 'user_correction', userScope(ep), text)
+    : create(f, ep, 'fact', 'user_correction', taskScope(ep), text);
+}
+
+/** Drops the "that is wrong" part and episode-specific answers, keeping the general statement. */
+export function generalPart(correction: string): string {
+  const parts = sentences(correction)
+    .map((s) => s.replace(/^(no|nope|wrong|that('s| is) (wrong|not right|incorrect|not what i asked))[,:.!]?\s*/i, ''))
+    .filter((s) => s.length > 0);
+  const general = parts.filter((s) => !/^(the|your) (total|answer|result|sum)\b/i.test(s));
+  const chosen = (general.length > 0 ? general : parts).join(' ');
+  return chosen.charAt(0).toUpperCase() + chosen.slice(1);
+}
+
+function cleanPreference(text: string): string {
+  const s = text.replace(/^please,?\s*/i, '').trim();
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function toolErrorClaim(f: Finding): string {
+  const [call, error, retry] = f.evidence.filter((e) => e.record.kind !== 'tool_result');
+  const argsOf = (r: ArchivedRecord | undefined) => JSON.stringify((r?.record.payload as { args?: unknown } | undefined)?.args ?? {});
+  const base = `${f.tool ?? 'A tool'} failed with ${argsOf(call)}: ${error?.record.text ?? f.summary}`;
+  return retry ? `${base}. Retrying with ${argsOf(retry)} succeeded.` : `${base}.`;
+}
+
+function contradictNote(f: Finding, note: ActiveNote | undefined, now: Date): Proposal[] {
+  if (!note) return [];
+  const content: NoteContent = {
+    ...note.content,
+    confidence: contradict(note.content.confidence),
+    contradictedAt: now.toISOString(),
+    evidence: [...note.content.evidence, ...f.evidence.map((e) => e.ref)],
+  };
+  return [{ op: 'revise', noteId: note.noteId, expectedVersion: note.version, content, finding: f.type, reason: f.summary }];
+}
+
+function importanceOf(f: Finding): number {
+  const weights: Record<Finding['type'], number> = {
+    factual_conflict: 0.9,
+    stated_preference: 0.8,
+    outdated_constraint: 0.8,
+    tool_error: 0.7,
+    omitted_step: 0.6,
+    tool_content: 0.4,
+  };
+  return weights[f.type];
+}
+
+const userScope = (ep: Episode): NoteScope => (ep.userId ? { level: 'user', key: ep.userId } : { level: 'agent', key: ep.agentId });
+const taskScope = (ep: Episode): NoteScope => (ep.taskType ? { level: 'task_type', key: ep.taskType } : { level: 'agent', key: ep.agentId });

@@ -1,0 +1,22 @@
+import type { Episode, Finding, Proposal } from '../contracts/episode.ts';
+import type { NoteContent } from '../contracts/note.ts';
+
+/** The current active version of a note, as engines and reconciliation see it. */
+export interface ActiveNote {
+  noteId: string;
+  version: number;
+  content: NoteContent & { sourceCount: number };
+}
+
+export interface ProposeInput {
+  episodes: readonly Episode[];
+  findings: readonly Finding[];
+  activeNotes: readonly ActiveNote[];
+  now: Date;
+}
+
+/** Turns findings into proposed note changes. Every proposal still goes through validation. */
+export interface NoteEngine {
+  readonly name: string;
+  propose(input: ProposeInput): Promise<{ proposals: Proposal[]; llmTokens: number }>;
+}
