@@ -5,9 +5,21 @@
  */
 export const STACK = {
   host: '127.0.0.1',
-  temporal: { port: 7233, uiPort: 8233, namespace: 'default' },
+  // httpPort/metricsPort are pinned too (start-dev picks random free ports otherwise).
+  temporal: { port: 7233, uiPort: 8233, httpPort: 7243, metricsPort: 7244, namespace: 'default' },
   postgres: { port: 54329, user: 'nocturne', password: 'nocturne', database: 'nocturne' },
-  s3: { port: 8333, accessKeyId: 'nocturne', secretAccessKey: 'nocturne-secret-key', bucket: 'nocturne', region: 'us-east-1' },
+  s3: {
+    port: 8333,
+    accessKeyId: 'nocturne',
+    secretAccessKey: 'nocturne-secret-key',
+    bucket: 'nocturne',
+    region: 'us-east-1',
+    // SeaweedFS' internal servers (gRPC on each port + 10000), all on loopback.
+    masterPort: 9333,
+    volumePort: 9340,
+    filerPort: 8888,
+    adminPort: 23646,
+  },
   embeddings: { port: 8089, model: 'multilingual-e5-small', dimension: 384 },
 } as const;
 

@@ -1,0 +1,21 @@
+export const SERVICE_NAMES = ['temporal', 'postgres', 's3', 'embeddings'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** One server of the local stack, as the supervisor sees it. */
+export interface Service {
+  name: ServiceName;
+  /** What clients connect to, for `stack status`. */
+  endpoint: string;
+  /** Loopback ports the server binds; a port already taken by a foreign process fails `up` early. */
+  ports: number[];
+  /** A substring of our process's command line, so a recycled pid is never taken for ours. */
+  marker: string;
+  /** Spawns the server detached and records its pid. Does not wait for health. */
+  start(): Promise<void>;
+  /** Resolves when the server does its job end to end; throws with the reason otherwise. */
+  health(): Promise<void>;
+  /** One-time setup after the first successful health check (users, buckets…); idempotent. */
+  provision?(): Promise<void>;
+  /** Stops the process we started; the default is SIGTERM then SIGKILL. */
+  stop?(pid: number): Promise<'stopped' | 'killed'>;
+}

@@ -1,0 +1,95 @@
+import { GetObjectCommand, PutObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { Connection, Client } from '@temporalio/client';
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SEARCH_ATTRIBUTES, STACK, anonymousStatus, embed, stackEnv, stackPgClient, stackS3Client, stackStatus, temporalTestServerPath } from '../../src/stack/index.ts';
+
+describe('local stack', () => {
+  it('reports every service running and healthy', async () => {
+    const statuses = await stackStatus();
+    expect(statuses.map((s) => [s.service, s.state, s.healthy])).toEqual([
+      ['temporal', 'running', true],
+      ['postgres', 'running', true],
+      ['s3', 'running', true],
+      ['embeddings', 'running', true],
+    ]);
+  });
+
+  it('Temporal answers on the default namespace with the Nocturne search attributes', async () => {
+    const connection = await Connection.connect({ address: stackEnv()['TEMPORAL_ADDRESS'] });
+    try {
+      const ns = await connection.workflowService.describeNamespace({ namespace: STACK.temporal.namespace });
+      expect(ns.namespaceInfo?.name).toBe('default');
+      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: STACK.temporal.namespace });
+      for (const name of Object.keys(SEARCH_ATTRIBUTES)) expect(customAttributes?.[name]).toBeDefined();
+      const client = new Client({ connection, namespace: STACK.temporal.namespace });
+      const listed = [];
+      for await (const wf of client.workflow.list({ query: `NocturneTenant = "no-such-tenant-${Date.now()}"` })) listed.push(wf);
+      expect(listed).toEqual([]);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('ships the time-skipping test server binary', () => {
+    expect(existsSync(temporalTestServerPath())).toBe(true);
+  });
+
+  it('PostgreSQL 18 has pgvector and answers nearest-neighbour queries through an HNSW index', async () => {
+    const db = stackPgClient();
+    await db.connect();
+    try {
+      await db.query('BEGIN');
+      const version = await db.query<{ v: string }>("SELECT current_setting('server_version') AS v");
+      expect(version.rows[0]?.v).toMatch(/^18\./);
+      await db.query('CREATE EXTENSION IF NOT EXISTS vector');
+      const ext = await db.query<{ extversion: string }>(`SELECT extversion FROM pg_extension WHERE extname = 'vector'`);
+      expect(ext.rows[0]?.extversion).toMatch(/^0\.8\./);
+      await db.query('CREATE TEMP TABLE t (id int PRIMARY KEY, e vector(3)) ON COMMIT DROP');
+      await db.query(`INSERT INTO t SELECT i, ARRAY[cos(i), sin(i), i / 1000.0]::vector FROM generate_series(1, 2000) i`);
+      await db.query('CREATE INDEX t_hnsw ON t USING hnsw (e vector_cosine_ops)');
+      await db.query('SET LOCAL enable_seqscan = off');
+      const plan = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT id FROM t ORDER BY e <=> '[1,0,0]' LIMIT 5`);
+      expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('t_hnsw');
+      const near = await db.query<{ id: number }>(`SELECT id FROM t ORDER BY e <=> ARRAY[cos(1000), sin(1000), 1]::vector LIMIT 1`);
+      expect(near.rows[0]?.id).toBe(1000);
+    } finally {
+      await db.query('ROLLBACK');
+      await db.end();
+    }
+  });
+
+  it('S3 refuses anonymous requests and round-trips signed put/get', async () => {
+    expect(await anonymousStatus()).toBe(403);
+    const unsignedPut = await fetch(`${stackEnv()['S3_ENDPOINT']}/${STACK.s3.bucket}/anon.txt`, { method: 'PUT', body: 'x' });
+    expect(unsignedPut.status).toBe(403);
+
+    const s3 = stackS3Client();
+    const Key = `test/stack-${Date.now()}.bin`;
+    const body = new Uint8Array(300_000).map((_, i) => (i * 7) % 256);
+    try {
+      await s3.send(new PutObjectCommand({ Bucket: STACK.s3.bucket, Key, Body: body }));
+      const got = await s3.send(new GetObjectCommand({ Bucket: STACK.s3.bucket, Key }));
+      expect(Buffer.from(await got.Body!.transformToByteArray()).equals(Buffer.from(body))).toBe(true);
+    } finally {
+      await s3.send(new DeleteObjectCommand({ Bucket: STACK.s3.bucket, Key }));
+      s3.destroy();
+    }
+  });
+
+  it('embeddings are 384 unit-length floats, and a matching passage is closer than an unrelated one', async () => {
+    const [a] = await embed(['how do I reset my password'], 'query');
+    const [b, c] = await embed(['To reset your password, open Settings and choose Security.', 'The weather in Lisbon is sunny today.'], 'passage');
+    for (const v of [a, b, c]) {
+      expect(v).toHaveLength(STACK.embeddings.dimension);
+      expect(v!.every((x) => typeof x === 'number' && Number.isFinite(x))).toBe(true);
+      expect(v!.some((x) => x !== 0)).toBe(true);
+      expect(Math.hypot(...v!)).toBeCloseTo(1, 3);
+    }
+    const cos = (x: number[], y: number[]): number => {
+      const dot = x.reduce((s, xi, i) => s + xi * (y[i] ?? 0), 0);
+      return dot / (Math.hypot(...x) * Math.hypot(...y));
+    };
+    expect(cos(a!, b!)).toBeGreaterThan(cos(a!, c!));
+  });
+});
