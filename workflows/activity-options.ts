@@ -1,0 +1,36 @@
+import type { ActivityOptions } from '@temporalio/workflow';
+
+/**
+ * Named presets for every activity call. Timeouts are explicit, retries capped; the
+ * non-retryable types are the permanent faults activities raise on purpose.
+ */
+const NON_RETRYABLE = ['InvalidActivityInput', 'NoteVersionConflict', 'RunNotFound', 'TenantMismatch', 'ValidationFailed'];
+
+/** Short database bookkeeping: planning rows, run status. */
+export const BOOKKEEPING: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1s', maximumInterval: '20s', maximumAttempts: 8, nonRetryableErrorTypes: NON_RETRYABLE },
+};
+
+/**
+ * Reading a batch of episodes from the archive and proposing notes. Heartbeats let a lost
+ * worker be noticed in 30 s instead of at the start-to-close timeout.
+ */
+export const REPLAY: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 6, nonRetryableErrorTypes: NON_RETRYABLE },
+};
+
+/** One transaction per batch, idempotent on (run id, batch): safe to retry. */
+export const COMMIT: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: NON_RETRYABLE },
+};
+
+/** Embedding changed claims through the embedding server, which may be slow to warm up. */
+export const REINDEX: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 8, nonRetryableErrorTypes: NON_RETRYABLE },
+};

@@ -1,0 +1,147 @@
+import {
+  ApplicationFailure, condition, continueAsNew, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
+} from '@temporalio/workflow';
+import type { ConsolidationActivities, ReplayBatchResult } from '../activities/index.ts';
+import { seedFrom } from '../policies/random.ts';
+import { ConsolidateInput, DEFAULT_BUDGET, describeInputError, type ConsolidateParams, type ResumeState } from '../src/contracts/workflow-inputs.ts';
+import type { Budget, RunCounts } from '../src/contracts/run.ts';
+import { COMMIT, BOOKKEEPING, REINDEX, REPLAY } from './activity-options.ts';
+import { approveUpdate, progressQuery, rejectUpdate, type ApprovalInput, type ConsolidateProgress } from './consolidate-messages.ts';
+import { STATUS, TENANT, TRIGGER } from './search-attributes.ts';
+
+const bookkeeping = proxyActivities<ConsolidationActivities>(BOOKKEEPING);
+const { replayBatch } = proxyActivities<ConsolidationActivities>(REPLAY);
+const { commitBatch } = proxyActivities<ConsolidationActivities>(COMMIT);
+const { reindexBatch } = proxyActivities<ConsolidationActivities>(REINDEX);
+
+export interface ConsolidateResult {
+  runId: string;
+  status: 'completed' | 'partial' | 'rejected';
+  counts: RunCounts;
+  rejectedByRule: Record<string, number>;
+  budget: Budget;
+  spent: ResumeState['spent'];
+  leftover: { batches: number; reason?: string };
+  changedVersions: Array<{ noteId: string; fromVersion: number | null; toVersion: number }>;
+  changedVersionsTruncated: boolean;
+}
+
+/** Plan → sample → replay in batches → propose → validate → commit → reindex → report (design §4). */
+export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<ConsolidateResult> {
+  const input = parseInput(raw);
+  const info = workflowInfo();
+  const budget: Budget = { ...DEFAULT_BUDGET, ...input.budget };
+  const state: ResumeState = input.resume ?? freshState(info.workflowId, info.runId, Date.now());
+  const progress: ConsolidateProgress = { runId: state.runId, phase: 'planning', batch: state.nextBatch, batches: 0, counts: state.counts, spent: state.spent };
+  setHandler(progressQuery, () => progress);
+  const approval = registerApproval(progress);
+  upsertSearchAttributes([{ key: TENANT, value: input.tenantId }, { key: TRIGGER, value: input.trigger }, { key: STATUS, value: 'running' }]);
+
+  const plan = await bookkeeping.planRun({
+    runId: state.runId, workflowId: info.workflowId, tenantId: input.tenantId, window: input.window, budget,
+    trigger: input.trigger, mode: input.mode, seed: input.seed ?? seedFrom(state.runId), ...(input.focus ? { focus: input.focus } : {}),
+  });
+  state.counts.sampled = plan.sampled;
+  progress.batches = plan.batches;
+  progress.phase = 'replaying';
+  const deadline = state.startedAtMs + budget.deadlineSeconds * 1000;
+  let stopReason: string | undefined;
+
+  for (; state.nextBatch < plan.batches; state.nextBatch++) {
+    progress.batch = state.nextBatch;
+    stopReason = budgetStop(state, budget, deadline);
+    if (stopReason) break;
+    const batch = { runId: state.runId, tenantId: input.tenantId, batchNo: state.nextBatch };
+    const replayed = await replayBatch({ ...batch, llmTokensLeft: budget.maxLlmTokens - state.spent.llmTokens });
+    state.spent.llmTokens += replayed.llmTokens;
+    if (state.spent.noteChanges + replayed.plannedChanges > budget.maxNoteChanges) {
+      stopReason = 'note change budget: the next batch would exceed it';
+      break;
+    }
+    accumulate(state, replayed);
+    const committed = await commitBatch({ ...batch, actor: info.workflowId, staged: input.mode === 'staged' });
+    state.counts.committed += committed.committed;
+    state.counts.quarantined += committed.quarantined;
+    state.spent.noteChanges += committed.committed + committed.quarantined;
+    await reindexBatch(batch);
+    state.spent.seconds = (Date.now() - state.startedAtMs) / 1000;
+    if (workflowInfo().continueAsNewSuggested && state.nextBatch + 1 < plan.batches) {
+      await continueAsNew<typeof consolidateTenantWorkflow>({ ...raw, resume: { ...state, nextBatch: state.nextBatch + 1 } });
+    }
+  }
+
+  const leftover = { batches: plan.batches - state.nextBatch, ...(stopReason ? { reason: stopReason } : {}) };
+  let status: ConsolidateResult['status'] = stopReason ? 'partial' : 'completed';
+  if (input.mode === 'staged' && state.counts.committed + state.counts.quarantined > 0) {
+    progress.phase = 'awaiting_approval';
+    status = (await awaitApproval(approval, state.runId, input.tenantId, input.approvalTimeoutSeconds)) ? status : 'rejected';
+  }
+  progress.phase = 'finishing';
+  state.spent.seconds = (Date.now() - state.startedAtMs) / 1000;
+  const report = await bookkeeping.finishRun({ runId: state.runId, tenantId: input.tenantId, status, counts: state.counts, spent: state.spent, rejectedByRule: state.rejectedByRule, leftover });
+  upsertSearchAttributes([{ key: STATUS, value: status }]);
+  progress.phase = 'done';
+  return { runId: state.runId, status, counts: state.counts, rejectedByRule: state.rejectedByRule, budget, spent: state.spent, leftover, ...report };
+}
+
+function parseInput(raw: ConsolidateInput): ConsolidateParams {
+  const parsed = ConsolidateInput.safeParse(raw);
+  if (!parsed.success) {
+    throw ApplicationFailure.nonRetryable(`invalid consolidateTenantWorkflow input: ${describeInputError(parsed.error)}`, 'InvalidWorkflowInput');
+  }
+  return parsed.data;
+}
+
+function freshState(workflowId: string, runId: string, now: number): ResumeState {
+  return {
+    runId: `${workflowId}/${runId}`,
+    nextBatch: 0,
+    counts: { sampled: 0, replayed: 0, proposed: 0, rejected: 0, committed: 0, quarantined: 0 },
+    spent: { episodes: 0, llmTokens: 0, noteChanges: 0, seconds: 0 },
+    rejectedByRule: {},
+    startedAtMs: now,
+  };
+}
+
+function budgetStop(state: ResumeState, budget: Budget, deadline: number): string | undefined {
+  if (Date.now() >= deadline) return 'deadline reached';
+  if (state.spent.llmTokens >= budget.maxLlmTokens && budget.maxLlmTokens > 0) return 'LLM token budget spent';
+  if (state.spent.noteChanges >= budget.maxNoteChanges) return 'note change budget spent';
+  return undefined;
+}
+
+function accumulate(state: ResumeState, r: ReplayBatchResult): void {
+  state.counts.replayed += r.replayed;
+  state.spent.episodes += r.episodes;
+  state.counts.proposed += r.proposed;
+  for (const [rule, n] of Object.entries(r.rejectedByRule)) {
+    state.rejectedByRule[rule] = (state.rejectedByRule[rule] ?? 0) + n;
+    state.counts.rejected += n;
+  }
+}
+
+type Decision = { approve: boolean; by: ApprovalInput };
+
+/** Handlers exist from the start so the UI shows them; they refuse until the run awaits approval. */
+function registerApproval(progress: ConsolidateProgress): { decision?: Decision } {
+  const box: { decision?: Decision } = {};
+  const validator = () => {
+    if (progress.phase !== 'awaiting_approval') throw new Error(`run is ${progress.phase}, not awaiting approval`);
+    if (box.decision) throw new Error('run already decided');
+  };
+  setHandler(approveUpdate, (by) => { box.decision = { approve: true, by }; return { accepted: true }; }, { validator });
+  setHandler(rejectUpdate, (by) => { box.decision = { approve: false, by }; return { accepted: true }; }, { validator });
+  return box;
+}
+
+/** Waits for an operator's decision; no decision before the timeout means reject. */
+async function awaitApproval(box: { decision?: Decision }, runId: string, tenantId: string, timeoutSeconds: number): Promise<boolean> {
+  upsertSearchAttributes([{ key: STATUS, value: 'awaiting_approval' }]);
+  await condition(() => box.decision !== undefined, timeoutSeconds * 1000);
+  const decision = box.decision;
+  const approve = decision?.approve ?? false;
+  const actor = decision?.by.operator ?? 'approval-timeout';
+  const reason = decision?.by.reason ?? (decision ? '' : `no decision within ${timeoutSeconds}s`);
+  await bookkeeping.resolveStaged({ runId, tenantId, decision: approve ? 'approve' : 'reject', actor, reason });
+  return approve;
+}

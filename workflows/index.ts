@@ -1,0 +1,2 @@
+// The one workflow bundle entry: every workflow the worker runs, by name.
+export { consolidateTenantWorkflow } from './consolidate-tenant.ts';
