@@ -7,6 +7,8 @@ export const AUDIT_ACTIONS = [
   'revise',
   'retire',
   'quarantine',
+  /** A stronger note replaced this one (its version records `supersededBy`). */
+  'supersede',
   'rollback',
   'erase',
   'approve',

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { IsoDateTime } from '../contracts/ids.ts';
+import type { Db } from './db.ts';
+import { withTenant } from './tenant.ts';
+
+export const MemoryUsageRow = z.object({
+  taskId: z.string().min(1),
+  noteId: z.string().min(1),
+  version: z.number().int().min(1),
+  rank: z.number().int().min(1),
+  score: z.number().finite(),
+  at: IsoDateTime,
+});
+export type MemoryUsageRow = z.infer<typeof MemoryUsageRow>;
+
+/**
+ * Logs which note versions a recall returned for a task. Keyed by (task, note, version), so a
+ * retried recall log inserts nothing twice. Returns the number of new rows.
+ */
+export async function insertMemoryUsage(db: Db, p: { tenantId: string; rows: MemoryUsageRow[] }): Promise<number> {
+  const rows = z.array(MemoryUsageRow).parse(p.rows);
+  if (rows.length === 0) return 0;
+  const records = rows.map((r) => ({ task_id: r.taskId, note_id: r.noteId, version: r.version, rank: r.rank, score: r.score, at: r.at }));
+  const { rowCount } = await withTenant(db, p.tenantId, (tx) =>
+    tx.query(
+      `INSERT INTO memory_usage (tenant_id, task_id, note_id, version, rank, score, at)
+       SELECT $1, r.task_id, r.note_id, r.version, r.rank, r.score, r.at
+         FROM jsonb_to_recordset($2::jsonb) AS r(task_id text, note_id text, version int, rank int, score float8, at timestamptz)
+       ON CONFLICT (tenant_id, task_id, note_id, version) DO NOTHING`,
+      [p.tenantId, JSON.stringify(records)],
+    ),
+  );
+  return rowCount;
+}

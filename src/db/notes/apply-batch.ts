@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import type { NoteVersion } from '../../contracts/note.ts';
+import { selectAuditHead, insertAuditEntries } from '../audit/queries.ts';
+import { canonicalJson } from '../canonical-json.ts';
+import type { Db, Queryable } from '../db.ts';
+import { BatchKeyReuseError } from '../errors.ts';
+import { withTenant } from '../tenant.ts';
+import { NoteBatch, type BatchResult, type ParsedNoteOp } from './ops.ts';
+import { planBatch, versionKey, type BatchPlan } from './plan.ts';
+import {
+  insertAppliedBatch,
+  insertPointers,
+  insertVersions,
+  lockTenantWrites,
+  movePointers,
+  selectAppliedBatch,
+  selectCurrentVersionsForUpdate,
+  selectVersions,
+} from './write-queries.ts';
+
+/**
+ * Commits a batch of note operations in one transaction, idempotent on (runId, batchNo):
+ * a replay of an applied batch writes nothing and returns the stored result. Each op writes one
+ * version and one audit entry; a stale `expectedVersion` fails the whole batch with
+ * NoteVersionConflictError.
+ */
+export async function applyNoteBatch(db: Db, batch: NoteBatch, now: () => Date = () => new Date()): Promise<BatchResult> {
+  const b = NoteBatch.parse(batch);
+  const opsHash = createHash('sha256').update(canonicalJson({ actor: b.actor, ops: b.ops })).digest('hex');
+  return withTenant(db, b.tenantId, async (tx) => {
+    await lockTenantWrites(tx, { tenantId: b.tenantId });
+    // Checked under the lock: a concurrent retry of the same batch waits, then finds the key.
+    const applied = await selectAppliedBatch(tx, b);
+    if (applied) {
+      if (applied.opsHash !== opsHash) throw new BatchKeyReuseError(b.tenantId, b.runId, b.batchNo);
+      return applied.result;
+    }
+    const at = now().toISOString();
+    const plan = planBatch({
+      tenantId: b.tenantId,
+      runId: b.runId,
+      actor: b.actor,
+      at,
+      ops: b.ops,
+      ...(await readState(tx, b.tenantId, b.ops)),
+      auditHead: await selectAuditHead(tx, { tenantId: b.tenantId }),
+    });
+    await writePlan(tx, b.tenantId, at, plan);
+    const result: BatchResult = { tenantId: b.tenantId, runId: b.runId, batchNo: b.batchNo, appliedAt: at, changes: plan.changes };
+    await insertAppliedBatch(tx, { result, opsHash });
+    return result;
+  });
+}
+
+async function readState(tx: Queryable, tenantId: string, ops: ParsedNoteOp[]) {
+  const noteIds = [...new Set(ops.map((op) => op.noteId))];
+  const current = new Map<string, NoteVersion>();
+  for (const v of await selectCurrentVersionsForUpdate(tx, { tenantId, noteIds })) current.set(v.noteId, v);
+  const targetKeys = ops.flatMap((op) =>
+    op.op === 'newVersion' && op.action === 'rollback' && op.targetVersion !== undefined ? [{ noteId: op.noteId, version: op.targetVersion }] : [],
+  );
+  const targets = new Map<string, NoteVersion>();
+  for (const v of await selectVersions(tx, { tenantId, keys: targetKeys })) targets.set(versionKey(v.noteId, v.version), v);
+  return { current, targets };
+}
+
+async function writePlan(tx: Queryable, tenantId: string, at: string, plan: BatchPlan): Promise<void> {
+  // Versions first: the pointer's foreign key needs the version it moves to.
+  await insertVersions(tx, { tenantId, at, versions: plan.versions });
+  const created = plan.pointers.filter((m) => m.startVersion === null);
+  const moved = plan.pointers.filter((m) => m.startVersion !== null);
+  if ((await insertPointers(tx, { tenantId, at, pointers: created })) !== created.length) {
+    // Only reachable if a writer skipped lockTenantWrites: fail rather than fork a note.
+    throw new Error(`tenant ${tenantId}: a note created by this batch appeared concurrently`);
+  }
+  if ((await movePointers(tx, { tenantId, at, pointers: moved })) !== moved.length) {
+    throw new Error(`tenant ${tenantId}: a note pointer moved under the batch's lock; no changes were committed`);
+  }
+  await insertAuditEntries(tx, { tenantId, entries: plan.audit });
+}

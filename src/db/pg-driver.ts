@@ -1,0 +1,84 @@
+import pg from 'pg';
+import type { Db, Queryable, QueryResult, SessionConnection } from './db.ts';
+
+export interface PgDbOptions {
+  url: string;
+  /**
+   * Schema that holds Nocturne's tables; `public` stays on the search path because the
+   * `vector` type lives there. Tests use a fresh schema per run so reruns start clean.
+   */
+  schema?: string;
+  /** @default 10 */
+  maxConnections?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function toResult(result: pg.QueryResult): QueryResult {
+  return { rows: result.rows as unknown[], rowCount: result.rowCount ?? result.rows.length };
+}
+
+/** A `Db` over a `pg` Pool: each transaction holds one pooled connection for its duration. */
+export function createPgDb(options: PgDbOptions): Db {
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+    throw new Error(`invalid schema name ${JSON.stringify(options.schema)}: expected lowercase letters, digits and _`);
+  }
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? 10,
+    // search_path is per connection, so set it at connect time rather than per query.
+    ...(options.schema ? { options: `-c search_path=${options.schema},public` } : {}),
+  });
+  // An idle client's socket error would otherwise crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+
+  return {
+    driver: 'postgres',
+    async query(text, params) {
+      return toResult(await pool.query(text, params as unknown[] | undefined));
+    },
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const tx: Queryable = {
+          query: async (text, params) => toResult(await client.query(text, params as unknown[] | undefined)),
+        };
+        const value = await fn(tx);
+        await client.query('COMMIT');
+        return value;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackError) {
+          // The connection is unusable: discard it instead of returning it to the pool.
+          broken = rollbackError as Error;
+        }
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    async session<T>(fn: (conn: SessionConnection) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        return await fn({
+          query: async (text, params) => toResult(await client.query(text, params as unknown[] | undefined)),
+          exec: async (script) => {
+            // A multi-statement script yields an array of results; the last one is the answer.
+            const result = (await client.query(script)) as pg.QueryResult | pg.QueryResult[];
+            const last = Array.isArray(result) ? result.at(-1) : result;
+            return last ? toResult(last) : { rows: [], rowCount: 0 };
+          },
+        });
+      } finally {
+        // Session state (settings, search_path) must not leak to the next pool user.
+        client.release(true);
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

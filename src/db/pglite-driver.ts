@@ -1,0 +1,56 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite/vector';
+import type { Db, Queryable, QueryResult, SessionConnection } from './db.ts';
+
+export interface PgliteDbOptions {
+  /** Folder for the data files; absent → in memory (tests). */
+  dataDir?: string;
+}
+
+interface PgliteResults {
+  rows: unknown[];
+  affectedRows?: number;
+}
+
+function toResult(result: PgliteResults): QueryResult {
+  return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
+}
+
+/** A `Db` over an in-process PGlite with the pgvector extension loaded. */
+export async function createPgliteDb(options: PgliteDbOptions = {}): Promise<Db> {
+  const pglite = await PGlite.create({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    extensions: { vector },
+  });
+  return wrapPglite(pglite);
+}
+
+export function wrapPglite(pglite: PGlite): Db {
+  return {
+    driver: 'pglite',
+    async query(text, params) {
+      return toResult(await pglite.query(text, params as unknown[] | undefined));
+    },
+    // PGlite has one connection; its transaction() queues other callers until this one ends,
+    // which is what gives concurrent writers the same serialisation a server's locks give.
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      return pglite.transaction(async (tx) =>
+        fn({ query: async (text, params) => toResult(await tx.query(text, params as unknown[] | undefined)) }),
+      );
+    },
+    // PGlite has a single session: this is the shared one, so callers run it before other work
+    // (openDb migrates before handing the Db out).
+    async session<T>(fn: (conn: SessionConnection) => Promise<T>): Promise<T> {
+      return fn({
+        query: async (text, params) => toResult(await pglite.query(text, params as unknown[] | undefined)),
+        exec: async (script) => {
+          const last = (await pglite.exec(script)).at(-1);
+          return last ? toResult(last) : { rows: [], rowCount: 0 };
+        },
+      });
+    },
+    async close() {
+      await pglite.close();
+    },
+  };
+}

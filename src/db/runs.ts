@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { Budget, Run, RUN_STATUSES, RUN_TRIGGERS, RunCounts, Spent } from '../contracts/run.ts';
+import type { Db, Queryable } from './db.ts';
+import { intColumn, isoColumn, isoColumnNullable } from './rows.ts';
+import { withTenant } from './tenant.ts';
+
+export type NewRun = Omit<Run, 'changedVersions' | 'finishedAt'> & { finishedAt?: string | null };
+
+export interface RunUpdate {
+  tenantId: string;
+  runId: string;
+  status?: Run['status'];
+  spent?: Spent;
+  counts?: RunCounts;
+  finishedAt?: string | null;
+}
+
+const RunRow = z.object({
+  run_id: z.string(),
+  workflow_id: z.string(),
+  tenant_id: z.string(),
+  trigger: z.enum(RUN_TRIGGERS),
+  budget: Budget,
+  spent: Spent,
+  status: z.enum(RUN_STATUSES),
+  counts: RunCounts,
+  started_at: isoColumn,
+  finished_at: isoColumnNullable,
+});
+
+const ChangedRow = z.object({ note_id: z.string(), version: intColumn });
+
+/** Records a run's start. Idempotent: a retried start leaves the existing row as it is. */
+export async function insertRun(db: Db, run: NewRun): Promise<void> {
+  const r = Run.omit({ changedVersions: true }).parse({ ...run, finishedAt: run.finishedAt ?? null });
+  await withTenant(db, r.tenantId, (tx) =>
+    tx.query(
+      `INSERT INTO runs (tenant_id, run_id, workflow_id, trigger, budget, spent, status, counts, started_at, finished_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8::jsonb, $9, $10)
+       ON CONFLICT (tenant_id, run_id) DO NOTHING`,
+      [r.tenantId, r.runId, r.workflowId, r.trigger, JSON.stringify(r.budget), JSON.stringify(r.spent), r.status,
+        JSON.stringify(r.counts), r.startedAt, r.finishedAt],
+    ),
+  );
+}
+
+/** Updates the fields given; returns false when the run does not exist. */
+export async function updateRun(db: Db, u: RunUpdate): Promise<boolean> {
+  const { rowCount } = await withTenant(db, u.tenantId, (tx) =>
+    tx.query(
+      `UPDATE runs
+          SET status = COALESCE($3, status),
+              spent = COALESCE($4::jsonb, spent),
+              counts = COALESCE($5::jsonb, counts),
+              finished_at = CASE WHEN $6::boolean THEN $7::timestamptz ELSE finished_at END,
+              updated_at = now()
+        WHERE tenant_id = $1 AND run_id = $2`,
+      [u.tenantId, u.runId, u.status ?? null, u.spent ? JSON.stringify(Spent.parse(u.spent)) : null,
+        u.counts ? JSON.stringify(RunCounts.parse(u.counts)) : null, u.finishedAt !== undefined, u.finishedAt ?? null],
+    ),
+  );
+  return rowCount === 1;
+}
+
+async function selectRun(tx: Queryable, p: { tenantId: string; runId: string }) {
+  const { rows } = await tx.query(
+    `SELECT run_id, workflow_id, tenant_id, trigger, budget, spent, status, counts, started_at, finished_at
+       FROM runs WHERE tenant_id = $1 AND run_id = $2`,
+    [p.tenantId, p.runId],
+  );
+  return rows[0] === undefined ? undefined : RunRow.parse(rows[0]);
+}
+
+/** The versions a run wrote, read from the versions themselves so the list cannot drift. */
+async function selectRunVersions(tx: Queryable, p: { tenantId: string; runId: string }) {
+  const { rows } = await tx.query(
+    `SELECT note_id, version FROM note_versions WHERE tenant_id = $1 AND created_by_run = $2 ORDER BY note_id, version`,
+    [p.tenantId, p.runId],
+  );
+  return rows.map((r) => ChangedRow.parse(r));
+}
+
+export async function getRun(db: Db, p: { tenantId: string; runId: string }): Promise<Run | undefined> {
+  return withTenant(db, p.tenantId, async (tx) => {
+    const row = await selectRun(tx, p);
+    if (!row) return undefined;
+    const changed = await selectRunVersions(tx, p);
+    return {
+      runId: row.run_id,
+      workflowId: row.workflow_id,
+      tenantId: row.tenant_id,
+      trigger: row.trigger,
+      budget: row.budget,
+      spent: row.spent,
+      status: row.status,
+      counts: row.counts,
+      changedVersions: changed.map((c) => ({ noteId: c.note_id, fromVersion: c.version > 1 ? c.version - 1 : null, toVersion: c.version })),
+      startedAt: row.started_at,
+      finishedAt: row.finished_at,
+    };
+  });
+}

@@ -1,0 +1,307 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/db.ts';
+import {
+  applyNoteBatch,
+  BatchKeyReuseError,
+  EmbeddingDimensionMismatchError,
+  getNote,
+  getNoteHistory,
+  getRun,
+  insertMemoryUsage,
+  insertRun,
+  listNotes,
+  NoteAlreadyExistsError,
+  NoteVersionConflictError,
+  readEmbeddingDimension,
+  runMigrations,
+  updateRun,
+  verifyAuditChain,
+  withTenant,
+} from '../../src/db/index.ts';
+import { createOp, freshNoteId, freshTenant, noteContent } from './notes.ts';
+
+export interface DbContractOptions {
+  /** The embedding dimension the factory's database was migrated with. */
+  dimension: number;
+}
+
+const PERMISSION_DENIED = '42501';
+
+async function countRows(db: Db, table: 'note_versions' | 'audit_log' | 'notes', tenantId: string): Promise<number> {
+  // As the owner (no tenant role): the ground truth, independent of row-level security.
+  const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = $1`, [tenantId]);
+  return (rows[0] as { n: number }).n;
+}
+
+function batch(tenantId: string, ops: Parameters<typeof applyNoteBatch>[1]['ops'], batchNo = 0, runId = 'run-1') {
+  return { tenantId, runId, batchNo, actor: 'consolidate/test', ops };
+}
+
+/**
+ * The note store's contract, run against every driver: PGlite in the unit project, the real
+ * PostgreSQL server in the integration project. `makeDb` returns a migrated, empty-or-shared
+ * database; every test uses fresh tenant ids so a long-lived database reruns cleanly.
+ */
+export function describeDbContract(name: string, makeDb: () => Promise<Db>, options: DbContractOptions): void {
+  describe(`note store contract (${name})`, () => {
+    let db: Db;
+    beforeAll(async () => {
+      db = await makeDb();
+    });
+    afterAll(async () => {
+      await db?.close();
+    });
+
+    describe('migrations', () => {
+      it('apply a second time without change', async () => {
+        const before = await db.query(`SELECT count(*)::int AS n FROM pg_policies WHERE policyname = 'tenant_isolation'`);
+        expect(await runMigrations(db, { dimension: options.dimension })).toEqual([]);
+        const after = await db.query(`SELECT count(*)::int AS n FROM pg_policies WHERE policyname = 'tenant_isolation'`);
+        expect(after.rows).toEqual(before.rows);
+      });
+
+      it('create vector(N) embeddings with N from configuration, and refuse another N', async () => {
+        await db.session(async (conn) => expect(await readEmbeddingDimension(conn)).toBe(options.dimension));
+        const error = await runMigrations(db, { dimension: options.dimension + 1 }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(EmbeddingDimensionMismatchError);
+        expect((error as Error).message).toContain(`vector(${options.dimension})`);
+        expect((error as Error).message).toContain(`NOCTURNE_EMBEDDING_DIM is ${options.dimension + 1}`);
+      });
+
+      it('FORCE row-level security on every tenant table', async () => {
+        const { rows } = await db.query(
+          `SELECT c.relname FROM pg_class c
+            WHERE c.relname = ANY($1::text[]) AND c.relrowsecurity AND c.relforcerowsecurity
+              AND c.relnamespace = current_schema()::regnamespace`,
+          [['notes', 'note_versions', 'audit_log', 'runs', 'applied_batches', 'memory_usage']],
+        );
+        expect(rows).toHaveLength(6);
+      });
+    });
+
+    describe('writes', () => {
+      it('create writes version 1 and exactly one audit entry', async () => {
+        const tenant = freshTenant();
+        const noteId = freshNoteId();
+        const result = await applyNoteBatch(db, batch(tenant, [createOp(noteId)]));
+        expect(result.changes).toEqual([{ noteId, action: 'create', fromVersion: null, toVersion: 1, auditSeq: 1 }]);
+        const note = await getNote(db, { tenantId: tenant, noteId });
+        expect(note).toMatchObject({ noteId, version: 1, status: 'active', claim: noteContent().claim, createdByRun: 'run-1' });
+        const history = await getNoteHistory(db, { tenantId: tenant, noteId });
+        expect(history.versions).toHaveLength(1);
+        expect(history.audit).toMatchObject([{ seq: 1, action: 'create', noteId, fromVersion: null, toVersion: 1, actor: 'consolidate/test' }]);
+      });
+
+      it('newVersion inserts N+1, keeps version N unchanged, and moves the pointer', async () => {
+        const tenant = freshTenant();
+        const noteId = freshNoteId();
+        await applyNoteBatch(db, batch(tenant, [createOp(noteId)]));
+        await applyNoteBatch(db, batch(tenant, [
+          { op: 'newVersion', action: 'revise', noteId, expectedVersion: 1, changes: { claim: 'Metric units, except for altitude.' }, reason: 'correction' },
+          { op: 'newVersion', action: 'retire', noteId, expectedVersion: 2, reason: 'obsolete' },
+        ], 1));
+        const history = await getNoteHistory(db, { tenantId: tenant, noteId });
+        expect(history.versions.map((v) => [v.version, v.status, v.claim])).toEqual([
+          [1, 'active', noteContent().claim],
+          [2, 'active', 'Metric units, except for altitude.'],
+          [3, 'retired', 'Metric units, except for altitude.'],
+        ]);
+        expect(history.audit.map((a) => [a.action, a.fromVersion, a.toVersion])).toEqual([['create', null, 1], ['revise', 1, 2], ['retire', 2, 3]]);
+        expect(await getNote(db, { tenantId: tenant, noteId })).toMatchObject({ version: 3, status: 'retired' });
+      });
+
+      it('rollback writes a new version equal to the target', async () => {
+        const tenant = freshTenant();
+        const noteId = freshNoteId();
+        await applyNoteBatch(db, batch(tenant, [
+          createOp(noteId),
+          { op: 'newVersion', action: 'quarantine', noteId, expectedVersion: 1, changes: { claim: 'Imperial units.' } },
+          { op: 'newVersion', action: 'rollback', noteId, expectedVersion: 2, targetVersion: 1, reason: 'bad run' },
+        ]));
+        const note = await getNote(db, { tenantId: tenant, noteId });
+        expect(note).toMatchObject({ version: 3, status: 'active', claim: noteContent().claim });
+      });
+
+      it('rejects a stale expectedVersion with NoteVersionConflictError and writes nothing of the batch', async () => {
+        const tenant = freshTenant();
+        const noteId = freshNoteId();
+        await applyNoteBatch(db, batch(tenant, [createOp(noteId)]));
+        await applyNoteBatch(db, batch(tenant, [{ op: 'newVersion', action: 'reinforce', noteId, expectedVersion: 1, changes: { sourceCount: 2 } }], 1));
+        const other = freshNoteId();
+        const error = await applyNoteBatch(db, batch(tenant, [
+          createOp(other),
+          { op: 'newVersion', action: 'revise', noteId, expectedVersion: 1, changes: { claim: 'stale' } },
+        ], 2)).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(NoteVersionConflictError);
+        expect(error).toMatchObject({ noteId, expectedVersion: 1, actualVersion: 2 });
+        expect((error as Error).message).toContain(noteId);
+        expect(await getNote(db, { tenantId: tenant, noteId: other })).toBeUndefined();
+        expect(await countRows(db, 'audit_log', tenant)).toBe(2);
+      });
+
+      it('refuses to create a note id that exists', async () => {
+        const tenant = freshTenant();
+        const noteId = freshNoteId();
+        await applyNoteBatch(db, batch(tenant, [createOp(noteId)]));
+        await expect(applyNoteBatch(db, batch(tenant, [createOp(noteId)], 1))).rejects.toBeInstanceOf(NoteAlreadyExistsError);
+      });
+
+      it('lets exactly one of two concurrent writers to one note win', async () => {
+        const tenant = freshTenant();
+        const noteId = freshNoteId();
+        await applyNoteBatch(db, batch(tenant, [createOp(noteId)]));
+        const write = (runId: string, claim: string) =>
+          applyNoteBatch(db, { ...batch(tenant, [{ op: 'newVersion', action: 'revise', noteId, expectedVersion: 1, changes: { claim } }], 0, runId) });
+        const outcomes = await Promise.allSettled([write('writer-a', 'A wins'), write('writer-b', 'B wins')]);
+        const won = outcomes.filter((o) => o.status === 'fulfilled');
+        const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+        expect(won).toHaveLength(1);
+        expect(lost).toHaveLength(1);
+        expect(lost[0]?.reason).toBeInstanceOf(NoteVersionConflictError);
+        expect(await countRows(db, 'note_versions', tenant)).toBe(2);
+        expect(await countRows(db, 'audit_log', tenant)).toBe(2);
+        expect((await verifyAuditChain(db, tenant)).ok).toBe(true);
+      });
+
+      it('applies the same batch twice without change and returns the same result', async () => {
+        const tenant = freshTenant();
+        const input = batch(tenant, [createOp(), createOp()], 7, 'run-idem');
+        const first = await applyNoteBatch(db, input);
+        const counts = await Promise.all([countRows(db, 'note_versions', tenant), countRows(db, 'audit_log', tenant), countRows(db, 'notes', tenant)]);
+        const second = await applyNoteBatch(db, input);
+        expect(second).toEqual(first);
+        expect(await Promise.all([countRows(db, 'note_versions', tenant), countRows(db, 'audit_log', tenant), countRows(db, 'notes', tenant)])).toEqual(counts);
+        expect(counts).toEqual([2, 2, 2]);
+        await expect(applyNoteBatch(db, batch(tenant, [createOp()], 7, 'run-idem'))).rejects.toBeInstanceOf(BatchKeyReuseError);
+      });
+
+      it('carries the embedding while the claim is unchanged and drops it when the claim changes', async () => {
+        const tenant = freshTenant();
+        const noteId = freshNoteId();
+        const embedding = Array.from({ length: options.dimension }, (_, i) => (i + 1) / options.dimension);
+        await applyNoteBatch(db, batch(tenant, [
+          { ...createOp(noteId), embedding },
+          { op: 'newVersion', action: 'reinforce', noteId, expectedVersion: 1, changes: { sourceCount: 2 } },
+        ]));
+        await applyNoteBatch(db, batch(tenant, [
+          { op: 'newVersion', action: 'reinforce', noteId, expectedVersion: 2, changes: { sourceCount: 3 } },
+          { op: 'newVersion', action: 'revise', noteId, expectedVersion: 3, changes: { claim: 'new claim' } },
+        ], 1));
+        const { rows } = await db.query(
+          `SELECT version, embedding IS NOT NULL AS has FROM note_versions WHERE tenant_id = $1 ORDER BY version`, [tenant]);
+        expect(rows).toEqual([{ version: 1, has: true }, { version: 2, has: true }, { version: 3, has: true }, { version: 4, has: false }]);
+      });
+
+      it('lists current notes by status with a cursor', async () => {
+        const tenant = freshTenant();
+        const ids = Array.from({ length: 5 }, () => freshNoteId()).sort();
+        await applyNoteBatch(db, batch(tenant, ids.map((id) => createOp(id))));
+        await applyNoteBatch(db, batch(tenant, [{ op: 'newVersion', action: 'retire', noteId: ids[0] as string, expectedVersion: 1 }], 1));
+        const page1 = await listNotes(db, { tenantId: tenant, status: 'active', limit: 3 });
+        expect(page1.notes.map((n) => n.noteId)).toEqual(ids.slice(1, 4));
+        const page2 = await listNotes(db, { tenantId: tenant, status: 'active', limit: 3, cursor: page1.nextCursor ?? undefined });
+        expect(page2.notes.map((n) => n.noteId)).toEqual(ids.slice(4));
+        expect(page2.nextCursor).toBeNull();
+        expect((await listNotes(db, { tenantId: tenant, limit: 10 })).notes).toHaveLength(5);
+      });
+    });
+
+    describe('tenant isolation (row-level security)', () => {
+      it('a query without a tenant filter sees only its tenant, and nothing without a tenant', async () => {
+        const [a, b] = [freshTenant('a'), freshTenant('b')];
+        await applyNoteBatch(db, batch(a, [createOp(), createOp()]));
+        await applyNoteBatch(db, batch(b, [createOp()]));
+        const seenByA = await withTenant(db, a, async (tx) => (await tx.query('SELECT * FROM note_versions')).rows as Array<{ tenant_id: string }>);
+        expect(seenByA).toHaveLength(2);
+        expect(new Set(seenByA.map((r) => r.tenant_id))).toEqual(new Set([a]));
+        const auditSeenByB = await withTenant(db, b, async (tx) => (await tx.query('SELECT * FROM audit_log')).rows);
+        expect(auditSeenByB).toHaveLength(1);
+        const noTenant = await db.transaction(async (tx) => {
+          await tx.query('SET LOCAL ROLE nocturne_app');
+          return Promise.all(['notes', 'note_versions', 'audit_log'].map(async (t) => (await tx.query(`SELECT * FROM ${t}`)).rowCount));
+        });
+        expect(noTenant).toEqual([0, 0, 0]);
+      });
+
+      it("refuses to write another tenant's rows", async () => {
+        const [a, b] = [freshTenant('a'), freshTenant('b')];
+        const error = await withTenant(db, a, (tx) =>
+          tx.query(`INSERT INTO runs (tenant_id, run_id, workflow_id, trigger, budget, spent, status, counts, started_at)
+                    VALUES ($1, 'r', 'w', 'manual', '{}', '{}', 'running', '{}', now())`, [b]),
+        ).catch((e: unknown) => e);
+        expect(String(error)).toMatch(/row-level security/);
+      });
+
+      it('the app role cannot update a version or delete audit entries', async () => {
+        const tenant = freshTenant();
+        await applyNoteBatch(db, batch(tenant, [createOp()]));
+        const update = await withTenant(db, tenant, (tx) => tx.query(`UPDATE note_versions SET claim = 'rewritten'`)).catch((e: unknown) => e);
+        expect(update).toMatchObject({ code: PERMISSION_DENIED });
+        const del = await withTenant(db, tenant, (tx) => tx.query(`DELETE FROM audit_log`)).catch((e: unknown) => e);
+        expect(del).toMatchObject({ code: PERMISSION_DENIED });
+        const delVersion = await withTenant(db, tenant, (tx) => tx.query(`DELETE FROM note_versions`)).catch((e: unknown) => e);
+        expect(delVersion).toMatchObject({ code: PERMISSION_DENIED });
+        expect(await countRows(db, 'audit_log', tenant)).toBe(1);
+      });
+    });
+
+    describe('audit hash chain', () => {
+      it('verifies, and finds the first tampered entry', async () => {
+        const tenant = freshTenant();
+        const noteId = freshNoteId();
+        await applyNoteBatch(db, batch(tenant, [createOp(noteId), createOp()]));
+        await applyNoteBatch(db, batch(tenant, [{ op: 'newVersion', action: 'reinforce', noteId, expectedVersion: 1, changes: { sourceCount: 2 } }], 1));
+        expect(await verifyAuditChain(db, tenant)).toEqual({ ok: true, entries: 3 });
+        // As the owner, bypassing the app role's grants: what a compromised DBA account could do.
+        await db.query(`UPDATE audit_log SET reason = 'nothing to see' WHERE tenant_id = $1 AND seq = 2`, [tenant]);
+        expect(await verifyAuditChain(db, tenant)).toMatchObject({ ok: false, brokenSeq: 2, entries: 1 });
+      });
+
+      it('detects a deleted entry', async () => {
+        const tenant = freshTenant();
+        await applyNoteBatch(db, batch(tenant, [createOp(), createOp(), createOp()]));
+        await db.query(`DELETE FROM audit_log WHERE tenant_id = $1 AND seq = 2`, [tenant]);
+        expect(await verifyAuditChain(db, tenant)).toMatchObject({ ok: false, brokenSeq: 2 });
+      });
+    });
+
+    describe('runs and memory usage', () => {
+      it('records a run, updates it, and lists the versions it changed', async () => {
+        const tenant = freshTenant();
+        const run = {
+          runId: 'run-42',
+          workflowId: `consolidate/${tenant}/2026-01-02`,
+          tenantId: tenant,
+          trigger: 'schedule' as const,
+          budget: { maxEpisodes: 100, maxLlmTokens: 0, maxNoteChanges: 50, deadlineSeconds: 600 },
+          spent: { episodes: 0, llmTokens: 0, noteChanges: 0, seconds: 0 },
+          status: 'running' as const,
+          counts: { sampled: 0, replayed: 0, proposed: 0, rejected: 0, committed: 0, quarantined: 0 },
+          startedAt: '2026-01-02T03:00:00.000Z',
+        };
+        await insertRun(db, run);
+        await insertRun(db, run);
+        const noteId = freshNoteId();
+        await applyNoteBatch(db, batch(tenant, [createOp(noteId)], 0, 'run-42'));
+        expect(await updateRun(db, { tenantId: tenant, runId: 'run-42', status: 'completed', finishedAt: '2026-01-02T03:05:00.000Z',
+          counts: { ...run.counts, committed: 1 } })).toBe(true);
+        expect(await getRun(db, { tenantId: tenant, runId: 'run-42' })).toMatchObject({
+          status: 'completed',
+          finishedAt: '2026-01-02T03:05:00.000Z',
+          counts: { committed: 1 },
+          changedVersions: [{ noteId, fromVersion: null, toVersion: 1 }],
+        });
+        expect(await getRun(db, { tenantId: freshTenant(), runId: 'run-42' })).toBeUndefined();
+      });
+
+      it('logs memory usage once per task, note and version', async () => {
+        const tenant = freshTenant();
+        const noteId = freshNoteId();
+        await applyNoteBatch(db, batch(tenant, [createOp(noteId)]));
+        const rows = [{ taskId: 'task-1', noteId, version: 1, rank: 1, score: 0.82, at: '2026-01-03T00:00:00.000Z' }];
+        expect(await insertMemoryUsage(db, { tenantId: tenant, rows })).toBe(1);
+        expect(await insertMemoryUsage(db, { tenantId: tenant, rows })).toBe(0);
+      });
+    });
+  });
+}
