@@ -1,0 +1,58 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { ZodError } from 'zod';
+import type { ArchiveStore } from '../src/archive/index.ts';
+import type { Db } from '../src/db/index.ts';
+import type { Embedder } from '../src/embeddings/embedder.ts';
+import type { NoteEngine } from '../src/engine/types.ts';
+
+/** The narrow ports activities close over; `src/worker.ts` builds them, tests pass their own. */
+export interface ActivityDeps {
+  archive: ArchiveStore;
+  db: Db;
+  embedder: Embedder;
+  engine: NoteEngine;
+  /** New note ids (ULIDs in production; deterministic in tests). */
+  newId: () => string;
+  clock?: () => Date;
+}
+
+/** Heartbeats when running as an activity; a no-op when the function is called directly (CLI, tests). */
+export function heartbeat(details?: unknown): void {
+  if (inActivity()) Context.current().heartbeat(details);
+}
+
+function inActivity(): boolean {
+  try {
+    Context.current();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Permanent faults become non-retryable failures with a stable type; anything else is rethrown
+ * as it is and retried under the caller's preset. A ZodError would otherwise retry forever.
+ */
+export function asActivityFailure(error: unknown): unknown {
+  if (error instanceof ZodError) {
+    const detail = error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    return ApplicationFailure.nonRetryable(`invalid input: ${detail}`, 'InvalidActivityInput', error.issues);
+  }
+  const name = (error as Error | undefined)?.name;
+  if (name === 'NoteVersionConflictError') return ApplicationFailure.create({ message: (error as Error).message, type: 'NoteVersionConflict', nonRetryable: true, cause: error as Error });
+  if (name === 'ArchiveManifestError') return ApplicationFailure.create({ message: (error as Error).message, type: 'ArchiveManifestInvalid', nonRetryable: true, cause: error as Error });
+  return error;
+}
+
+/** Wraps an activity so its permanent faults are classified before they reach Temporal. */
+export function classified<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args: A) => {
+    try {
+      return await fn(...args);
+    } catch (error) {
+      throw asActivityFailure(error);
+    }
+  };
+}

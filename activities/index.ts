@@ -1,0 +1,18 @@
+import { createCommitActivities } from './commit.ts';
+import type { ActivityDeps } from './deps.ts';
+import { createPlanActivities } from './plan.ts';
+import { createReplayActivities } from './replay.ts';
+
+export type { ActivityDeps } from './deps.ts';
+export type { ReplayBatchResult } from './replay.ts';
+
+/** Every activity the worker registers, closed over the injected ports. */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createPlanActivities(deps),
+    ...createReplayActivities(deps),
+    ...createCommitActivities(deps),
+  };
+}
+
+export type ConsolidationActivities = ReturnType<typeof createActivities>;

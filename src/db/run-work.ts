@@ -1,0 +1,115 @@
+import { toSql } from 'pgvector';
+import { z } from 'zod';
+import type { NoteScope, NoteVersion } from '../contracts/note.ts';
+import type { Queryable } from './db.ts';
+import { NoteVersionRow, VERSION_COLUMNS } from './notes/version-row.ts';
+import { intColumn } from './rows.ts';
+
+/**
+ * The working state of a consolidation run (migration 0006): its sampled episodes by batch,
+ * each batch's validated operations, and the proposals validation rejected. All calls run
+ * inside `withTenant`, so row-level security scopes them.
+ */
+
+export interface PlannedEpisodeRow {
+  seq: number;
+  batchNo: number;
+  key: string;
+  parts: Array<{ objectKey: string; lines: number[] }>;
+  weight: number;
+}
+
+const Parts = z.array(z.object({ objectKey: z.string(), lines: z.array(z.number().int()) }));
+
+export async function insertRunEpisodes(tx: Queryable, p: { tenantId: string; runId: string; episodes: PlannedEpisodeRow[] }): Promise<void> {
+  if (p.episodes.length === 0) return;
+  // One statement for the whole plan: jsonb_to_recordset works the same on both drivers.
+  await tx.query(
+    `INSERT INTO run_episodes (tenant_id, run_id, seq, batch_no, episode_key, parts, weight)
+     SELECT $1, $2, x.seq, x.batch_no, x.episode_key, x.parts, x.weight
+       FROM jsonb_to_recordset($3::jsonb) AS x(seq int, batch_no int, episode_key text, parts jsonb, weight float8)
+     ON CONFLICT DO NOTHING`,
+    [p.tenantId, p.runId, JSON.stringify(p.episodes.map((e) => ({ seq: e.seq, batch_no: e.batchNo, episode_key: e.key, parts: e.parts, weight: e.weight })))],
+  );
+}
+
+export async function selectPlanSummary(tx: Queryable, p: { runId: string }): Promise<{ sampled: number; batches: number }> {
+  const { rows } = await tx.query(`SELECT count(*) AS sampled, coalesce(max(batch_no) + 1, 0) AS batches FROM run_episodes WHERE run_id = $1`, [p.runId]);
+  return z.object({ sampled: intColumn, batches: intColumn }).parse(rows[0]);
+}
+
+export async function selectBatchEpisodes(tx: Queryable, p: { runId: string; batchNo: number }): Promise<Array<{ key: string; parts: z.infer<typeof Parts> }>> {
+  const { rows } = await tx.query(
+    `SELECT episode_key, parts FROM run_episodes WHERE run_id = $1 AND batch_no = $2 ORDER BY seq`,
+    [p.runId, p.batchNo],
+  );
+  return rows.map((r) => z.object({ episode_key: z.string(), parts: Parts }).transform((x) => ({ key: x.episode_key, parts: x.parts })).parse(r));
+}
+
+export interface StoredBatch {
+  ops: unknown[];
+  summary: unknown;
+}
+
+export async function insertRunBatch(tx: Queryable, p: { tenantId: string; runId: string; batchNo: number } & StoredBatch): Promise<void> {
+  await tx.query(
+    `INSERT INTO run_batches (tenant_id, run_id, batch_no, ops, summary) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT DO NOTHING`,
+    [p.tenantId, p.runId, p.batchNo, JSON.stringify(p.ops), JSON.stringify(p.summary)],
+  );
+}
+
+export async function selectRunBatch(tx: Queryable, p: { runId: string; batchNo: number }): Promise<StoredBatch | undefined> {
+  const { rows } = await tx.query(`SELECT ops, summary FROM run_batches WHERE run_id = $1 AND batch_no = $2`, [p.runId, p.batchNo]);
+  return rows[0] === undefined ? undefined : z.object({ ops: z.array(z.unknown()), summary: z.unknown() }).parse(rows[0]);
+}
+
+export async function selectRunBatches(tx: Queryable, p: { runId: string }): Promise<Array<StoredBatch & { batchNo: number }>> {
+  const { rows } = await tx.query(`SELECT batch_no, ops, summary FROM run_batches WHERE run_id = $1 ORDER BY batch_no`, [p.runId]);
+  return rows.map((r) =>
+    z.object({ batch_no: intColumn, ops: z.array(z.unknown()), summary: z.unknown() })
+      .transform((x) => ({ batchNo: x.batch_no, ops: x.ops, summary: x.summary }))
+      .parse(r),
+  );
+}
+
+export async function insertRejections(
+  tx: Queryable,
+  p: { tenantId: string; runId: string; batchNo: number; rejections: Array<{ rule: string; detail: string; proposal: unknown }> },
+): Promise<void> {
+  if (p.rejections.length === 0) return;
+  await tx.query(
+    `INSERT INTO run_rejections (tenant_id, run_id, batch_no, seq, rule, detail, proposal)
+     SELECT $1, $2, $3, x.seq, x.rule, x.detail, x.proposal
+       FROM jsonb_to_recordset($4::jsonb) AS x(seq int, rule text, detail text, proposal jsonb)
+     ON CONFLICT DO NOTHING`,
+    [p.tenantId, p.runId, p.batchNo, JSON.stringify(p.rejections.map((r, seq) => ({ seq, ...r })))],
+  );
+}
+
+/** Current active versions in the given scopes: what reconciliation compares new claims with. */
+export async function selectActiveInScopes(tx: Queryable, p: { scopes: NoteScope[] }): Promise<NoteVersion[]> {
+  if (p.scopes.length === 0) return [];
+  const { rows } = await tx.query(
+    `SELECT ${VERSION_COLUMNS}
+       FROM notes n JOIN note_versions v
+         ON v.tenant_id = n.tenant_id AND v.note_id = n.note_id AND v.version = n.current_version
+      WHERE n.status = 'active'
+        AND (v.scope_level, v.scope_key) IN (SELECT x.level, x.key FROM jsonb_to_recordset($1::jsonb) AS x(level text, key text))`,
+    [JSON.stringify(p.scopes)],
+  );
+  return rows.map((r) => NoteVersionRow.parse(r));
+}
+
+/** Versions this run wrote whose claim has not been embedded yet. */
+export async function selectUnembedded(tx: Queryable, p: { runId: string; limit: number }): Promise<Array<{ noteId: string; version: number; claim: string }>> {
+  const { rows } = await tx.query(
+    `SELECT note_id, version, claim FROM note_versions WHERE created_by_run = $1 AND embedding IS NULL ORDER BY note_id, version LIMIT $2`,
+    [p.runId, p.limit],
+  );
+  return rows.map((r) => z.object({ note_id: z.string(), version: intColumn, claim: z.string() }).transform((x) => ({ noteId: x.note_id, version: x.version, claim: x.claim })).parse(r));
+}
+
+export async function updateEmbedding(tx: Queryable, p: { noteId: string; version: number; embedding: number[] }): Promise<void> {
+  await tx.query(`UPDATE note_versions SET embedding = $3::vector WHERE note_id = $1 AND version = $2`, [p.noteId, p.version, toSql(p.embedding)]);
+}

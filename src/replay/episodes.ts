@@ -1,0 +1,95 @@
+import { readObject, type ArchiveStore } from '../archive/index.ts';
+import type { ArchivedRecord, Episode } from '../contracts/episode.ts';
+import type { EvidenceRef } from '../contracts/note.ts';
+import type { ResolvedRecord } from '../../policies/validation.ts';
+import type { EpisodePart } from './candidates.ts';
+
+export interface PlannedEpisode {
+  key: string;
+  parts: EpisodePart[];
+}
+
+/**
+ * Reads just the planned lines, each object once per batch, and groups them into episodes in
+ * observation order. `onObject` is called after each object (for activity heartbeats).
+ */
+export async function loadEpisodes(
+  store: ArchiveStore,
+  tenantId: string,
+  planned: readonly PlannedEpisode[],
+  onObject: (objectKey: string) => void = () => {},
+): Promise<{ episodes: Episode[]; quarantined: number }> {
+  const wanted = new Map<string, Map<number, string>>();
+  for (const ep of planned) {
+    for (const part of ep.parts) {
+      const lines = wanted.get(part.objectKey) ?? new Map<number, string>();
+      for (const line of part.lines) lines.set(line, ep.key);
+      wanted.set(part.objectKey, lines);
+    }
+  }
+  const grouped = new Map<string, ArchivedRecord[]>(planned.map((p) => [p.key, []]));
+  let quarantined = 0;
+  for (const [objectKey, lines] of wanted) {
+    const reader = readObject(store, objectKey, { lines: [...lines.keys()].sort((a, b) => a - b) });
+    for await (const r of reader) {
+      if (r.record.tenantId !== tenantId) continue;
+      const key = lines.get(r.line);
+      if (key) grouped.get(key)?.push({ record: r.record, ref: { recordId: r.record.id, objectKey, line: r.line, contentHash: r.contentHash } });
+    }
+    quarantined += reader.stats.quarantined;
+    onObject(objectKey);
+  }
+  const episodes = [...grouped.entries()].flatMap(([key, records]) => (records.length > 0 ? [toEpisode(key, records)] : []));
+  return { episodes, quarantined };
+}
+
+function toEpisode(key: string, records: ArchivedRecord[]): Episode {
+  records.sort((a, b) => a.record.observedAt.localeCompare(b.record.observedAt) || a.record.id.localeCompare(b.record.id));
+  const first = (records[0] as ArchivedRecord).record;
+  const userId = records.find((r) => r.record.userId)?.record.userId;
+  const taskType = records.find((r) => r.record.taskType)?.record.taskType;
+  return {
+    key,
+    tenantId: first.tenantId,
+    sessionId: first.sessionId,
+    agentId: first.agentId,
+    ...(first.taskId ? { taskId: first.taskId } : {}),
+    ...(taskType ? { taskType } : {}),
+    ...(userId ? { userId } : {}),
+    records,
+  };
+}
+
+/**
+ * Resolves evidence refs against the archive: the record at (object, line) with its stored
+ * hash. Records already read in this batch are reused; the rest are read by line.
+ */
+export async function resolveEvidence(
+  store: ArchiveStore,
+  refs: readonly EvidenceRef[],
+  known: readonly ArchivedRecord[],
+): Promise<Map<string, ResolvedRecord>> {
+  const resolved = new Map<string, ResolvedRecord>();
+  const at = (objectKey: string, line: number) => `${objectKey}#${line}`;
+  const byPlace = new Map(known.map((k) => [at(k.ref.objectKey, k.ref.line), k]));
+  const missing = new Map<string, Set<number>>();
+  for (const ref of refs) {
+    const hit = byPlace.get(at(ref.objectKey, ref.line));
+    if (hit) {
+      if (hit.record.id === ref.recordId) resolved.set(ref.recordId, { record: hit.record, contentHash: hit.ref.contentHash });
+    } else {
+      missing.set(ref.objectKey, (missing.get(ref.objectKey) ?? new Set()).add(ref.line));
+    }
+  }
+  for (const [objectKey, lines] of missing) {
+    try {
+      for await (const r of readObject(store, objectKey, { lines: [...lines].sort((a, b) => a - b) })) {
+        resolved.set(r.record.id, { record: r.record, contentHash: r.contentHash });
+      }
+    } catch (error) {
+      // An erased or missing object resolves nothing: validation then rejects the refs.
+      if ((error as Error).name !== 'ArchiveObjectNotFoundError') throw error;
+    }
+  }
+  return resolved;
+}

@@ -1,0 +1,62 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { ulid } from 'ulid';
+import { fileURLToPath } from 'node:url';
+import { createActivities } from '../activities/index.ts';
+import { openArchive } from './archive/index.ts';
+import type { Config } from './config.ts';
+import { openDb, type Db } from './db/index.ts';
+import type { Embedder } from './embeddings/embedder.ts';
+import { createHashingEmbedder } from './embeddings/hashing.ts';
+import { createDeterministicEngine } from './engine/deterministic.ts';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+export interface WorkerHandle {
+  worker: Worker;
+  db: Db;
+  embedder: Embedder;
+  /** Runs until shutdown (SIGINT/SIGTERM or `worker.shutdown()`), then closes every client. */
+  run(): Promise<void>;
+}
+
+/**
+ * The only composition root: config → clients → activities → worker. Until the embedding
+ * adapters exist, claims are embedded by the named lexical embedder (its name is in every
+ * reindex result), sized to the configured dimension.
+ */
+export async function createWorker(config: Config, options: { db?: Db; log?: (line: string) => void } = {}): Promise<WorkerHandle> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const archive = openArchive(config.archive);
+  const db = options.db ?? (await openDb(config.database, { dimension: config.embedding.dimension }));
+  const embedder = createHashingEmbedder(config.embedding.dimension);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  try {
+    const worker = await Worker.create({
+      connection,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      workflowsPath: WORKFLOWS_PATH,
+      activities: createActivities({ archive, db, embedder, engine: createDeterministicEngine(), newId: () => ulid() }),
+    });
+    log(`worker: task queue ${config.temporal.taskQueue} on ${config.temporal.address}, archive ${archive.location}, embeddings ${embedder.name}`);
+    return {
+      worker,
+      db,
+      embedder,
+      async run() {
+        try {
+          await worker.run();
+        } finally {
+          await connection.close();
+          await archive.close();
+          if (!options.db) await db.close();
+        }
+      },
+    };
+  } catch (error) {
+    await connection.close();
+    await archive.close();
+    if (!options.db) await db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,39 @@
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { STACK } from '../../src/stack/endpoints.ts';
+import { WORKFLOWS_PATH } from '../../src/worker.ts';
+
+const address = `${STACK.host}:${STACK.temporal.port}`;
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** Bundles workflows/index.ts once per test file (a bad import in workflow code fails here). */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  return bundle;
+}
+
+export async function temporalClient(): Promise<{ client: Client; close: () => Promise<void> }> {
+  const connection = await Connection.connect({ address });
+  return { client: new Client({ connection, namespace: STACK.temporal.namespace }), close: () => connection.close() };
+}
+
+/** Runs `fn` while a worker with the given activities polls a fresh task queue. */
+export async function withWorker<T>(activities: object, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+  const taskQueue = `test-${randomUUID()}`;
+  const connection = await NativeConnection.connect({ address });
+  try {
+    const worker = await Worker.create({ connection, taskQueue, workflowBundle: await workflowBundle(), activities, namespace: STACK.temporal.namespace });
+    return await worker.runUntil(fn(taskQueue));
+  } finally {
+    await connection.close();
+  }
+}
+
+export const uniqueId = (prefix: string): string => `${prefix}-${randomUUID()}`;
+
+const quietLogger = {
+  log() {}, trace() {}, debug() {}, info() {}, warn() {},
+  error(message: string, meta?: Record<string, unknown>) { process.stderr.write(`${message} ${meta ? JSON.stringify(meta) : ''}\n`); },
+};

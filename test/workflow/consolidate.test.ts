@@ -1,0 +1,99 @@
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConsolidationActivities, ReplayBatchResult } from '../../activities/index.ts';
+import { consolidateTenantWorkflow } from '../../workflows/consolidate-tenant.ts';
+import { approveUpdate, progressQuery } from '../../workflows/consolidate-messages.ts';
+import { temporalClient, uniqueId, withWorker } from '../helpers/temporal.ts';
+import type { Client } from '@temporalio/client';
+
+// Workflow logic against the real Temporal dev server with fake activities: the fakes
+// record their calls and return what a batch of a given shape would.
+
+type Calls = Array<{ name: string; input: unknown }>;
+
+function fakeActivities(opts: { batches: number; changesPerBatch: number }, calls: Calls): Partial<ConsolidationActivities> {
+  const rec = <T>(name: string, result: T) => async (input: unknown) => { calls.push({ name, input }); return result; };
+  const replay: ReplayBatchResult = { episodes: 25, replayed: 400, proposed: opts.changesPerBatch + 1, rejectedByRule: { claim_unsupported: 1 }, quarantined: 0, plannedChanges: opts.changesPerBatch, llmTokens: 0 };
+  return {
+    planRun: rec('planRun', { candidates: 1000, sampled: opts.batches * 25, batches: opts.batches }),
+    replayBatch: rec('replayBatch', replay),
+    commitBatch: rec('commitBatch', { committed: opts.changesPerBatch, quarantined: 0 }),
+    reindexBatch: rec('reindexBatch', { embedded: opts.changesPerBatch, embedder: 'fake' }),
+    finishRun: rec('finishRun', { changedVersions: [{ noteId: 'N1', fromVersion: null, toVersion: 1 }], changedVersionsTruncated: false }),
+    resolveStaged: rec('resolveStaged', { changed: 1 }),
+  } as unknown as Partial<ConsolidationActivities>;
+}
+
+let client: Client;
+let close: () => Promise<void>;
+beforeAll(async () => ({ client, close } = await temporalClient()));
+afterAll(async () => close?.());
+
+describe('consolidateTenantWorkflow', () => {
+  it('fails fast and non-retryably on invalid input, naming the field, before any activity runs', async () => {
+    const calls: Calls = [];
+    await withWorker(fakeActivities({ batches: 1, changesPerBatch: 1 }, calls), async (taskQueue) => {
+      const run = client.workflow.execute(consolidateTenantWorkflow, {
+        taskQueue, workflowId: uniqueId('consolidate-bad'),
+        args: [{ tenantId: 'bad tenant!', trigger: 'manual', budget: { maxEpisodes: -1 } } as never],
+      });
+      const error = await run.catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WorkflowFailedError);
+      const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+      expect(cause.type).toBe('InvalidWorkflowInput');
+      expect(cause.nonRetryable).toBe(true);
+      expect(cause.message).toMatch(/tenantId: .*budget\.maxEpisodes/);
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it('replays, commits and reindexes every planned batch and reports the totals', async () => {
+    const calls: Calls = [];
+    const result = await withWorker(fakeActivities({ batches: 3, changesPerBatch: 2 }, calls), (taskQueue) =>
+      client.workflow.execute(consolidateTenantWorkflow, {
+        taskQueue, workflowId: uniqueId('consolidate-ok'), args: [{ tenantId: 'acme', trigger: 'manual', seed: 7 }],
+      }),
+    );
+    expect(result.status).toBe('completed');
+    expect(result.counts).toMatchObject({ sampled: 75, replayed: 1200, proposed: 9, rejected: 3, committed: 6 });
+    expect(result.rejectedByRule).toEqual({ claim_unsupported: 3 });
+    expect(calls.map((c) => c.name)).toEqual([
+      'planRun', ...Array.from({ length: 3 }, () => ['replayBatch', 'commitBatch', 'reindexBatch']).flat(), 'finishRun',
+    ]);
+    expect(calls[0]?.input).toMatchObject({ tenantId: 'acme', seed: 7, trigger: 'manual' });
+    expect(result.changedVersions).toEqual([{ noteId: 'N1', fromVersion: null, toVersion: 1 }]);
+  });
+
+  it('stops cleanly when the next batch would exceed the note change budget, and reports partial', async () => {
+    const calls: Calls = [];
+    const result = await withWorker(fakeActivities({ batches: 4, changesPerBatch: 3 }, calls), (taskQueue) =>
+      client.workflow.execute(consolidateTenantWorkflow, {
+        taskQueue, workflowId: uniqueId('consolidate-budget'),
+        args: [{ tenantId: 'acme', trigger: 'manual', budget: { maxNoteChanges: 5 } }],
+      }),
+    );
+    expect(result.status).toBe('partial');
+    expect(result.spent.noteChanges).toBeLessThanOrEqual(result.budget.maxNoteChanges);
+    expect(result.counts.committed).toBe(3);
+    expect(result.leftover).toMatchObject({ batches: 3, reason: expect.stringMatching(/note change budget/) });
+    expect(calls.filter((c) => c.name === 'commitBatch')).toHaveLength(1);
+  });
+
+  it('waits in staged mode until an operator approves, refusing approval before that', async () => {
+    const calls: Calls = [];
+    await withWorker(fakeActivities({ batches: 1, changesPerBatch: 2 }, calls), async (taskQueue) => {
+      const handle = await client.workflow.start(consolidateTenantWorkflow, {
+        taskQueue, workflowId: uniqueId('consolidate-staged'), args: [{ tenantId: 'acme', trigger: 'manual', mode: 'staged' }],
+      });
+      await expect.poll(async () => (await handle.query(progressQuery)).phase, { timeout: 20_000 }).toBe('awaiting_approval');
+      const bad = await handle.executeUpdate(approveUpdate, { args: [{ operator: '' }] }).catch((e: unknown) => e);
+      expect(bad).toBeInstanceOf(WorkflowUpdateFailedError);
+      await handle.executeUpdate(approveUpdate, { args: [{ operator: 'ops@acme', reason: 'looks right' }] });
+      const result = await handle.result();
+      expect(result.status).toBe('completed');
+    });
+    const resolve = calls.find((c) => c.name === 'resolveStaged');
+    expect(resolve?.input).toMatchObject({ decision: 'approve', actor: 'ops@acme' });
+  });
+});
