@@ -1,0 +1,210 @@
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { RawRecord } from '../contracts/raw-record.ts';
+import { ArchiveObjectCorruptError } from './errors.ts';
+import { parseDataKey } from './keys.ts';
+import { splitLineBatches } from './lines.ts';
+import type { LineEvent } from './lines.ts';
+import { parseLine } from './parse-line.ts';
+import type { QuarantineReason } from './parse-line.ts';
+import type { ArchiveStore } from './store.ts';
+
+/** One valid record with what an evidence ref needs to cite it. */
+export interface ArchivedRecord {
+  record: RawRecord;
+  objectKey: string;
+  /** 1-based line number in the object. */
+  line: number;
+  /** sha256 hex of the exact stored line bytes (without the newline). */
+  contentHash: string;
+  /** Byte length of the stored line (without the newline). */
+  lineBytes: number;
+}
+
+export interface QuarantinedLine {
+  objectKey: string;
+  line: number;
+  reason: QuarantineReason;
+  detail: string;
+}
+
+export interface ReadOptions {
+  /** Read only these 1-based line numbers (e.g. a manifest's priority lines); stops after the last. */
+  lines?: readonly number[];
+  /** Longer lines are quarantined as `oversize_line` without being buffered. @default 1 MiB */
+  maxLineBytes?: number;
+  /**
+   * Decompressed bytes held back until the gzip stream has been verified to its end; a larger
+   * object is verified by draining it, then read a second time.
+   * @default 4 MiB (the writer's default object size, so its objects are read in one pass)
+   */
+  verifyBufferBytes?: number;
+  /** Quarantined lines kept with details; counts stay exact beyond it. @default 1000 */
+  maxQuarantineDetails?: number;
+  /** Called for every quarantined line, including those beyond `maxQuarantineDetails`. */
+  onQuarantine?: (q: QuarantinedLine) => void;
+}
+
+export interface ReadStats {
+  records: number;
+  quarantined: number;
+  byReason: Partial<Record<QuarantineReason, number>>;
+}
+
+export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
+export const DEFAULT_VERIFY_BUFFER_BYTES = 4 * 1024 * 1024;
+
+type Item = { kind: 'record'; value: ArchivedRecord } | { kind: 'quarantine'; value: QuarantinedLine };
+
+/**
+ * Streams one archive object: gunzip → lines → JSON.parse → zod, never holding the object.
+ *
+ * "A corrupt object contributes no records" versus "never hold an object in memory": gzip
+ * proves integrity only at its end (CRC32 + length trailer), so nothing is yielded before that
+ * check passes. The first pass only decompresses, keeping the decompressed chunks (off the JS
+ * heap) up to `verifyBufferBytes`; objects the writer produces fit, so the common case is one
+ * GET and one gunzip, with lines split and validated from the held chunks. A larger object
+ * (another producer, a raised limit) is drained to its trailer without keeping anything and
+ * then streamed by a second GET: twice the decompression, constant memory. Objects are
+ * immutable, so the second pass reads the verified bytes; only a fault during that second read
+ * could surface after records were yielded. Holding bytes rather than parsed records keeps
+ * the held data out of the garbage collector's way (parsed records surviving into the old
+ * generation cost more than parsing itself).
+ * Targeted reads (`lines`) hold just the selected records and stop after the last one, so
+ * they verify the prefix they read; each record's `contentHash` protects the evidence that
+ * cites it.
+ */
+export class ObjectReader implements AsyncIterable<ArchivedRecord> {
+  readonly stats: ReadStats = { records: 0, quarantined: 0, byReason: {} };
+  readonly quarantined: QuarantinedLine[] = [];
+  private readonly maxLineBytes: number;
+  private readonly tenantId: string | undefined;
+
+  constructor(
+    private readonly store: ArchiveStore,
+    readonly objectKey: string,
+    private readonly options: ReadOptions = {},
+  ) {
+    this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.tenantId = parseDataKey(objectKey)?.tenantId;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<ArchivedRecord> {
+    const batches = this.options.lines ? this.readSelected(this.options.lines) : this.readAll();
+    for await (const batch of batches) {
+      for (const item of batch) {
+        if (item.kind === 'record') {
+          this.stats.records += 1;
+          yield item.value;
+        } else this.quarantine(item.value);
+      }
+    }
+  }
+
+  private async *readAll(): AsyncGenerator<Item[]> {
+    const limit = this.options.verifyBufferBytes ?? DEFAULT_VERIFY_BUFFER_BYTES;
+    const held: Buffer[] = [];
+    let heldBytes = 0;
+    let overflow = false;
+    const stream = await this.open();
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        if (overflow) continue; // keep verifying, stop keeping
+        heldBytes += chunk.length;
+        if (heldBytes <= limit) held.push(chunk);
+        else {
+          overflow = true;
+          held.length = 0;
+        }
+      }
+    } catch (error) {
+      throw this.asCorrupt(error);
+    } finally {
+      stream.destroy();
+    }
+    // Verified to the gzip trailer: split and validate the held bytes, or stream a second pass.
+    yield* this.items(overflow ? await this.open() : held, {});
+  }
+
+  private async *readSelected(lines: readonly number[]): AsyncGenerator<Item[]> {
+    const wanted = new Set(lines);
+    const last = Math.max(0, ...wanted);
+    const held: Item[] = [];
+    const seen = new Set<number>();
+    if (last > 0) {
+      for await (const batch of this.items(await this.open(), { want: (line) => wanted.has(line) })) {
+        for (const item of batch) seen.add(item.value.line);
+        held.push(...batch);
+        if (seen.has(last)) break; // stop early: the rest of the object is not needed
+      }
+    }
+    yield held;
+    const missing = [...wanted].filter((line) => !seen.has(line)).sort((a, b) => a - b);
+    yield missing.map((line) => {
+      const detail = `line ${line} requested but the object ends before it`;
+      return { kind: 'quarantine', value: { objectKey: this.objectKey, line, reason: 'missing_line', detail } } satisfies Item;
+    });
+  }
+
+  private async open(): Promise<Readable> {
+    const source = await this.store.getStream(this.objectKey);
+    // Larger output chunks than the 16 KiB default: fewer events per object.
+    const gunzip = createGunzip({ chunkSize: 64 * 1024 });
+    // pipeline forwards a source error into gunzip, so iteration sees every failure.
+    return pipeline(source, gunzip, () => undefined);
+  }
+
+  private async *items(source: Readable | Buffer[], split: { want?: (line: number) => boolean }): AsyncGenerator<Item[]> {
+    try {
+      for await (const events of splitLineBatches(source, { maxLineBytes: this.maxLineBytes, ...split })) {
+        yield events.map((event) => this.toItem(event));
+      }
+    } catch (error) {
+      throw this.asCorrupt(error);
+    } finally {
+      if (!Array.isArray(source)) source.destroy();
+    }
+  }
+
+  private asCorrupt(error: unknown): unknown {
+    return isZlibError(error) ? new ArchiveObjectCorruptError(this.objectKey, (error as Error).message, { cause: error }) : error;
+  }
+
+  private toItem(event: LineEvent): Item {
+    const objectKey = this.objectKey;
+    if (event.type === 'oversize') {
+      const detail = `line is ${event.size} bytes, over the ${this.maxLineBytes}-byte limit`;
+      return { kind: 'quarantine', value: { objectKey, line: event.line, reason: 'oversize_line', detail } };
+    }
+    if (event.type === 'truncated') {
+      const detail = `last line (${event.size} bytes) has no trailing newline`;
+      return { kind: 'quarantine', value: { objectKey, line: event.line, reason: 'truncated_line', detail } };
+    }
+    const parsed = parseLine(event.bytes, this.tenantId);
+    if (!parsed.ok) {
+      const value = { objectKey, line: event.line, reason: parsed.reason, detail: parsed.detail };
+      return { kind: 'quarantine', value };
+    }
+    const value = { record: parsed.record, objectKey, line: event.line, contentHash: parsed.contentHash, lineBytes: event.bytes.length };
+    return { kind: 'record', value };
+  }
+
+  private quarantine(q: QuarantinedLine): void {
+    this.stats.quarantined += 1;
+    this.stats.byReason[q.reason] = (this.stats.byReason[q.reason] ?? 0) + 1;
+    if (this.quarantined.length < (this.options.maxQuarantineDetails ?? 1000)) this.quarantined.push(q);
+    this.options.onQuarantine?.(q);
+  }
+}
+
+/** zlib stream errors carry a Z_* code (truncated input is Z_BUF_ERROR, bad data Z_DATA_ERROR). */
+function isZlibError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('Z_');
+}
+
+/** Reads one object; iterate the result, then look at `stats` and `quarantined`. */
+export function readObject(store: ArchiveStore, objectKey: string, options?: ReadOptions): ObjectReader {
+  return new ObjectReader(store, objectKey, options);
+}
