@@ -37,3 +37,15 @@ const quietLogger = {
   log() {}, trace() {}, debug() {}, info() {}, warn() {},
   error(message: string, meta?: Record<string, unknown>) { process.stderr.write(`${message} ${meta ? JSON.stringify(meta) : ''}\n`); },
 };
+
+/**
+ * With RECORD_HISTORIES=1, saves a finished workflow's history under test/replay/histories/
+ * so the replay suite checks every later change of workflow code against it.
+ */
+export async function maybeRecordHistory(client: Client, workflowId: string, name: string): Promise<void> {
+  if (process.env['RECORD_HISTORIES'] !== '1') return;
+  const { writeFile } = await import('node:fs/promises');
+  const { historyToJSON } = await import('@temporalio/common/lib/proto-utils.js');
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  await writeFile(new URL(`../replay/histories/${name}.json`, import.meta.url), `${historyToJSON(history)}\n`);
+}

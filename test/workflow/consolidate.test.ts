@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsolidationActivities, ReplayBatchResult } from '../../activities/index.ts';
 import { consolidateTenantWorkflow } from '../../workflows/consolidate-tenant.ts';
 import { approveUpdate, progressQuery } from '../../workflows/consolidate-messages.ts';
-import { temporalClient, uniqueId, withWorker } from '../helpers/temporal.ts';
+import { maybeRecordHistory, temporalClient, uniqueId, withWorker } from '../helpers/temporal.ts';
 import type { Client } from '@temporalio/client';
 
 // Workflow logic against the real Temporal dev server with fake activities: the fakes
@@ -50,11 +50,11 @@ describe('consolidateTenantWorkflow', () => {
 
   it('replays, commits and reindexes every planned batch and reports the totals', async () => {
     const calls: Calls = [];
+    const workflowId = uniqueId('consolidate-ok');
     const result = await withWorker(fakeActivities({ batches: 3, changesPerBatch: 2 }, calls), (taskQueue) =>
-      client.workflow.execute(consolidateTenantWorkflow, {
-        taskQueue, workflowId: uniqueId('consolidate-ok'), args: [{ tenantId: 'acme', trigger: 'manual', seed: 7 }],
-      }),
+      client.workflow.execute(consolidateTenantWorkflow, { taskQueue, workflowId, args: [{ tenantId: 'acme', trigger: 'manual', seed: 7 }] }),
     );
+    await maybeRecordHistory(client, workflowId, 'consolidate-normal');
     expect(result.status).toBe('completed');
     expect(result.counts).toMatchObject({ sampled: 75, replayed: 1200, proposed: 9, rejected: 3, committed: 6 });
     expect(result.rejectedByRule).toEqual({ claim_unsupported: 3 });
@@ -67,12 +67,13 @@ describe('consolidateTenantWorkflow', () => {
 
   it('stops cleanly when the next batch would exceed the note change budget, and reports partial', async () => {
     const calls: Calls = [];
+    const workflowId = uniqueId('consolidate-budget');
     const result = await withWorker(fakeActivities({ batches: 4, changesPerBatch: 3 }, calls), (taskQueue) =>
       client.workflow.execute(consolidateTenantWorkflow, {
-        taskQueue, workflowId: uniqueId('consolidate-budget'),
-        args: [{ tenantId: 'acme', trigger: 'manual', budget: { maxNoteChanges: 5 } }],
+        taskQueue, workflowId, args: [{ tenantId: 'acme', trigger: 'manual', budget: { maxNoteChanges: 5 } }],
       }),
     );
+    await maybeRecordHistory(client, workflowId, 'consolidate-budget-exhausted');
     expect(result.status).toBe('partial');
     expect(result.spent.noteChanges).toBeLessThanOrEqual(result.budget.maxNoteChanges);
     expect(result.counts.committed).toBe(3);
@@ -92,6 +93,7 @@ describe('consolidateTenantWorkflow', () => {
       await handle.executeUpdate(approveUpdate, { args: [{ operator: 'ops@acme', reason: 'looks right' }] });
       const result = await handle.result();
       expect(result.status).toBe('completed');
+      await maybeRecordHistory(client, handle.workflowId, 'consolidate-staged-approved');
     });
     const resolve = calls.find((c) => c.name === 'resolveStaged');
     expect(resolve?.input).toMatchObject({ decision: 'approve', actor: 'ops@acme' });
