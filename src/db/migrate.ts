@@ -74,7 +74,11 @@ export async function runMigrations(db: Db, options: MigrateOptions): Promise<st
     throw new Error(`embedding dimension must be a positive integer, got ${options.dimension}`);
   }
   return db.session(async (conn) => {
-    if (options.schema) await conn.query(`SELECT set_config('search_path', $1, false)`, [`"${options.schema}", public`]);
+    if (options.schema) {
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) throw new Error(`invalid schema name ${JSON.stringify(options.schema)}`);
+      await conn.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+      await conn.query(`SELECT set_config('search_path', $1, false)`, [`"${options.schema}", public`]);
+    }
     // Without an explicit schema, migrate the one the connection resolves to (a Db opened on a
     // schema sets it in its search_path), so the bookkeeping table sits beside the tables.
     const schema = options.schema ?? (await currentSchema(conn));
@@ -88,7 +92,6 @@ export async function runMigrations(db: Db, options: MigrateOptions): Promise<st
       migrationsTable: 'pgmigrations',
       schema: schema === 'public' ? 'public' : [schema, 'public'],
       migrationsSchema: schema,
-      createSchema: true,
       checkOrder: true,
       singleTransaction: true,
       // Two processes starting at once: the second waits for the first instead of failing.

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { Budget, Run, RUN_STATUSES, RUN_TRIGGERS, RunCounts, Spent } from '../contracts/run.ts';
 import type { Db, Queryable } from './db.ts';
-import { intColumn, isoColumn, isoColumnNullable } from './rows.ts';
+import { isoColumn, isoColumnNullable } from './rows.ts';
+import { BatchResult, type NoteChange } from './notes/ops.ts';
 import { withTenant } from './tenant.ts';
 
 export type NewRun = Omit<Run, 'changedVersions' | 'finishedAt'> & { finishedAt?: string | null };
@@ -28,7 +29,7 @@ const RunRow = z.object({
   finished_at: isoColumnNullable,
 });
 
-const ChangedRow = z.object({ note_id: z.string(), version: intColumn });
+const ResultRow = z.object({ result: BatchResult });
 
 /** Records a run's start. Idempotent: a retried start leaves the existing row as it is. */
 export async function insertRun(db: Db, run: NewRun): Promise<void> {
@@ -71,20 +72,23 @@ async function selectRun(tx: Queryable, p: { tenantId: string; runId: string }) 
   return rows[0] === undefined ? undefined : RunRow.parse(rows[0]);
 }
 
-/** The versions a run wrote, read from the versions themselves so the list cannot drift. */
-async function selectRunVersions(tx: Queryable, p: { tenantId: string; runId: string }) {
+/**
+ * The versions a run changed, from the results of its applied batches (keyed by run id, so no
+ * extra index on note_versions is paid per committed note).
+ */
+async function selectRunChanges(tx: Queryable, p: { tenantId: string; runId: string }): Promise<NoteChange[]> {
   const { rows } = await tx.query(
-    `SELECT note_id, version FROM note_versions WHERE tenant_id = $1 AND created_by_run = $2 ORDER BY note_id, version`,
+    `SELECT result FROM applied_batches WHERE tenant_id = $1 AND run_id = $2 ORDER BY batch_no`,
     [p.tenantId, p.runId],
   );
-  return rows.map((r) => ChangedRow.parse(r));
+  return rows.flatMap((r) => ResultRow.parse(r).result.changes);
 }
 
 export async function getRun(db: Db, p: { tenantId: string; runId: string }): Promise<Run | undefined> {
   return withTenant(db, p.tenantId, async (tx) => {
     const row = await selectRun(tx, p);
     if (!row) return undefined;
-    const changed = await selectRunVersions(tx, p);
+    const changes = await selectRunChanges(tx, p);
     return {
       runId: row.run_id,
       workflowId: row.workflow_id,
@@ -94,7 +98,7 @@ export async function getRun(db: Db, p: { tenantId: string; runId: string }): Pr
       spent: row.spent,
       status: row.status,
       counts: row.counts,
-      changedVersions: changed.map((c) => ({ noteId: c.note_id, fromVersion: c.version > 1 ? c.version - 1 : null, toVersion: c.version })),
+      changedVersions: changes.map((c) => ({ noteId: c.noteId, fromVersion: c.fromVersion, toVersion: c.toVersion })),
       startedAt: row.started_at,
       finishedAt: row.finished_at,
     };

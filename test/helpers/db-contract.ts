@@ -45,9 +45,10 @@ function batch(tenantId: string, ops: Parameters<typeof applyNoteBatch>[1]['ops'
 export function describeDbContract(name: string, makeDb: () => Promise<Db>, options: DbContractOptions): void {
   describe(`note store contract (${name})`, () => {
     let db: Db;
+    // Starting PGlite (WASM) and migrating takes seconds, more on a busy machine.
     beforeAll(async () => {
       db = await makeDb();
-    });
+    }, 120_000);
     afterAll(async () => {
       await db?.close();
     });

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { AuditEntry } from '../../contracts/audit.ts';
-import { canonicalJson } from '../canonical-json.ts';
 
 /** prev_hash of a tenant's first entry. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -8,7 +7,8 @@ export const GENESIS_HASH = '0'.repeat(64);
 export type UnhashedAuditEntry = Omit<AuditEntry, 'hash'>;
 
 /**
- * sha256 over the canonical JSON of every field but `hash` — prevHash included, which is what
+ * sha256 over the JSON of every field but `hash`, in this fixed key order (the canonical form:
+ * never reorder it, or every stored chain stops verifying) — prevHash included, which is what
  * chains the entries: changing any earlier entry changes every later hash.
  */
 export function auditHash(entry: UnhashedAuditEntry): string {
@@ -24,7 +24,7 @@ export function auditHash(entry: UnhashedAuditEntry): string {
     reason: entry.reason,
     prevHash: entry.prevHash,
   };
-  return createHash('sha256').update(canonicalJson(content)).digest('hex');
+  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
 }
 
 /** Appends entries after `head` (the tenant's last entry, or none), assigning seq and hashes. */

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NoteVersion } from '../../contracts/note.ts';
 import { selectAuditHead, insertAuditEntries } from '../audit/queries.ts';
-import { canonicalJson } from '../canonical-json.ts';
 import type { Db, Queryable } from '../db.ts';
 import { BatchKeyReuseError } from '../errors.ts';
 import { withTenant } from '../tenant.ts';
@@ -26,7 +25,8 @@ import {
  */
 export async function applyNoteBatch(db: Db, batch: NoteBatch, now: () => Date = () => new Date()): Promise<BatchResult> {
   const b = NoteBatch.parse(batch);
-  const opsHash = createHash('sha256').update(canonicalJson({ actor: b.actor, ops: b.ops })).digest('hex');
+  // Parsed ops have their keys in schema order, so plain JSON is already a canonical form.
+  const opsHash = createHash('sha256').update(JSON.stringify({ actor: b.actor, ops: b.ops })).digest('hex');
   return withTenant(db, b.tenantId, async (tx) => {
     await lockTenantWrites(tx, { tenantId: b.tenantId });
     // Checked under the lock: a concurrent retry of the same batch waits, then finds the key.

@@ -99,14 +99,13 @@ export async function insertVersions(tx: Queryable, p: { tenantId: string; at: s
      SELECT $1, r.note_id, r.version, r.status, r.scope_level, r.scope_key, r.kind, r.claim, r.evidence,
             r.source_kind, r.confidence, r.importance, r.valid_from, r.valid_until, r.superseded_by, r.source_count,
             r.last_confirmed_at, r.contradicted_at, r.created_by_run, $3::timestamptz,
-            COALESCE(r.embedding::vector,
-                     (SELECT p.embedding FROM note_versions p
-                       WHERE p.tenant_id = $1 AND p.note_id = r.note_id AND p.version = r.embedding_from))
+            COALESCE(r.embedding::vector, p.embedding)
        FROM jsonb_to_recordset($2::jsonb) AS r(note_id text, version int, status text, scope_level text, scope_key text,
             kind text, claim text, evidence jsonb, source_kind text, confidence float8, importance float8,
             valid_from timestamptz, valid_until timestamptz, superseded_by text, source_count int,
             last_confirmed_at timestamptz, contradicted_at timestamptz, created_by_run text, embedding text,
-            embedding_from int)`,
+            embedding_from int)
+       LEFT JOIN note_versions p ON p.tenant_id = $1 AND p.note_id = r.note_id AND p.version = r.embedding_from`,
     [p.tenantId, JSON.stringify(p.versions.map(versionRecord)), p.at],
   );
 }

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDb } from '../../src/db/open-db.ts';
+import { withTenant } from '../../src/db/tenant.ts';
+import { stackEnv, STACK } from '../../src/stack/endpoints.ts';
+import { describeDbContract } from '../helpers/db-contract.ts';
+import { freshTenant } from '../helpers/notes.ts';
+
+// The real PostgreSQL + pgvector of the local stack. Each run migrates a schema of its own, so
+// reruns start from an empty store and the dimension test cannot disturb other suites.
+const url = stackEnv()['DATABASE_URL'] as string;
+const schema = `nocturne_test_${randomBytes(4).toString('hex')}`;
+const DIMENSION = STACK.embeddings.dimension;
+
+describeDbContract('postgres', () => openDb({ kind: 'postgres', url }, { dimension: DIMENSION, schema }), { dimension: DIMENSION });
+
+describe('postgres driver', () => {
+  it('runs concurrent tenant transactions on separate pooled connections', async () => {
+    const db = await openDb({ kind: 'postgres', url }, { dimension: DIMENSION, schema });
+    try {
+      const tenant = freshTenant();
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const pid = (hold: boolean) =>
+        withTenant(db, tenant, async (tx) => {
+          const { rows } = await tx.query('SELECT pg_backend_pid() AS pid');
+          if (hold) await gate;
+          return (rows[0] as { pid: number }).pid;
+        });
+      const first = pid(true);
+      const second = await pid(false);
+      release();
+      expect(await first).not.toBe(second);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+afterAll(async () => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+});
