@@ -18,11 +18,11 @@ const HUMAN_LIST_LIMIT = 20;
 export function registerArchive(program: Command): void {
   const archive = program
     .command('archive')
-    .description('Write raw records to the archive and inspect it (NOCTURNE_ARCHIVE_URI: s3://bucket/prefix or file://dir)');
+    .description('write raw records to the archive and inspect it (NOCTURNE_ARCHIVE_URI: s3://bucket/prefix or file://dir)');
 
   archive
     .command('put')
-    .description('Archive the records of a JSONL file (one raw record per line; .gz accepted) for one tenant')
+    .description('archive the records of a JSONL file (one raw record per line; .gz accepted) for one tenant')
     .argument('<file>', 'JSONL file of raw records (design §3); recordedAt is stamped where absent')
     .requiredOption('--tenant <id>', 'tenant the records belong to; records of any other tenant are rejected')
     .option('--producer <name>', 'producer name in object keys (default: NOCTURNE_PRODUCER or "nocturne")')
@@ -56,7 +56,7 @@ Exit codes:
 
   archive
     .command('scan')
-    .description("Summarize a tenant's archive: objects, records, counts by kind and tag, problems")
+    .description("summarize a tenant's archive: objects, records, counts by kind and tag, problems")
     .requiredOption('--tenant <id>', 'tenant to scan')
     .option('--verify', 'also read every object through the validating reader and report quarantined lines (cost follows archive size)')
     .option('--json', 'print one JSON document instead of text')
