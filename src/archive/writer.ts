@@ -93,23 +93,30 @@ function prepareRecords(input: WriteBatchInput): { prepared: Prepared[]; rejecte
   const prepared: Prepared[] = [];
   const rejected: Rejection[] = [];
   const ids = new Set<string>();
-  input.records.forEach((value, index) => {
+  for (const [index, value] of input.records.entries()) {
     const line = input.lineNumbers?.[index] ?? index + 1;
-    const parsed = RawRecordInput.safeParse(value);
-    if (!parsed.success) return void rejected.push({ line, reason: `schema: ${summarizeIssues(parsed.error)}` });
-    const sent = parsed.data;
-    if (sent.tenantId !== input.tenantId) {
-      return void rejected.push({ line, reason: `tenantId ${sent.tenantId} does not match the batch tenant ${input.tenantId}` });
+    const outcome = prepareOne(value, input.tenantId, ids, recordedAt, maxLineBytes);
+    if (typeof outcome === 'string') rejected.push({ line, reason: outcome });
+    else {
+      ids.add(outcome.record.id);
+      prepared.push(outcome);
     }
-    if (ids.has(sent.id)) return void rejected.push({ line, reason: `duplicate id ${sent.id} in this batch` });
-    const record: RawRecord = { ...sent, recordedAt: sent.recordedAt ?? recordedAt };
-    const text = JSON.stringify(record);
-    const size = Buffer.byteLength(text);
-    if (size > maxLineBytes) return void rejected.push({ line, reason: `record is ${size} bytes, over the ${maxLineBytes}-byte line limit` });
-    ids.add(sent.id);
-    prepared.push({ record, line: text, canonical: JSON.stringify(sent) });
-  });
+  }
   return { prepared, rejected };
+}
+
+/** The prepared record, or why it is rejected. */
+function prepareOne(value: unknown, tenantId: string, ids: Set<string>, recordedAt: string, maxLineBytes: number): Prepared | string {
+  const parsed = RawRecordInput.safeParse(value);
+  if (!parsed.success) return `schema: ${summarizeIssues(parsed.error)}`;
+  const sent = parsed.data;
+  if (sent.tenantId !== tenantId) return `tenantId ${sent.tenantId} does not match the batch tenant ${tenantId}`;
+  if (ids.has(sent.id)) return `duplicate id ${sent.id} in this batch`;
+  const record: RawRecord = { ...sent, recordedAt: sent.recordedAt ?? recordedAt };
+  const line = JSON.stringify(record);
+  const size = Buffer.byteLength(line);
+  if (size > maxLineBytes) return `record is ${size} bytes, over the ${maxLineBytes}-byte line limit`;
+  return { record, line, canonical: JSON.stringify(sent) };
 }
 
 /** Insertion-ordered, so records keep the producer's order inside each object. */
