@@ -6,7 +6,7 @@ export type { S3StoreOptions } from './s3-store.ts';
 export { openArchive } from './open.ts';
 export { ArchiveObjectCorruptError, ArchiveObjectNotFoundError, ArchiveKeyError, ArchiveManifestError } from './errors.ts';
 export { dataKey, parseDataKey, manifestKeyFor, dataKeyForManifest, tenantPrefix, utcDate } from './keys.ts';
-export { Manifest, PriorityEntry, priorityLines } from './manifest.ts';
+export { Manifest, PriorityEntry, EpisodeEntry, episodeKey, priorityLines } from './manifest.ts';
 export { writeBatch, DEFAULT_MAX_OBJECT_BYTES } from './writer.ts';
 export type { WriteBatchInput, WriteBatchResult, WrittenObject, Rejection } from './writer.ts';
 export { readObject, ObjectReader, DEFAULT_MAX_LINE_BYTES, DEFAULT_VERIFY_BUFFER_BYTES } from './reader.ts';

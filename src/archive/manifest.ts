@@ -21,6 +21,30 @@ export const PriorityEntry = z.object({
 });
 export type PriorityEntry = z.infer<typeof PriorityEntry>;
 
+/**
+ * One episode (a task, or a session without task ids) as far as this object holds it: the
+ * lines to read and the signals sampling weighs, so a planner never opens the object.
+ */
+export const EpisodeEntry = z.object({
+  key: z.string().min(1),
+  agentId: z.string(),
+  sessionId: z.string(),
+  taskType: z.string().optional(),
+  userId: z.string().optional(),
+  lines: z.array(z.number().int().positive()),
+  lastObservedAt: IsoDateTime,
+  correction: z.boolean(),
+  failure: z.boolean(),
+  highValue: z.boolean(),
+  memoryUsed: z.boolean(),
+});
+export type EpisodeEntry = z.infer<typeof EpisodeEntry>;
+
+/** Episodes group by task id when there is one, by session otherwise. */
+export function episodeKey(record: Pick<RawRecord, 'taskId' | 'sessionId'>): string {
+  return record.taskId ? `task:${record.taskId}` : `session:${record.sessionId}`;
+}
+
 export const Manifest = z.object({
   version: z.literal(MANIFEST_VERSION),
   objectKey: z.string().min(1),
@@ -38,6 +62,8 @@ export const Manifest = z.object({
   taskIds: z.array(z.string()),
   taskTypes: z.array(z.string()),
   priority: z.array(PriorityEntry),
+  /** Absent in manifests written before the episode index existed. */
+  episodes: z.array(EpisodeEntry).default([]),
   createdAt: IsoDateTime,
 });
 export type Manifest = z.infer<typeof Manifest>;
@@ -60,6 +86,7 @@ export class ManifestBuilder {
   private readonly taskIds = new Set<string>();
   private readonly taskTypes = new Set<string>();
   private readonly priority: PriorityEntry[] = [];
+  private readonly episodes = new Map<string, EpisodeEntry>();
 
   /** `lineBytes` excludes the newline; the raw size adds it back. */
   add(record: RawRecord, line: number, lineBytes: number): void {
@@ -76,6 +103,24 @@ export class ManifestBuilder {
     if (record.taskType) this.taskTypes.add(record.taskType);
     const reasons = priorityReasons(record);
     if (reasons.length > 0) this.priority.push({ line, id: record.id, observedAt: record.observedAt, reasons });
+    this.addToEpisode(record, line, reasons);
+  }
+
+  private addToEpisode(record: RawRecord, line: number, reasons: readonly string[]): void {
+    const key = episodeKey(record);
+    const e: EpisodeEntry = this.episodes.get(key) ?? {
+      key, agentId: record.agentId, sessionId: record.sessionId, lines: [], lastObservedAt: record.observedAt,
+      correction: false, failure: false, highValue: false, memoryUsed: false,
+    };
+    e.lines.push(line);
+    if (record.taskType) e.taskType = record.taskType;
+    if (record.userId) e.userId = record.userId;
+    if (Date.parse(record.observedAt) > Date.parse(e.lastObservedAt)) e.lastObservedAt = record.observedAt;
+    e.correction ||= reasons.includes('user_correction');
+    e.failure ||= reasons.includes('failure') || reasons.includes('negative_feedback');
+    e.highValue ||= reasons.includes('high_value');
+    e.memoryUsed ||= record.kind === 'memory_used';
+    this.episodes.set(key, e);
   }
 
   finish(meta: { objectKey: string; tenantId: string; date: string; producer: string; compressedBytes: number; createdAt: string }): Manifest {
@@ -97,6 +142,7 @@ export class ManifestBuilder {
       taskIds: [...this.taskIds].sort(),
       taskTypes: [...this.taskTypes].sort(),
       priority: this.priority,
+      episodes: [...this.episodes.values()],
       createdAt: meta.createdAt,
     };
   }
