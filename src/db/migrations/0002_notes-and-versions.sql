@@ -48,6 +48,8 @@ $$;
 
 CREATE INDEX note_versions_embedding_hnsw ON note_versions USING hnsw (embedding vector_cosine_ops);
 CREATE INDEX note_versions_fts_gin ON note_versions USING gin (fts);
+-- Reindexing finds a run's versions (and their missing embeddings) by run id.
+CREATE INDEX note_versions_run_idx ON note_versions (tenant_id, created_by_run);
 
 -- The current pointer. Its foreign key makes a pointer to a version that was never written
 -- impossible, so versions are inserted before the pointer moves.
