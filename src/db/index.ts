@@ -17,6 +17,7 @@ export {
   VERSION_ACTIONS,
   type VersionAction,
 } from './notes/ops.ts';
+export { diffVersions, DIFFED_FIELDS, type VersionDiff, type FieldChange } from './notes/diff.ts';
 export { verifyAuditChain, type AuditChainReport } from './audit/verify.ts';
 export { insertRun, updateRun, getRun, type NewRun, type RunUpdate } from './runs.ts';
 export { insertMemoryUsage, MemoryUsageRow } from './memory-usage.ts';

@@ -1,9 +1,13 @@
+import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
 import type { Db, Queryable, QueryResult, SessionConnection } from './db.ts';
 
 export interface PgliteDbOptions {
-  /** Folder for the data files; absent → in memory (tests). */
+  /**
+   * Folder for the data files (created if missing); absent → in memory (tests).
+   * One process at a time: PGlite is an in-process database, not a server.
+   */
   dataDir?: string;
 }
 
@@ -18,6 +22,7 @@ function toResult(result: PgliteResults): QueryResult {
 
 /** A `Db` over an in-process PGlite with the pgvector extension loaded. */
 export async function createPgliteDb(options: PgliteDbOptions = {}): Promise<Db> {
+  if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const pglite = await PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     extensions: { vector },

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../../config.ts';
 import type { AuditEntry } from '../../contracts/audit.ts';
@@ -64,7 +63,6 @@ export function registerNotes(program: Command): void {
 }
 
 async function withDb(config: Config, fn: (db: Db) => Promise<void>): Promise<void> {
-  if (config.database.kind === 'pglite') await mkdir(config.database.dataDir, { recursive: true });
   const db = await openDb(config.database, { dimension: config.embedding.dimension });
   try {
     await fn(db);
