@@ -2,6 +2,7 @@ import { createCommitActivities } from './commit.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createPlanActivities } from './plan.ts';
 import { createReplayActivities } from './replay.ts';
+import { createRollbackActivities } from './rollback.ts';
 
 export type { ActivityDeps } from './deps.ts';
 export type { ReplayBatchResult } from './replay.ts';
@@ -12,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPlanActivities(deps),
     ...createReplayActivities(deps),
     ...createCommitActivities(deps),
+    ...createRollbackActivities(deps),
   };
 }
 

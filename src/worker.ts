@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { ulid } from 'ulid';
 import { fileURLToPath } from 'node:url';
 import { createActivities } from '../activities/index.ts';
@@ -10,6 +10,15 @@ import { createHashingEmbedder } from './embeddings/hashing.ts';
 import { createDeterministicEngine } from './engine/deterministic.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+let runtimeInstalled = false;
+
+/** The SDK's runtime (and its log level) can be set once per process, before the first worker. */
+function installRuntime(level: LogLevel): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger(level) });
+  runtimeInstalled = true;
+}
 
 export interface WorkerHandle {
   worker: Worker;
@@ -24,8 +33,12 @@ export interface WorkerHandle {
  * adapters exist, claims are embedded by the named lexical embedder (its name is in every
  * reindex result), sized to the configured dimension.
  */
-export async function createWorker(config: Config, options: { db?: Db; log?: (line: string) => void } = {}): Promise<WorkerHandle> {
+export async function createWorker(
+  config: Config,
+  options: { db?: Db; log?: (line: string) => void; sdkLogLevel?: LogLevel } = {},
+): Promise<WorkerHandle> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  installRuntime(options.sdkLogLevel ?? 'WARN');
   const archive = openArchive(config.archive);
   const db = options.db ?? (await openDb(config.database, { dimension: config.embedding.dimension }));
   const embedder = createHashingEmbedder(config.embedding.dimension);

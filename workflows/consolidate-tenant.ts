@@ -39,7 +39,7 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
 
   const plan = await bookkeeping.planRun({
     runId: state.runId, workflowId: info.workflowId, tenantId: input.tenantId, window: input.window, budget,
-    trigger: input.trigger, mode: input.mode, seed: input.seed ?? seedFrom(state.runId), ...(input.focus ? { focus: input.focus } : {}),
+    trigger: input.trigger, mode: input.mode, seed: input.seed ?? seedFrom(state.runId), now: new Date().toISOString(), ...(input.focus ? { focus: input.focus } : {}),
   });
   state.counts.sampled = plan.sampled;
   progress.batches = plan.batches;
@@ -125,12 +125,13 @@ type Decision = { approve: boolean; by: ApprovalInput };
 /** Handlers exist from the start so the UI shows them; they refuse until the run awaits approval. */
 function registerApproval(progress: ConsolidateProgress): { decision?: Decision } {
   const box: { decision?: Decision } = {};
-  const validator = () => {
+  const validator = (by: ApprovalInput) => {
+    if (typeof by?.operator !== 'string' || by.operator.trim() === '') throw new Error('operator: required (who decides)');
     if (progress.phase !== 'awaiting_approval') throw new Error(`run is ${progress.phase}, not awaiting approval`);
     if (box.decision) throw new Error('run already decided');
   };
-  setHandler(approveUpdate, (by) => { box.decision = { approve: true, by }; return { accepted: true }; }, { validator });
-  setHandler(rejectUpdate, (by) => { box.decision = { approve: false, by }; return { accepted: true }; }, { validator });
+  setHandler(approveUpdate, (by) => { box.decision = { approve: true, by }; return { accepted: true as const }; }, { validator });
+  setHandler(rejectUpdate, (by) => { box.decision = { approve: false, by }; return { accepted: true as const }; }, { validator });
   return box;
 }
 

@@ -1,2 +1,3 @@
 // The one workflow bundle entry: every workflow the worker runs, by name.
 export { consolidateTenantWorkflow } from './consolidate-tenant.ts';
+export { rollbackNoteWorkflow } from './rollback-note.ts';

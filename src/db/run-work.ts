@@ -113,3 +113,16 @@ export async function selectUnembedded(tx: Queryable, p: { runId: string; limit:
 export async function updateEmbedding(tx: Queryable, p: { noteId: string; version: number; embedding: number[] }): Promise<void> {
   await tx.query(`UPDATE note_versions SET embedding = $3::vector WHERE note_id = $1 AND version = $2`, [p.noteId, p.version, toSql(p.embedding)]);
 }
+
+/** Notes currently superseded by `noteId`: what rolling that note back must restore. */
+export async function selectSupersededBy(tx: Queryable, p: { noteId: string }): Promise<NoteVersion[]> {
+  const { rows } = await tx.query(
+    `SELECT ${VERSION_COLUMNS}
+       FROM notes n JOIN note_versions v
+         ON v.tenant_id = n.tenant_id AND v.note_id = n.note_id AND v.version = n.current_version
+      WHERE n.status = 'superseded' AND v.superseded_by = $1
+      ORDER BY n.note_id`,
+    [p.noteId],
+  );
+  return rows.map((r) => NoteVersionRow.parse(r));
+}

@@ -16,8 +16,11 @@ export const CreateOp = z.object({
   op: z.literal('create'),
   noteId: z.string().min(1).max(64),
   content: NoteContent,
-  /** Staged notes wait for an approval (run in staged mode). @default 'active' */
-  status: z.enum(['staged', 'active']).default('active'),
+  /**
+   * Staged notes wait for an approval (run in staged mode); a proposal that validation
+   * quarantined is recorded as `quarantined` so it is auditable but never recalled. @default 'active'
+   */
+  status: z.enum(['staged', 'active', 'quarantined']).default('active'),
   /** Embedding of the claim; absent → indexed later. */
   embedding: Embedding.optional(),
   reason: z.string().default(''),
