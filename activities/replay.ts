@@ -1,5 +1,5 @@
 import { attributeEpisode, recalledNoteIds } from '../policies/attribution.ts';
-import { reconcile, type KnownNote } from '../policies/reconcile.ts';
+import { alreadyKnown, reconcile, type KnownNote } from '../policies/reconcile.ts';
 import { redact } from '../policies/redaction.ts';
 import { validateProposal } from '../policies/validation.ts';
 import type { Episode, Proposal } from '../src/contracts/episode.ts';
@@ -7,7 +7,7 @@ import type { NoteVersion } from '../src/contracts/note.ts';
 import { withTenant } from '../src/db/index.ts';
 import type { NoteOp } from '../src/db/notes/ops.ts';
 import { selectCurrentVersion } from '../src/db/notes/read-queries.ts';
-import { insertRejections, insertRunBatch, selectActiveInScopes, selectBatchEpisodes, selectRunBatch } from '../src/db/run-work.ts';
+import { insertRejections, insertRunBatch, selectCurrentInScopes, selectBatchEpisodes, selectRunBatch } from '../src/db/run-work.ts';
 import { loadEpisodes, resolveEvidence } from '../src/replay/episodes.ts';
 import { classified, heartbeat, type ActivityDeps } from './deps.ts';
 
@@ -45,7 +45,8 @@ export function createReplayActivities(deps: ActivityDeps) {
       const succeeded = episodes.filter((e) => e.records.some((r) => r.record.kind === 'task_outcome' && r.record.outcome?.status === 'success'));
       const findings = episodes.flatMap((e) => attributeEpisode(e, succeeded));
       const now = (deps.clock ?? (() => new Date()))();
-      const { proposals, llmTokens } = await deps.engine.propose({ episodes, findings, activeNotes: known, now });
+      const active = known.filter((n) => n.status === 'active');
+      const { proposals, llmTokens } = await deps.engine.propose({ episodes, findings, activeNotes: active, now });
       const redacted = proposals.map(redactClaim);
       const resolved = await resolveEvidence(deps.archive, redacted.flatMap((p) => p.content.evidence), episodes.flatMap((e) => e.records));
       const accepted: Proposal[] = [];
@@ -58,13 +59,14 @@ export function createReplayActivities(deps: ActivityDeps) {
         else rejections.push({ rule: v.rule, detail: v.detail, proposal: p });
       }
       const reconciled = reconcile(accepted, known, () => deps.newId());
-      const ops = [...reconciled, ...quarantined.map((p) => ({ ...p, noteId: deps.newId() }))].map(toNoteOp);
+      const newQuarantines = quarantined.filter((p) => !alreadyKnown(p, known));
+      const ops = [...reconciled, ...newQuarantines.map((p) => ({ ...p, noteId: deps.newId() }))].map(toNoteOp);
       const summary: ReplayBatchResult = {
         episodes: episodes.length,
         replayed: episodes.reduce((n, e) => n + e.records.length, 0),
         proposed: proposals.length,
         rejectedByRule: countBy(rejections.map((r) => r.rule)),
-        quarantined: quarantined.length,
+        quarantined: newQuarantines.length,
         plannedChanges: ops.length,
         llmTokens,
       };
@@ -89,17 +91,18 @@ async function knownNotes(deps: ActivityDeps, tenantId: string, episodes: Episod
   }
   const recalled = new Set(episodes.flatMap((e) => e.records.filter((r) => r.record.kind === 'memory_used').flatMap((r) => recalledNoteIds(r.record.payload))));
   const versions = await withTenant(deps.db, tenantId, async (tx) => {
-    const inScope = await selectActiveInScopes(tx, { scopes: [...scopes.values()] });
+    const inScope = await selectCurrentInScopes(tx, { scopes: [...scopes.values()] });
     const extra: NoteVersion[] = [];
     for (const noteId of recalled) {
       const v = inScope.some((n) => n.noteId === noteId) ? undefined : await selectCurrentVersion(tx, { tenantId, noteId });
-      if (v?.status === 'active') extra.push(v);
+      if (v && v.status !== 'erased') extra.push(v);
     }
     return [...inScope, ...extra];
   });
   return versions.map((v) => ({
     noteId: v.noteId,
     version: v.version,
+    status: v.status,
     content: {
       scope: v.scope, kind: v.kind, claim: v.claim, evidence: v.evidence, sourceKind: v.sourceKind, confidence: v.confidence,
       importance: v.importance, validFrom: v.validFrom, validUntil: v.validUntil, sourceCount: v.sourceCount,

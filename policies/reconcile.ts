@@ -14,7 +14,24 @@ const CONFLICTING_KINDS = new Set(['fact', 'constraint', 'preference']);
 export interface KnownNote {
   noteId: string;
   version: number;
+  /** Current status; only active notes are reinforced or contend in conflicts. @default 'active' */
+  status?: string;
   content: NoteContent & { sourceCount: number };
+}
+
+/**
+ * Replaying records a note already cites teaches nothing new: a proposal whose claim
+ * near-duplicates a known note (whatever its status) and whose evidence that note already
+ * cites is dropped, so a re-run neither duplicates notes nor inflates their source counts.
+ */
+export function alreadyKnown(p: Proposal, known: readonly KnownNote[]): boolean {
+  const tokens = contentTokens(p.content.claim);
+  return known.some((n) => {
+    if (n.content.scope.level !== p.content.scope.level || n.content.scope.key !== p.content.scope.key) return false;
+    if (jaccard(tokens, contentTokens(n.content.claim)) < NEAR_DUPLICATE_SIMILARITY) return false;
+    const cited = new Set(n.content.evidence.map((e) => e.recordId));
+    return p.content.evidence.every((e) => cited.has(e.recordId));
+  });
 }
 
 /**
@@ -25,9 +42,9 @@ export interface KnownNote {
  * `newId` gives the note id of each create (ids are assigned by the caller, so retries reuse them).
  */
 export function reconcile(proposals: readonly Proposal[], known: readonly KnownNote[], newId: (p: Proposal) => string): Proposal[] {
-  const notes = known.map((n) => ({ ...n, content: { ...n.content } }));
+  const notes = known.filter((n) => (n.status ?? 'active') === 'active').map((n) => ({ ...n, content: { ...n.content } }));
   const out: Proposal[] = [];
-  const creates = proposals.filter((p) => p.op === 'create').sort((a, b) => a.content.lastConfirmedAt.localeCompare(b.content.lastConfirmedAt));
+  const creates = proposals.filter((p) => p.op === 'create' && !alreadyKnown(p, known)).sort((a, b) => a.content.lastConfirmedAt.localeCompare(b.content.lastConfirmedAt));
   out.push(...proposals.filter((p) => p.op !== 'create'));
   for (const p of creates) {
     const tokens = contentTokens(p.content.claim);

@@ -87,14 +87,17 @@ export async function insertRejections(
   );
 }
 
-/** Current active versions in the given scopes: what reconciliation compares new claims with. */
-export async function selectActiveInScopes(tx: Queryable, p: { scopes: NoteScope[] }): Promise<NoteVersion[]> {
+/**
+ * Current versions in the given scopes, any status but erased: reconciliation reinforces and
+ * contends with the active ones and recognises evidence it has already learned from in all.
+ */
+export async function selectCurrentInScopes(tx: Queryable, p: { scopes: NoteScope[] }): Promise<NoteVersion[]> {
   if (p.scopes.length === 0) return [];
   const { rows } = await tx.query(
     `SELECT ${VERSION_COLUMNS}
        FROM notes n JOIN note_versions v
          ON v.tenant_id = n.tenant_id AND v.note_id = n.note_id AND v.version = n.current_version
-      WHERE n.status = 'active'
+      WHERE n.status <> 'erased'
         AND (v.scope_level, v.scope_key) IN (SELECT x.level, x.key FROM jsonb_to_recordset($1::jsonb) AS x(level text, key text))`,
     [JSON.stringify(p.scopes)],
   );

@@ -99,12 +99,28 @@ describe('validation rules', () => {
 describe('reconcile', () => {
   it('reinforces a near-duplicate instead of creating a second note', async () => {
     const p = (await proposalsFor('acme')).find((x) => x.content.claim.includes('cents')) as Proposal;
-    const known: KnownNote = { noteId: 'N-old', version: 3, content: { ...p.content, sourceCount: 2, confidence: 0.9 } };
+    const known: KnownNote = { noteId: 'N-old', version: 3, content: { ...p.content, evidence: [p.content.evidence[0]!], sourceCount: 2, confidence: 0.9 } };
     const ops = reconcile([p], [known], () => 'N-new');
     expect(ops).toHaveLength(1);
     expect(ops[0]).toMatchObject({ op: 'reinforce', noteId: 'N-old', expectedVersion: 3 });
     expect(ops[0]?.content.sourceCount).toBe(3);
     expect(ops[0]?.content.confidence).toBeGreaterThan(0.9);
+  });
+});
+
+describe('re-running over the same records', () => {
+  it('drops a proposal whose evidence a near-duplicate note already cites, whatever its status', async () => {
+    const p = (await proposalsFor('acme')).find((x) => x.content.claim.includes('cents')) as Proposal;
+    for (const status of ['active', 'superseded', 'quarantined']) {
+      const known: KnownNote = { noteId: 'N-old', version: 2, status, content: { ...p.content, sourceCount: 1 } };
+      expect(reconcile([p], [known], () => 'N-new'), status).toEqual([]);
+    }
+  });
+
+  it('still reinforces when the same claim comes with new evidence', async () => {
+    const p = (await proposalsFor('acme')).find((x) => x.content.claim.includes('cents')) as Proposal;
+    const known: KnownNote = { noteId: 'N-old', version: 1, content: { ...p.content, evidence: [p.content.evidence[0]!], sourceCount: 1 } };
+    expect(reconcile([p], [known], () => 'N-new')[0]).toMatchObject({ op: 'reinforce', noteId: 'N-old' });
   });
 });
 
