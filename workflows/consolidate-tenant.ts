@@ -31,7 +31,8 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
   const input = parseInput(raw);
   const info = workflowInfo();
   const budget: Budget = { ...DEFAULT_BUDGET, ...input.budget };
-  const state: ResumeState = input.resume ?? freshState(info.workflowId, info.runId, Date.now());
+  const state: ResumeState = input.resume ? copyState(input.resume) : freshState(info.workflowId, info.runId, Date.now());
+  const firstBatchHere = state.nextBatch;
   const progress: ConsolidateProgress = { runId: state.runId, phase: 'planning', batch: state.nextBatch, batches: 0, counts: state.counts, spent: state.spent };
   setHandler(progressQuery, () => progress);
   const approval = registerApproval(progress);
@@ -65,7 +66,9 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
     state.spent.noteChanges += committed.committed + committed.quarantined;
     await reindexBatch(batch);
     state.spent.seconds = (Date.now() - state.startedAtMs) / 1000;
-    if (workflowInfo().continueAsNewSuggested && state.nextBatch + 1 < plan.batches) {
+    const doneHere = state.nextBatch + 1 - firstBatchHere;
+    const historyFull = workflowInfo().continueAsNewSuggested || doneHere >= input.batchesPerExecution;
+    if (historyFull && state.nextBatch + 1 < plan.batches) {
       await continueAsNew<typeof consolidateTenantWorkflow>({ ...raw, resume: { ...state, nextBatch: state.nextBatch + 1 } });
     }
   }
@@ -101,6 +104,11 @@ function freshState(workflowId: string, runId: string, now: number): ResumeState
     rejectedByRule: {},
     startedAtMs: now,
   };
+}
+
+/** A private copy: the loop mutates its state, the input must keep the resume point. */
+function copyState(r: ResumeState): ResumeState {
+  return { ...r, counts: { ...r.counts }, spent: { ...r.spent }, rejectedByRule: { ...r.rejectedByRule } };
 }
 
 function budgetStop(state: ResumeState, budget: Budget, deadline: number): string | undefined {

@@ -27,6 +27,11 @@ export const ConsolidateInput = z.object({
   seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
   /** Staged runs wait this long for approve/reject, then reject. @default 86400 */
   approvalTimeoutSeconds: z.number().int().min(1).max(30 * 86400).default(86400),
+  /**
+   * Continue-as-new after this many batches (or earlier when the server suggests it), so one
+   * execution stays far below 4,096 history events (about 20 events per batch). @default 100
+   */
+  batchesPerExecution: z.number().int().min(1).max(150).default(100),
   resume: ResumeState.optional(),
 });
 export type ConsolidateInput = z.input<typeof ConsolidateInput>;

@@ -26,6 +26,13 @@ function fakeActivities(opts: { batches: number; changesPerBatch: number }, call
 }
 
 let client: Client;
+
+/** The run id of a workflow's first execution (its chain of continued runs starts there). */
+async function firstRunId(workflowId: string): Promise<string> {
+  const latest = await client.workflow.getHandle(workflowId).fetchHistory();
+  const started = latest.events?.[0]?.workflowExecutionStartedEventAttributes;
+  return started?.firstExecutionRunId ?? '';
+}
 let close: () => Promise<void>;
 beforeAll(async () => ({ client, close } = await temporalClient()));
 afterAll(async () => close?.());
@@ -79,6 +86,30 @@ describe('consolidateTenantWorkflow', () => {
     expect(result.counts.committed).toBe(3);
     expect(result.leftover).toMatchObject({ batches: 3, reason: expect.stringMatching(/note change budget/) });
     expect(calls.filter((c) => c.name === 'commitBatch')).toHaveLength(1);
+  });
+
+  it('continues as new to keep each execution short, carrying its counts and budget across', async () => {
+    const calls: Calls = [];
+    const workflowId = uniqueId('consolidate-continued');
+    const result = await withWorker(fakeActivities({ batches: 5, changesPerBatch: 1 }, calls), (taskQueue) =>
+      client.workflow.execute(consolidateTenantWorkflow, {
+        taskQueue, workflowId, args: [{ tenantId: 'acme', trigger: 'manual', batchesPerExecution: 2 }],
+      }),
+    );
+    expect(result.status).toBe('completed');
+    expect(result.counts.committed).toBe(5);
+    expect(result.spent.noteChanges).toBe(5);
+    expect(calls.filter((c) => c.name === 'commitBatch').map((c) => (c.input as { batchNo: number }).batchNo)).toEqual([0, 1, 2, 3, 4]);
+    // Follow the chain of runs through each history's last event.
+    const chain: string[] = [];
+    for (let id: string | null | undefined = (await firstRunId(workflowId)); id; ) {
+      const history = await client.workflow.getHandle(workflowId, id).fetchHistory();
+      const last = history.events?.at(-1);
+      chain.push(last?.workflowExecutionContinuedAsNewEventAttributes ? 'continued' : 'completed');
+      id = last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+    }
+    expect(chain).toEqual(['continued', 'continued', 'completed']);
+    await maybeRecordHistory(client, workflowId, 'consolidate-continued-as-new-final');
   });
 
   it('waits in staged mode until an operator approves, refusing approval before that', async () => {
