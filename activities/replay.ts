@@ -46,7 +46,7 @@ export function createReplayActivities(deps: ActivityDeps) {
       const findings = episodes.flatMap((e) => attributeEpisode(e, succeeded));
       const now = (deps.clock ?? (() => new Date()))();
       const active = known.filter((n) => n.status === 'active');
-      const { proposals, llmTokens } = await deps.engine.propose({ episodes, findings, activeNotes: active, now });
+      const { proposals, llmTokens } = await deps.engine.propose({ episodes, findings, activeNotes: active, now, tokenBudget: Math.max(0, input.llmTokensLeft) });
       const redacted = proposals.map(redactClaim);
       const resolved = await resolveEvidence(deps.archive, redacted.flatMap((p) => p.content.evidence), episodes.flatMap((e) => e.records));
       const accepted: Proposal[] = [];

@@ -8,6 +8,9 @@ import { openDb, type Db } from './db/index.ts';
 import type { Embedder } from './embeddings/embedder.ts';
 import { createHashingEmbedder } from './embeddings/hashing.ts';
 import { createDeterministicEngine } from './engine/deterministic.ts';
+import { createLlmEngine } from './engine/llm.ts';
+import type { NoteEngine } from './engine/types.ts';
+import { openLlm } from './llm/index.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -18,6 +21,12 @@ function installRuntime(level: LogLevel): void {
   if (runtimeInstalled) return;
   Runtime.install({ logger: new DefaultLogger(level) });
   runtimeInstalled = true;
+}
+
+/** The deterministic engine unless a model is configured; either way validation follows. */
+export function createEngine(config: Config): NoteEngine {
+  const llm = openLlm(config.llm);
+  return llm ? createLlmEngine(llm) : createDeterministicEngine();
 }
 
 export interface WorkerHandle {
@@ -42,6 +51,7 @@ export async function createWorker(
   const archive = openArchive(config.archive);
   const db = options.db ?? (await openDb(config.database, { dimension: config.embedding.dimension }));
   const embedder = createHashingEmbedder(config.embedding.dimension);
+  const engine = createEngine(config);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   try {
     const worker = await Worker.create({
@@ -49,9 +59,9 @@ export async function createWorker(
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       workflowsPath: WORKFLOWS_PATH,
-      activities: createActivities({ archive, db, embedder, engine: createDeterministicEngine(), newId: () => ulid() }),
+      activities: createActivities({ archive, db, embedder, engine, newId: () => ulid() }),
     });
-    log(`worker: task queue ${config.temporal.taskQueue} on ${config.temporal.address}, archive ${archive.location}, embeddings ${embedder.name}`);
+    log(`worker: task queue ${config.temporal.taskQueue} on ${config.temporal.address}, archive ${archive.location}, embeddings ${embedder.name}, notes ${engine.name}`);
     return {
       worker,
       db,

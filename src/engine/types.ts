@@ -13,6 +13,8 @@ export interface ProposeInput {
   findings: readonly Finding[];
   activeNotes: readonly ActiveNote[];
   now: Date;
+  /** LLM tokens this call may spend; engines without a model ignore it. Absent: no limit. */
+  tokenBudget?: number;
 }
 
 /** Turns findings into proposed note changes. Every proposal still goes through validation. */
