@@ -8,29 +8,32 @@ const NON_RETRYABLE = ['InvalidActivityInput', 'NoteVersionConflict', 'RunNotFou
 
 /** Short database bookkeeping: planning rows, run status. */
 export const BOOKKEEPING: ActivityOptions = {
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1s', maximumInterval: '20s', maximumAttempts: 8, nonRetryableErrorTypes: NON_RETRYABLE },
 };
 
 /**
- * Reading a batch of episodes from the archive and proposing notes. Heartbeats let a lost
- * worker be noticed in 30 s instead of at the start-to-close timeout.
+ * Reading a batch of episodes from the archive and proposing notes. Heartbeats (one per
+ * archive object read) let a lost worker be noticed in 15 s instead of at the start-to-close timeout.
  */
 export const REPLAY: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '30 seconds',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 6, nonRetryableErrorTypes: NON_RETRYABLE },
 };
 
-/** One transaction per batch, idempotent on (run id, batch): safe to retry. */
+/**
+ * One transaction per batch, idempotent on (run id, batch): safe to retry. A batch commits in
+ * well under a second, so a worker lost mid-commit is retried after 30 s.
+ */
 export const COMMIT: ActivityOptions = {
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: NON_RETRYABLE },
 };
 
 /** Embedding changed claims through the embedding server, which may be slow to warm up. */
 export const REINDEX: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 8, nonRetryableErrorTypes: NON_RETRYABLE },
 };

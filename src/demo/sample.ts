@@ -206,3 +206,41 @@ export function demoRecords(options: SampleOptions = {}): RawRecordInput[] {
 }
 
 export const DEMO_TENANTS = ['acme', 'globex'] as const;
+
+export interface ScaledOptions {
+  tenantId: string;
+  /** How many times every scripted episode recurs, each with its own session, later in time. */
+  copies: number;
+  start?: Date;
+  seed?: number;
+  /** Distinct users the copies are spread over. @default 7 */
+  users?: number;
+}
+
+/**
+ * The scripted episodes of both demo tenants, repeated for one tenant: a larger archive with
+ * the same ground truth (the same corrections, errors and injection recur), for fault tests
+ * and benchmarks. Four copies per day, so the archive spans copies/4 days.
+ */
+export function scaledRecords(options: ScaledOptions): RawRecordInput[] {
+  const start = (options.start ?? new Date('2026-11-02T00:00:00Z')).getTime();
+  const nextId = monotonicFactory(seededRandom(options.seed ?? 11));
+  const users = options.users ?? 7;
+  const out: RawRecordInput[] = [];
+  for (let c = 0; c < options.copies; c++) {
+    const dayShift = Math.floor(c / 4);
+    for (const ep of EPISODES) {
+      ep.steps.forEach((step, i) => {
+        const observed = start + ((ep.day + dayShift) * 1440 + ep.minute + (c % 4) * 5) * 60_000 + i * 20_000;
+        out.push({
+          id: '', tenantId: options.tenantId, userId: `${ep.userId}-${c % users}`, agentId: ep.agentId,
+          sessionId: `${ep.sessionId}-c${c}`, taskId: `${ep.sessionId}-c${c}-t1`, taskType: ep.taskType,
+          observedAt: new Date(observed).toISOString(), recordedAt: new Date(observed + 1500).toISOString(), ...step,
+        });
+      });
+    }
+  }
+  out.sort((a, b) => a.observedAt.localeCompare(b.observedAt));
+  for (const r of out) r.id = nextId(Date.parse(r.observedAt));
+  return out;
+}
