@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runArchiveBench } from '../../bench/archive-bench.ts';
 import { runCommitBench } from '../../bench/commit-bench.ts';
+import { runConsolidateBench } from '../../bench/consolidate-bench.ts';
 import { loadConfig } from '../../config.ts';
 import { UsageError } from '../errors.ts';
 import { printJson, printLine, progress } from '../output.ts';
@@ -29,6 +30,27 @@ export function registerBench(program: Command): void {
       printLine(`  baseline  ${Math.round(r.throughput.baseline.recordsPerSec)} records/s, ${r.throughput.baseline.mbPerSec.toFixed(1)} MiB/s`);
       printLine(`  ratio     ${r.throughput.ratio.toFixed(2)} (target >= ${r.throughput.target}: ${r.throughput.pass ? 'met' : 'missed'})`);
       printLine(`  memory 4x/1x  ${r.memory.rssRatio.toFixed(2)} (target <= ${r.memory.target}: ${r.memory.pass ? 'met' : 'missed'})`);
+    });
+
+  bench
+    .command('consolidate')
+    .description('consolidation on the real stack: replay and commit rates, orchestration overhead, cost at 10x archive size with the same budget, events per execution')
+    .option('--records <n>', 'records in the smaller archive', positiveInt('--records'), 20_000)
+    .option('--scale <n>', 'size of the larger archive relative to the smaller', positiveInt('--scale'), 10)
+    .option('--episodes <n>', 'episode budget of both runs', positiveInt('--episodes'), 1000)
+    .option('--json', 'one JSON document on stdout')
+    .action(async (opts: { records: number; scale: number; episodes: number; json?: boolean }) => {
+      const config = loadConfig();
+      if (config.database.kind !== 'postgres' || !config.archive.uri.startsWith('s3://')) {
+        throw new UsageError('bench consolidate runs on the real stack: eval "$(nocturne stack up)" first (DATABASE_URL and an s3:// archive)');
+      }
+      const r = await runConsolidateBench({ env: process.env, records: opts.records, scale: opts.scale, episodes: opts.episodes, onProgress: (l) => process.stderr.write(`${l}\n`) });
+      if (opts.json) return printJson(r);
+      for (const [name, m] of [['1x', r.small], [`${opts.scale}x`, r.large]] as const) {
+        printLine(`${name}: ${m.archiveRecords} records archived, ${m.replayedRecords} replayed in ${m.wallSeconds}s (${m.recordsReplayedPerSecond} records/s), ${m.committedChanges} note changes (${m.changesCommittedPerCommitSecond}/s of commit time)`);
+        printLine(`     outside activities ${(m.outsideActivitiesShare * 100).toFixed(1)}% of wall time, ${m.executions} executions, at most ${m.maxEventsPerExecution} events each`);
+      }
+      printLine(`cost ${opts.scale}x / 1x with the same budget: ${r.costRatioLargeVsSmall}x (target <= ${r.targets.costRatio}); targets ${r.targets.met ? 'met' : 'missed'}`);
     });
 
   bench
