@@ -3,6 +3,8 @@ import type { ActivityDeps } from './deps.ts';
 import { createPlanActivities } from './plan.ts';
 import { createReplayActivities } from './replay.ts';
 import { createRollbackActivities } from './rollback.ts';
+import { createRollbackRunActivities } from './rollback-run.ts';
+import { createErasureActivities } from './erasure.ts';
 
 export type { ActivityDeps } from './deps.ts';
 export type { ReplayBatchResult } from './replay.ts';
@@ -14,6 +16,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createReplayActivities(deps),
     ...createCommitActivities(deps),
     ...createRollbackActivities(deps),
+    ...createRollbackRunActivities(deps),
+    ...createErasureActivities(deps),
   };
 }
 

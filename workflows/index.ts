@@ -1,3 +1,5 @@
 // The one workflow bundle entry: every workflow the worker runs, by name.
 export { consolidateTenantWorkflow } from './consolidate-tenant.ts';
 export { rollbackNoteWorkflow } from './rollback-note.ts';
+export { rollbackRunWorkflow } from './rollback-run.ts';
+export { eraseSubjectWorkflow } from './erase-subject.ts';

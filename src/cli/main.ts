@@ -4,7 +4,9 @@ import { EXIT, UsageError } from './errors.ts';
 import { registerArchive } from './commands/archive.ts';
 import { registerBench } from './commands/bench.ts';
 import { registerDemo } from './commands/demo.ts';
+import { registerErase } from './commands/erase.ts';
 import { registerNotes } from './commands/notes.ts';
+import { registerRollback } from './commands/rollback.ts';
 import { registerStack } from './commands/stack.ts';
 
 export function buildProgram(): Command {
@@ -12,7 +14,7 @@ export function buildProgram(): Command {
     .description('Sleep-time memory consolidation for AI agents')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const register of [registerDemo, registerStack, registerArchive, registerNotes, registerBench]) {
+  for (const register of [registerDemo, registerStack, registerArchive, registerNotes, registerBench, registerRollback, registerErase]) {
     register(program);
   }
   return program;

@@ -1,0 +1,284 @@
+import { Client, Connection } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RollbackRunResult } from '../../activities/rollback-run.ts';
+import type { EraseSubjectResult } from '../../workflows/erase-subject.ts';
+import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
+import { openArchive, readObject, tenantPrefix, writeBatch, type ArchivedRecord, type ArchiveStore } from '../../src/archive/index.ts';
+import { parseConfig } from '../../src/config.ts';
+import type { EvidenceRef } from '../../src/contracts/note.ts';
+import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
+import { applyNoteBatch, getNoteHistory, getRun, insertMemoryUsage, listNotes, openDb, verifyAuditChain, type Db } from '../../src/db/index.ts';
+import { demoRecords } from '../../src/demo/sample.ts';
+import { resolveEvidence } from '../../src/replay/episodes.ts';
+import { stackEnv } from '../../src/stack/endpoints.ts';
+import { createWorker, type WorkerHandle } from '../../src/worker.ts';
+
+// Rollback of a whole run and erasure of a data subject, on the real stack: SeaweedFS,
+// PostgreSQL + pgvector (a fresh schema), the Temporal dev server, the real worker.
+
+const suffix = randomBytes(4).toString('hex');
+const config = parseConfig({ ...stackEnv(), NOCTURNE_ARCHIVE_URI: `s3://nocturne/rb-${suffix}`, NOCTURNE_TASK_QUEUE: `rb-${suffix}` });
+const schema = `nocturne_rb_${suffix}`;
+
+let db: Db;
+let archive: ArchiveStore;
+let handle: WorkerHandle;
+let running: Promise<void>;
+let client: Client;
+let connection: Connection;
+
+beforeAll(async () => {
+  db = await openDb(config.database, { dimension: config.embedding.dimension, schema });
+  archive = openArchive(config.archive);
+  handle = await createWorker(config, { db, log: () => {} });
+  running = handle.run();
+  connection = await Connection.connect({ address: config.temporal.address });
+  client = new Client({ connection });
+});
+
+afterAll(async () => {
+  handle?.worker.shutdown();
+  await running;
+  await connection?.close();
+  await db?.close();
+  await archive?.close();
+});
+
+const exec = <R>(workflow: string, workflowId: string, input: unknown) =>
+  client.workflow.execute(workflow, { taskQueue: config.temporal.taskQueue, workflowId, args: [input] }) as Promise<R>;
+const tag = () => randomBytes(3).toString('hex');
+const consolidate = (tenantId: string) => exec<ConsolidateResult>('consolidateTenantWorkflow', `consolidate/${tenantId}/it-${tag()}`, { tenantId, trigger: 'manual', seed: 3 });
+const rollbackRun = (runId: string) => exec<RollbackRunResult>('rollbackRunWorkflow', `rollback-run/it-${tag()}`, { runId, reason: 'bad run', operator: 'it-operator' });
+const erase = (tenantId: string, userId: string) => exec<EraseSubjectResult>('eraseSubjectWorkflow', `erase/${tenantId}/it-${tag()}`, { tenantId, userId });
+
+/** What recall can see: the active notes, by id, status and claim. */
+async function activeSet(tenantId: string): Promise<string[]> {
+  const { notes } = await listNotes(db, { tenantId, status: 'active', limit: 1000 });
+  return notes.map((n) => `${n.noteId}|${n.status}|${n.claim}`).sort();
+}
+
+const asTenant = (tenantId: string, records: RawRecordInput[]) => records.map((r) => ({ ...r, tenantId }));
+const acme = () => demoRecords().filter((r) => r.tenantId === 'acme');
+const DAY2 = '2026-11-04';
+
+describe('rollbackRunWorkflow', () => {
+  const tenantId = 'rb';
+  let before: string[];
+  let second: ConsolidateResult;
+
+  beforeAll(async () => {
+    // Run 1 learns from the first two days; run 2 sees day three, which contradicts a fact.
+    await writeBatch(archive, { tenantId, producer: 'it', records: asTenant(tenantId, acme().filter((r) => r.observedAt < DAY2)) });
+    await consolidate(tenantId);
+    before = await activeSet(tenantId);
+    await writeBatch(archive, { tenantId, producer: 'it', records: asTenant(tenantId, acme().filter((r) => r.observedAt >= DAY2)) });
+    second = await consolidate(tenantId);
+  });
+
+  it('restores exactly the active set from before the rolled-back run', async () => {
+    const changed = await activeSet(tenantId);
+    expect(changed).not.toEqual(before); // the run being rolled back did change what recall sees
+    expect(second.changedVersions.length).toBeGreaterThan(0);
+    const r = await rollbackRun(second.runId);
+    expect(r.noop).toBe(false);
+    expect(await activeSet(tenantId)).toEqual(before);
+    expect((await getRun(db, { tenantId, runId: second.runId }))?.status).toBe('rolled_back');
+  });
+
+  it('writes new versions (history kept) with one audit entry each, and the chain verifies', async () => {
+    for (const c of second.changedVersions) {
+      const h = await getNoteHistory(db, { tenantId, noteId: c.noteId });
+      expect(h.versions.length).toBeGreaterThan(c.toVersion - 1);
+      expect(h.audit.length).toBe(h.versions.length);
+    }
+    expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
+  });
+
+  it('a second identical rollback changes nothing', async () => {
+    const { rows: a } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1`, [tenantId]);
+    const r = await rollbackRun(second.runId);
+    expect(r).toMatchObject({ noop: true, changes: [] });
+    const { rows: b } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1`, [tenantId]);
+    expect(b).toEqual(a);
+    expect(await activeSet(tenantId)).toEqual(before);
+  });
+
+  it('fails non-retryably on a run id the tenant does not have', async () => {
+    const error = await rollbackRun(`consolidate/${tenantId}/nope/x`).catch((e: unknown) => e);
+    // WorkflowFailedError ← ActivityFailure ← ApplicationFailure
+    expect((error as { cause?: { cause?: { type?: string; nonRetryable?: boolean } } }).cause?.cause).toMatchObject({ type: 'RunNotFound', nonRetryable: true });
+  });
+});
+
+describe('eraseSubjectWorkflow', () => {
+  const tenantId = 'er';
+  const subject = 'u-alice';
+  const records = asTenant(tenantId, acme());
+  const words = records.filter((r) => r.userId === subject && r.source === 'user' && (r.text ?? '').length >= 12).map((r) => r.text as string);
+  let notesBefore: Awaited<ReturnType<typeof listNotes>>['notes'];
+  let result: EraseSubjectResult;
+  const SHARED = '01KB00000000000000000SHARE';
+  let sharedBefore: EvidenceRef[];
+
+  async function archivedRecords(t = tenantId): Promise<ArchivedRecord[]> {
+    const out: ArchivedRecord[] = [];
+    for await (const o of archive.list(tenantPrefix(t))) if (o.key.endsWith('.jsonl.gz')) for await (const r of readObject(archive, o.key)) out.push(r);
+    return out;
+  }
+
+  /** Every row of the tenant in any table of the schema, as text: the raw SQL search. */
+  async function rowsMentioning(needle: string): Promise<string[]> {
+    const { rows } = await db.query(`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'`, [schema]);
+    const hits: string[] = [];
+    for (const { t } of rows as Array<{ t: string }>) {
+      if (t === 'pgmigrations') continue;
+      const { rows: found } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.${t} x WHERE x.tenant_id = $1 AND strpos(x::text, $2) > 0`, [tenantId, needle]);
+      const n = (found[0] as { n: number }).n;
+      if (n > 0) hits.push(`${t}:${n}`);
+    }
+    return hits;
+  }
+
+  /** Every object of the tenant in S3, decompressed, as text: the raw S3 search. */
+  async function objectsMentioning(needle: string): Promise<string[]> {
+    const hits: string[] = [];
+    for await (const o of archive.list(tenantPrefix(tenantId))) {
+      const bytes = await archive.getBytes(o.key);
+      const text = (o.key.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
+      if (text.includes(needle)) hits.push(o.key);
+    }
+    return hits;
+  }
+
+  async function archivedIds(t = tenantId): Promise<Map<string, string | undefined>> {
+    const ids = new Map<string, string | undefined>();
+    for await (const o of archive.list(tenantPrefix(t))) {
+      if (!o.key.endsWith('.jsonl.gz')) continue;
+      for await (const r of readObject(archive, o.key)) ids.set(r.record.id, r.record.userId);
+    }
+    return ids;
+  }
+
+  beforeAll(async () => {
+    await writeBatch(archive, { tenantId, producer: 'it', records });
+    await consolidate(tenantId);
+    // A note built on both users' records: erasure must re-validate it on Bob's record alone and,
+    // since that record shares an object with Alice's, point its evidence at the rewritten object.
+    const cited = await archivedRecords();
+    const alices = cited.find((r) => r.record.userId === subject && r.record.kind === 'user_correction');
+    const bobs = cited.find((r) => r.record.userId === 'u-bob' && r.record.text === 'Converting from cents: you invoiced $2,450.00 in September.');
+    const ref = (r: ArchivedRecord | undefined) => ({ recordId: r?.record.id ?? '', objectKey: r?.objectKey ?? '', line: r?.line ?? 0, contentHash: r?.contentHash ?? '' });
+    await applyNoteBatch(db, {
+      tenantId, runId: 'it-shared-note', batchNo: 0, actor: 'it',
+      ops: [{
+        op: 'create', noteId: SHARED, reason: 'shared evidence',
+        content: {
+          scope: { level: 'task_type', key: 'invoice_report' }, kind: 'fact', claim: 'Converting from cents: invoiced $2,450.00 in September.',
+          evidence: [ref(alices), ref(bobs)], sourceKind: 'inference', confidence: 0.5, importance: 0.5, sourceCount: 2,
+          validFrom: '2026-11-03T00:00:00Z', lastConfirmedAt: '2026-11-03T00:00:00Z',
+        },
+      }],
+    });
+    sharedBefore = (await getNoteHistory(db, { tenantId, noteId: SHARED })).versions.at(-1)?.evidence ?? [];
+    notesBefore = (await listNotes(db, { tenantId, limit: 1000 })).notes;
+    // Recall logged every note; and an operator pasted the subject's words into an audit reason.
+    await insertMemoryUsage(db, { tenantId, rows: notesBefore.map((n, i) => ({ taskId: 'task-1', noteId: n.noteId, version: n.version, rank: i + 1, score: 0.5, at: '2026-11-05T00:00:00Z' })) });
+    const other = notesBefore.find((n) => n.status === 'active' && n.evidence.every((e) => records.find((r) => r.id === e.recordId)?.userId !== subject));
+    expect(other).toBeDefined();
+    await applyNoteBatch(db, {
+      tenantId, runId: 'it-operator-note', batchNo: 0, actor: 'it-operator',
+      ops: [{ op: 'newVersion', action: 'reinforce', noteId: other?.noteId ?? '', expectedVersion: other?.version ?? 1, reason: `compare with: ${words[0]}` }],
+    });
+    // Teeth: before erasure, the raw searches do find the subject.
+    expect(await rowsMentioning(subject)).not.toEqual([]);
+    expect(await objectsMentioning(subject)).not.toEqual([]);
+    expect(await rowsMentioning(words[0] ?? '')).not.toEqual([]);
+    result = await erase(tenantId, subject);
+    if (process.env['SHOW_ERASURE']) process.stderr.write(`${JSON.stringify(result, null, 2)}\n`);
+  });
+
+  it('reports what it removed and re-validated, and its scan is clean', () => {
+    expect(result.scan).toMatchObject({ clean: true, archive: [], database: [] });
+    expect(result.recordsFound).toBe(records.filter((r) => r.userId === subject).length);
+    expect(result.archive.recordsRemoved).toBe(result.recordsFound);
+    expect(result.notes.erased.length).toBeGreaterThan(0);
+    expect(result.scrubbed.auditEntriesRedacted).toBe(1);
+    expect(JSON.stringify(result)).not.toContain(subject);
+  });
+
+  it('leaves no trace of the user id or their words in any table or object', async () => {
+    for (const needle of [subject, ...words]) {
+      expect(await rowsMentioning(needle), needle).toEqual([]);
+      expect(await objectsMentioning(needle), needle).toEqual([]);
+    }
+    const { rows } = await db.query(
+      `SELECT count(*)::int AS n FROM ${schema}.note_versions v JOIN ${schema}.notes n USING (tenant_id, note_id)
+        WHERE v.tenant_id = $1 AND n.status = 'erased' AND (v.embedding IS NOT NULL OR v.claim <> '[erased]' OR v.evidence <> '[]'::jsonb)`,
+      [tenantId],
+    );
+    expect(rows).toEqual([{ n: 0 }]);
+    const { rows: usage } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.memory_usage WHERE tenant_id = $1 AND note_id = ANY($2::text[])`, [tenantId, result.notes.erased]);
+    expect(usage).toEqual([{ n: 0 }]);
+  });
+
+  it("keeps every other user's records, byte for byte where notes cite them", async () => {
+    const ids = await archivedIds();
+    const others = records.filter((r) => r.userId !== subject).map((r) => r.id).sort();
+    expect([...ids.keys()].sort()).toEqual(others);
+    const kept = (await listNotes(db, { tenantId, limit: 1000 })).notes.filter((n) => n.status !== 'erased');
+    const refs = kept.flatMap((n) => n.evidence);
+    const resolved = await resolveEvidence(archive, refs, []);
+    for (const ref of refs) expect(resolved.get(ref.recordId)?.contentHash, ref.recordId).toBe(ref.contentHash);
+  });
+
+  it("re-validates a note on the other user's evidence and re-points it at the rewritten object", async () => {
+    expect(result.notes.revalidated).toEqual([SHARED]);
+    expect(result.archive.notesRepointed).toBeGreaterThanOrEqual(1);
+    const now = (await getNoteHistory(db, { tenantId, noteId: SHARED })).versions.at(-1);
+    const bobs = sharedBefore[1] as EvidenceRef;
+    expect(now).toMatchObject({ status: 'active', claim: 'Converting from cents: invoiced $2,450.00 in September.', sourceCount: 1 });
+    expect(now?.evidence).toHaveLength(1);
+    expect(now?.evidence[0]).toMatchObject({ recordId: bobs.recordId, contentHash: bobs.contentHash });
+    expect(now?.evidence[0]?.objectKey).not.toBe(bobs.objectKey);
+    expect(await archive.head(bobs.objectKey)).toBeUndefined();
+  });
+
+  it("leaves other users' notes as recall sees them, and their usage rows", async () => {
+    const after = new Map((await listNotes(db, { tenantId, limit: 1000 })).notes.map((n) => [n.noteId, n]));
+    const untouched = notesBefore.filter((n) => !result.notes.erased.includes(n.noteId));
+    expect(untouched.length).toBeGreaterThan(0);
+    for (const n of untouched) expect([after.get(n.noteId)?.status, after.get(n.noteId)?.claim]).toEqual([n.status, n.claim]);
+    for (const id of result.notes.erased) expect(after.get(id)?.status).toBe('erased');
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.memory_usage WHERE tenant_id = $1`, [tenantId]);
+    expect(rows).toEqual([{ n: untouched.length }]);
+  });
+
+  it('keeps the audit chain verifiable, with one erase entry per erased note', async () => {
+    expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1 AND action = 'erase'`, [tenantId]);
+    expect(rows).toEqual([{ n: result.notes.erased.length }]);
+  });
+
+  it('is idempotent: erasing again finds nothing to remove and changes nothing', async () => {
+    const again = await erase(tenantId, subject);
+    expect(again).toMatchObject({ recordsFound: 0, archive: { recordsRemoved: 0, rewritten: 0, deleted: 0 }, scan: { clean: true } });
+    expect(again.scrubbed).toMatchObject({ versionsScrubbed: 0, auditEntriesRedacted: 0 });
+    expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
+  });
+
+  it('fails with ErasureIncomplete when another record still names the subject, keeping that record', async () => {
+    const t = 'er2';
+    const base = acme()[0] as RawRecordInput;
+    const mention = { ...base, id: '01KB0000000000000000000001', tenantId: t, userId: 'u-bob', text: `Forwarded on behalf of ${subject}.` };
+    await writeBatch(archive, { tenantId: t, producer: 'it', records: [...asTenant(t, acme()), mention] });
+    const error = await erase(t, subject).catch((e: unknown) => e);
+    const cause = (error as { cause?: { type?: string; message?: string; nonRetryable?: boolean } }).cause;
+    expect(cause).toMatchObject({ type: 'ErasureIncomplete', nonRetryable: true });
+    expect(cause?.message).toMatch(/user_id/);
+    const left = await archivedIds(t);
+    expect(left.get(mention.id)).toBe('u-bob');
+    expect([...left.values()]).not.toContain(subject);
+  });
+});
