@@ -14,6 +14,7 @@ import { demoRecords } from '../../src/demo/sample.ts';
 import { resolveEvidence } from '../../src/replay/episodes.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
 import { createWorker, type WorkerHandle } from '../../src/worker.ts';
+import { rewriteWithoutSubject } from '../../src/erasure/archive.ts';
 
 // Rollback of a whole run and erasure of a data subject, on the real stack: SeaweedFS,
 // PostgreSQL + pgvector (a fresh schema), the Temporal dev server, the real worker.
@@ -266,6 +267,20 @@ describe('eraseSubjectWorkflow', () => {
     expect(again).toMatchObject({ recordsFound: 0, archive: { recordsRemoved: 0, rewritten: 0, deleted: 0 }, scan: { clean: true } });
     expect(again.scrubbed).toMatchObject({ versionsScrubbed: 0, auditEntriesRedacted: 0 });
     expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
+  });
+
+  it('finishes cleanly after a crash that left a rewritten object beside the old one, with no duplicated record', async () => {
+    const t = 'er3';
+    await writeBatch(archive, { tenantId: t, producer: 'it', records: asTenant(t, acme()) });
+    // The crash: an attempt wrote the new object and manifest, then died before deleting the old.
+    for await (const o of archive.list(tenantPrefix(t))) {
+      if (o.key.endsWith('.jsonl.gz')) await rewriteWithoutSubject(archive, o.key, subject, '2026-11-30T00:00:00.000Z');
+    }
+    const r = await erase(t, subject);
+    expect(r.scan.clean).toBe(true);
+    const all = await archivedRecords(t);
+    const others = asTenant(t, acme()).filter((x) => x.userId !== subject).map((x) => x.id).sort();
+    expect(all.map((x) => x.record.id).sort()).toEqual(others);
   });
 
   it('fails with ErasureIncomplete when another record still names the subject, keeping that record', async () => {
