@@ -4,6 +4,18 @@ import type { EvidenceRef } from '../contracts/note.ts';
 import type { ResolvedRecord } from '../../policies/validation.ts';
 import type { EpisodePart } from './candidates.ts';
 
+/** Archive objects read at once within a batch. @default 4 */
+export const READ_CONCURRENCY = 4;
+
+/** Runs `fn` over `items` with at most `limit` in flight; the first failure rejects. */
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
 export interface PlannedEpisode {
   key: string;
   parts: EpisodePart[];
@@ -29,7 +41,8 @@ export async function loadEpisodes(
   }
   const grouped = new Map<string, ArchivedRecord[]>(planned.map((p) => [p.key, []]));
   let quarantined = 0;
-  for (const [objectKey, lines] of wanted) {
+  // Objects are independent: read a few at once, since each read mostly waits on the store.
+  await forEachLimited([...wanted], READ_CONCURRENCY, async ([objectKey, lines]) => {
     const reader = readObject(store, objectKey, { lines: [...lines.keys()].sort((a, b) => a - b) });
     for await (const r of reader) {
       if (r.record.tenantId !== tenantId) continue;
@@ -38,7 +51,7 @@ export async function loadEpisodes(
     }
     quarantined += reader.stats.quarantined;
     onObject(objectKey);
-  }
+  });
   const episodes = [...grouped.entries()].flatMap(([key, records]) => (records.length > 0 ? [toEpisode(key, records)] : []));
   return { episodes, quarantined };
 }
@@ -81,7 +94,7 @@ export async function resolveEvidence(
       missing.set(ref.objectKey, (missing.get(ref.objectKey) ?? new Set()).add(ref.line));
     }
   }
-  for (const [objectKey, lines] of missing) {
+  await forEachLimited([...missing], READ_CONCURRENCY, async ([objectKey, lines]) => {
     try {
       for await (const r of readObject(store, objectKey, { lines: [...lines].sort((a, b) => a - b) })) {
         resolved.set(r.record.id, { record: r.record, contentHash: r.contentHash });
@@ -90,6 +103,6 @@ export async function resolveEvidence(
       // An erased or missing object resolves nothing: validation then rejects the refs.
       if ((error as Error).name !== 'ArchiveObjectNotFoundError') throw error;
     }
-  }
+  });
   return resolved;
 }
