@@ -154,3 +154,38 @@ describe('ObjectReader targeted reads', () => {
     expect(reader.quarantined).toEqual([{ objectKey: KEY, line: 9, reason: 'missing_line', detail: expect.any(String) }]);
   });
 });
+
+describe('ObjectReader iteration', () => {
+  let store: FileArchiveStore;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ store, cleanup } = await tempStore()));
+  afterEach(() => cleanup());
+
+  const records = generateRecords({ count: 30, seed: 9, withRecordedAt: true });
+  const text = records.map((r, i) => `${i === 3 ? 'garbage' : JSON.stringify(r)}\n`).join('');
+
+  it('answers next() calls made before earlier ones settled in order, like an async generator', async () => {
+    await putRawObject(store, KEY, text);
+    const reader = readObject(store, KEY);
+    const it = reader[Symbol.asyncIterator]();
+    const first = await Promise.all(Array.from({ length: 10 }, () => it.next()));
+    const rest: string[] = [];
+    for (let r = await it.next(); !r.done; r = await it.next()) rest.push(r.value.record.id);
+    const ids = [...first.map((r) => (r.done ? undefined : r.value.record.id)), ...rest];
+    expect(ids).toEqual(records.filter((_, i) => i !== 3).map((r) => r.id));
+    expect(await it.next()).toEqual({ value: undefined, done: true });
+    expect(reader.stats).toEqual({ records: 29, quarantined: 1, byReason: { invalid_json: 1 } });
+  });
+
+  it('stops cleanly when the consumer breaks out early', async () => {
+    await putRawObject(store, KEY, text);
+    const reader = readObject(store, KEY);
+    const got: string[] = [];
+    for await (const r of reader) {
+      got.push(r.record.id);
+      if (got.length === 2) break;
+    }
+    expect(got).toEqual(records.slice(0, 2).map((r) => r.id));
+    expect(reader.stats.records).toBe(2);
+  });
+});

@@ -1,0 +1,210 @@
+import { RECORD_KINDS, RECORD_SOURCES } from '../contracts/raw-record.ts';
+import type { RawRecord } from '../contracts/raw-record.ts';
+
+/**
+ * A hand-written check of the `RawRecord` contract for the archive reader's hot path: zod's
+ * general machinery (issue arrays, a fresh output object per record and per nested object)
+ * costs about twice as much as `JSON.parse` itself, and the reader validates every line.
+ *
+ * It answers only "certainly valid": it returns the parsed value itself (no copy) when
+ * `RawRecord.parse` would accept it and return a deeply equal value, and `undefined` for
+ * anything else, including valid records it does not want to reason about. The caller then
+ * asks zod, which gives the verdict and its error message. So the fast path can make the
+ * reader faster but never more or less lenient.
+ *
+ * Where the returned value differs from zod's copy: only in the order of top-level keys. zod
+ * rebuilds the object with the schema's keys first; the fast path keeps the stored line's
+ * order (the writer appends a stamped `recordedAt` last, so that is the usual case). Deep
+ * equality holds; unknown keys are kept either way (the schema is loose). An own `__proto__`
+ * key, which zod drops, and an `outcome` with unknown keys, which zod strips (that object is
+ * not loose), take the zod path, as does an `outcome` whose keys are out of schema order, so
+ * a nested object is always exactly what zod would build.
+ *
+ * Kept in lockstep with `src/contracts/raw-record.ts` by the property test in
+ * `test/unit/archive/record-fast-path.test.ts` (valid records and per-field mutations; the
+ * fast verdict must equal zod's on every canonical input).
+ */
+
+/** Bits for id, tenantId, agentId, sessionId, kind, observedAt, recordedAt. */
+const ALL_REQUIRED = 127;
+
+const KINDS: ReadonlySet<unknown> = new Set(RECORD_KINDS);
+const SOURCES: ReadonlySet<unknown> = new Set(RECORD_SOURCES);
+const OUTCOME_STATUSES: ReadonlySet<unknown> = new Set(['success', 'failure', 'pending']);
+const OUTCOME_KEYS = ['status', 'expected', 'actual', 'reward'] as const;
+
+/** Exported for the equivalence test only. */
+export const fastChecks = { isUlid, isTenantId, isIsoDateTime };
+
+/** The record when it certainly passes `RawRecord` unchanged; otherwise `undefined` (ask zod). */
+export function fastRawRecord(value: unknown): RawRecord | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  let required = 0;
+  // One pass over the keys; a switch on property names (internalized strings) beats a Map.
+  for (const key in v) {
+    const x = v[key];
+    switch (key) {
+      case 'id':
+        if (typeof x !== 'string' || !isUlid(x)) return undefined;
+        required |= 1;
+        break;
+      case 'tenantId':
+        if (typeof x !== 'string' || !isTenantId(x)) return undefined;
+        required |= 2;
+        break;
+      case 'agentId':
+      case 'sessionId':
+        if (typeof x !== 'string' || x.length < 1 || x.length > 256) return undefined;
+        required |= key === 'agentId' ? 4 : 8;
+        break;
+      case 'userId':
+      case 'taskId':
+      case 'taskType':
+        if (typeof x !== 'string' || x.length < 1 || x.length > 256) return undefined;
+        break;
+      case 'kind':
+        if (!KINDS.has(x)) return undefined;
+        required |= 16;
+        break;
+      case 'observedAt':
+      case 'recordedAt':
+        if (typeof x !== 'string' || !isIsoDateTime(x)) return undefined;
+        required |= key === 'observedAt' ? 32 : 64;
+        break;
+      case 'role':
+        if (typeof x !== 'string' || x.length < 1 || x.length > 64) return undefined;
+        break;
+      case 'text':
+        if (typeof x !== 'string') return undefined;
+        break;
+      case 'payload': // anything (a parsed JSON value is never undefined)
+        if (x === undefined) return undefined;
+        break;
+      case 'tags':
+        if (!isTags(x)) return undefined;
+        break;
+      case 'importance':
+        if (typeof x !== 'number' || !Number.isFinite(x) || x < 0 || x > 1) return undefined;
+        break;
+      case 'outcome':
+        if (!isOutcome(x)) return undefined;
+        break;
+      case 'source':
+        if (!SOURCES.has(x)) return undefined;
+        break;
+      case '__proto__': // zod drops an own __proto__ key
+        return undefined;
+      default: // unknown keys are kept, with any value
+    }
+  }
+  return required === ALL_REQUIRED ? (value as RawRecord) : undefined;
+}
+
+/**
+ * What JSON.parse makes. Other prototypes could lend keys through `for…in` that zod would copy
+ * into its output as own properties, so they take the zod path.
+ */
+function isPlainObject(x: unknown): x is object {
+  return typeof x === 'object' && x !== null && Object.getPrototypeOf(x) === Object.prototype;
+}
+
+function isTags(x: unknown): boolean {
+  if (!Array.isArray(x) || x.length > 64) return false;
+  for (const tag of x as unknown[]) if (typeof tag !== 'string' || tag.length < 1 || tag.length > 64) return false;
+  return true;
+}
+
+/** `Outcome` is a strict-shape (stripping) object: any extra key means zod's output differs. */
+function isOutcome(x: unknown): boolean {
+  if (!isPlainObject(x)) return false;
+  const o = x as Record<string, unknown>;
+  let last = -1;
+  let hasStatus = false;
+  for (const key in o) {
+    const index = OUTCOME_KEYS.indexOf(key as (typeof OUTCOME_KEYS)[number]);
+    if (index <= last) return false; // unknown (-1), repeated or out of order
+    last = index;
+    const field = o[key];
+    if (index === 0) {
+      if (!OUTCOME_STATUSES.has(field)) return false;
+      hasStatus = true;
+    } else if (index === 3) {
+      if (typeof field !== 'number' || !Number.isFinite(field)) return false;
+    } else if (field === undefined) return false;
+  }
+  return hasStatus;
+}
+
+// --- string formats, by character code (the regexes they mirror are in contracts/ids.ts) ---
+
+/** /^[0-9A-HJKMNP-TV-Z]{26}$/ */
+function isUlid(s: string): boolean {
+  if (s.length !== 26) return false;
+  for (let i = 0; i < 26; i += 1) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) continue; // 0-9
+    if (c < 65 || c > 90 || c === 73 || c === 76 || c === 79 || c === 85) return false; // A-Z minus I L O U
+  }
+  return true;
+}
+
+/** /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/ */
+function isTenantId(s: string): boolean {
+  const n = s.length;
+  if (n < 1 || n > 64) return false;
+  for (let i = 0; i < n; i += 1) {
+    const c = s.charCodeAt(i);
+    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    if (!alnum && (i === 0 || (c !== 95 && c !== 46 && c !== 45))) return false;
+  }
+  return true;
+}
+
+const digit = (s: string, i: number): number => {
+  const c = s.charCodeAt(i) - 48;
+  return c >= 0 && c <= 9 ? c : -1;
+};
+
+/** Two digits at i as a number, or -1. */
+function two(s: string, i: number): number {
+  const a = digit(s, i);
+  const b = digit(s, i + 1);
+  return a < 0 || b < 0 ? -1 : a * 10 + b;
+}
+
+/**
+ * zod's `z.iso.datetime({ offset: true })`: `YYYY-MM-DDTHH:MM:SS(.f+)?(Z|±HH:MM)`, a real
+ * calendar day (Feb 29 only in Gregorian leap years, year 0000 included), hours 00-23,
+ * minutes and seconds 00-59, at least one fraction digit when there is a dot.
+ */
+function isIsoDateTime(s: string): boolean {
+  const n = s.length;
+  if (n < 20) return false;
+  const yHi = two(s, 0);
+  const yLo = two(s, 2);
+  const month = two(s, 5);
+  const day = two(s, 8);
+  if (yHi < 0 || yLo < 0 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || month < 1 || month > 12 || day < 1) return false;
+  const year = yHi * 100 + yLo;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  if (day > days || s.charCodeAt(10) !== 84) return false; // 'T'
+  const hh = two(s, 11);
+  const mm = two(s, 14);
+  const ss = two(s, 17);
+  if (hh < 0 || hh > 23 || s.charCodeAt(13) !== 58 || mm < 0 || mm > 59 || s.charCodeAt(16) !== 58 || ss < 0 || ss > 59) return false;
+  let i = 19;
+  if (s.charCodeAt(i) === 46) {
+    i += 1;
+    const first = i;
+    while (i < n && digit(s, i) >= 0) i += 1;
+    if (i === first) return false;
+  }
+  if (i === n - 1) return s.charCodeAt(i) === 90; // 'Z'
+  if (i !== n - 6) return false;
+  const sign = s.charCodeAt(i);
+  const oh = two(s, i + 1);
+  const om = two(s, i + 4);
+  return (sign === 43 || sign === 45) && oh >= 0 && oh <= 23 && s.charCodeAt(i + 3) === 58 && om >= 0 && om <= 59;
+}
