@@ -9,7 +9,7 @@ import { openArchive, readObject, tenantPrefix, writeBatch, type ArchivedRecord,
 import { parseConfig } from '../../src/config.ts';
 import type { EvidenceRef } from '../../src/contracts/note.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
-import { applyNoteBatch, getNoteHistory, getRun, insertMemoryUsage, listNotes, openDb, verifyAuditChain, type Db } from '../../src/db/index.ts';
+import { applyNoteBatch, getNote, getNoteHistory, getRun, withTenant, insertMemoryUsage, listNotes, openDb, verifyAuditChain, type Db } from '../../src/db/index.ts';
 import { demoRecords } from '../../src/demo/sample.ts';
 import { resolveEvidence } from '../../src/replay/episodes.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
@@ -267,6 +267,20 @@ describe('eraseSubjectWorkflow', () => {
     expect(again).toMatchObject({ recordsFound: 0, archive: { recordsRemoved: 0, rewritten: 0, deleted: 0 }, scan: { clean: true } });
     expect(again.scrubbed).toMatchObject({ versionsScrubbed: 0, auditEntriesRedacted: 0 });
     expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
+  });
+
+  it('keeps the app role least-privileged: no UPDATE of versions or audit, and the scrub function spares live notes', async () => {
+    const live = (await listNotes(db, { tenantId, status: 'active', limit: 1 })).notes[0];
+    expect(live).toBeDefined();
+    const denied = (sql: string) => withTenant(db, tenantId, (tx) => tx.query(sql)).catch((e: unknown) => (e as Error).message);
+    expect(await denied(`UPDATE note_versions SET claim = 'x'`)).toMatch(/permission denied/);
+    expect(await denied(`UPDATE audit_log SET reason = 'x'`)).toMatch(/permission denied/);
+    expect(await denied(`DELETE FROM memory_usage`)).toMatch(/permission denied/);
+    const scrubbed = await withTenant(db, tenantId, (tx) => tx.query(`SELECT * FROM nocturne_scrub_erased_notes($1::text[])`, [[live?.noteId]]));
+    expect(scrubbed.rows).toEqual([{ versions: 0, embeddings: 0, usage_rows: 0 }]);
+    const forged = await withTenant(db, tenantId, (tx) => tx.query(`SELECT nocturne_redact_audit('x', '[{"seq": 1, "reason": "rewritten", "prevHash": "${'0'.repeat(64)}", "hash": "${'1'.repeat(64)}"}]'::jsonb)`)).catch((e: unknown) => (e as Error).message);
+    expect(forged).toMatch(/may only be replaced by its own hash/);
+    expect((await getNote(db, { tenantId, noteId: live?.noteId ?? '' }))?.claim).toBe(live?.claim);
   });
 
   it('finishes cleanly after a crash that left a rewritten object beside the old one, with no duplicated record', async () => {
