@@ -37,6 +37,8 @@ export function createRollbackActivities(deps: ActivityDeps) {
       const { versions } = await getNoteHistory(deps.db, input);
       const current = versions.at(-1);
       if (!current) throw ApplicationFailure.nonRetryable(`note ${input.noteId} not found in tenant ${input.tenantId}`, 'NoteNotFound');
+      // Erasure is final: its versions are scrubbed, and a rollback must not revive a subject's data.
+      if (current.status === 'erased') throw ApplicationFailure.nonRetryable(`note ${input.noteId} was erased and cannot be rolled back`, 'NoteErased');
       const target = versions.find((v) => v.version === input.toVersion);
       if (!target) {
         throw ApplicationFailure.nonRetryable(`toVersion: note ${input.noteId} has versions 1..${current.version}, not ${input.toVersion}`, 'InvalidRollbackTarget');

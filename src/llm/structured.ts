@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { type z } from 'zod';
 import { estimateTokens, LlmBudgetError, LlmOutputError, totalTokens, type Completion, type CompletionRequest, type LlmUsage } from './llm.ts';
 
 export interface ChatMessage {

@@ -1,5 +1,5 @@
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { type ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsolidationActivities, ReplayBatchResult } from '../../activities/index.ts';
 import { consolidateTenantWorkflow } from '../../workflows/consolidate-tenant.ts';
