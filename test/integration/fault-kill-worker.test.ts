@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { mkdirSync, openSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
@@ -28,6 +28,7 @@ let connection: Connection;
 let worker: ChildProcess | undefined;
 
 function startWorker(): ChildProcess {
+  mkdirSync('var/log', { recursive: true });
   const log = openSync(`var/log/fault-worker-${suffix}.log`, 'a');
   const child = spawn(process.execPath, ['bin/nocturne.mjs', 'worker'], { env, stdio: ['ignore', log, log] });
   worker = child;
