@@ -5,6 +5,7 @@ import { createReplayActivities } from './replay.ts';
 import { createRollbackActivities } from './rollback.ts';
 import { createRollbackRunActivities } from './rollback-run.ts';
 import { createErasureActivities } from './erasure.ts';
+import { createTenantActivities } from './tenants.ts';
 
 export type { ActivityDeps } from './deps.ts';
 export type { ReplayBatchResult } from './replay.ts';
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRollbackActivities(deps),
     ...createRollbackRunActivities(deps),
     ...createErasureActivities(deps),
+    ...createTenantActivities(deps),
   };
 }
 

@@ -53,6 +53,14 @@ export const envSchema = z.object({
   NOCTURNE_LLM_MODEL: z.string().min(1).optional(),
   NOCTURNE_LLM_API_KEY: z.string().min(1).optional(),
   NOCTURNE_STRICT_SERVICES: envBoolean.optional(),
+  /** Cron (5 fields, UTC) of the nightly Schedule. */
+  NOCTURNE_SCHEDULE_CRON: z
+    .string()
+    .regex(/^\S+( \S+){4}$/, 'expected a 5-field cron expression, e.g. "0 2 * * *"')
+    .default('0 2 * * *'),
+  NOCTURNE_CONFLICT_THRESHOLD: z.coerce.number().int().min(1).max(10_000).default(5),
+  NOCTURNE_CONFLICT_COOLDOWN_SECONDS: z.coerce.number().int().min(0).max(30 * 86400).default(3600),
+  NOCTURNE_NIGHTLY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   CI: envBoolean.optional(),
 });
 
@@ -71,6 +79,8 @@ export interface Config {
   llm:
     | { provider: 'none' }
     | { provider: 'openai' | 'ollama'; url: string; model: string; apiKey?: string };
+  /** The nightly Schedule and the conflict monitor (`nocturne schedule apply`, `reportConflict`). */
+  triggers: { scheduleCron: string; nightlyConcurrency: number; conflictThreshold: number; conflictCooldownSeconds: number };
   dataDir: string;
   /** In CI a missing service is a failure, never a skip. */
   strictServices: boolean;
@@ -121,6 +131,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       dimension: e.NOCTURNE_EMBEDDING_DIM,
     },
     llm,
+    triggers: {
+      scheduleCron: e.NOCTURNE_SCHEDULE_CRON,
+      nightlyConcurrency: e.NOCTURNE_NIGHTLY_CONCURRENCY,
+      conflictThreshold: e.NOCTURNE_CONFLICT_THRESHOLD,
+      conflictCooldownSeconds: e.NOCTURNE_CONFLICT_COOLDOWN_SECONDS,
+    },
     dataDir: e.NOCTURNE_DATA_DIR,
     strictServices: e.NOCTURNE_STRICT_SERVICES ?? e.CI ?? false,
   };

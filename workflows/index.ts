@@ -3,3 +3,5 @@ export { consolidateTenantWorkflow } from './consolidate-tenant.ts';
 export { rollbackNoteWorkflow } from './rollback-note.ts';
 export { rollbackRunWorkflow } from './rollback-run.ts';
 export { eraseSubjectWorkflow } from './erase-subject.ts';
+export { nightlyConsolidationWorkflow } from './nightly-consolidation.ts';
+export { conflictMonitorWorkflow } from './conflict-monitor.ts';

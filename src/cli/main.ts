@@ -3,10 +3,12 @@ import { ConfigError } from '../config.ts';
 import { EXIT, UsageError } from './errors.ts';
 import { registerArchive } from './commands/archive.ts';
 import { registerBench } from './commands/bench.ts';
+import { registerConflict } from './commands/conflict.ts';
 import { registerDemo } from './commands/demo.ts';
 import { registerErase } from './commands/erase.ts';
 import { registerNotes } from './commands/notes.ts';
 import { registerRollback } from './commands/rollback.ts';
+import { registerSchedule } from './commands/schedule.ts';
 import { registerStack } from './commands/stack.ts';
 
 export function buildProgram(): Command {
@@ -14,7 +16,7 @@ export function buildProgram(): Command {
     .description('Sleep-time memory consolidation for AI agents')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const register of [registerDemo, registerStack, registerArchive, registerNotes, registerBench, registerRollback, registerErase]) {
+  for (const register of [registerDemo, registerStack, registerArchive, registerNotes, registerBench, registerRollback, registerErase, registerSchedule, registerConflict]) {
     register(program);
   }
   return program;

@@ -1,4 +1,5 @@
 import { monotonicFactory } from 'ulid';
+import { seededRandom } from '../../policies/random.ts';
 import type { RawRecordInput, RecordKind } from '../contracts/raw-record.ts';
 
 /**
@@ -159,18 +160,6 @@ const EPISODES: Episode[] = [
     ],
   },
 ];
-
-/** Deterministic PRNG (mulberry32) so sample ids are the same on every machine. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SampleOptions {
   /** First day of the sample (UTC midnight). @default 2026-11-02 */

@@ -56,7 +56,8 @@ export async function loadEpisodes(
   return { episodes, quarantined };
 }
 
-function toEpisode(key: string, records: ArchivedRecord[]): Episode {
+/** Groups one episode's records in observation order, taking task type and user from any record that has them. */
+export function toEpisode(key: string, records: ArchivedRecord[]): Episode {
   records.sort((a, b) => a.record.observedAt.localeCompare(b.record.observedAt) || a.record.id.localeCompare(b.record.id));
   const first = (records[0] as ArchivedRecord).record;
   const userId = records.find((r) => r.record.userId)?.record.userId;

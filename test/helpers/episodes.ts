@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ArchivedRecord, Episode } from '../../src/contracts/episode.ts';
+import { toEpisode } from '../../src/replay/episodes.ts';
 import { RawRecord, type RawRecordInput } from '../../src/contracts/raw-record.ts';
 
 /** Archived records as if each tenant's records were one archive object, one per line. */
@@ -26,17 +27,5 @@ export function toEpisodes(records: readonly ArchivedRecord[]): Episode[] {
     const key = `${r.record.tenantId}/${r.record.taskId ?? r.record.sessionId}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
-  return [...groups.entries()].map(([key, rs]) => {
-    const first = (rs[0] as ArchivedRecord).record;
-    return {
-      key,
-      tenantId: first.tenantId,
-      sessionId: first.sessionId,
-      agentId: first.agentId,
-      ...(first.taskId ? { taskId: first.taskId } : {}),
-      ...(first.taskType ? { taskType: first.taskType } : {}),
-      ...(first.userId ? { userId: first.userId } : {}),
-      records: rs,
-    };
-  });
+  return [...groups.entries()].map(([key, rs]) => toEpisode(key, rs));
 }

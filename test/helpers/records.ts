@@ -1,3 +1,4 @@
+import { seededRandom } from '../../policies/random.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
 
 /**
@@ -27,17 +28,8 @@ const TASK_TYPES = ['refund_request', 'invoice_lookup', 'travel_booking', 'passw
 const TOOLS = ['crm.lookup', 'billing.refund', 'calendar.search', 'flights.search', 'reports.export'];
 const WORDS = 'the order invoice refund customer account booking flight date amount currency policy manager approval export report please thanks wrong actually not correct should be'.split(' ');
 
-/** mulberry32: tiny, fast, good enough for test data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32, shared with the policies: same seed, same data. */
+const prng = seededRandom;
 
 /** A valid ULID for time `ms` with seeded randomness (ulid's own factory uses crypto). */
 export function seededUlid(ms: number, rand: () => number): string {

@@ -33,6 +33,10 @@ describe('parseConfig', () => {
     [{ NOCTURNE_ARCHIVE_URI: 's3://bucket/p' }, /S3_ACCESS_KEY_ID: required/],
     [{ NOCTURNE_LLM_PROVIDER: 'openai' }, /NOCTURNE_LLM_URL and NOCTURNE_LLM_MODEL: required/],
     [{ CI: 'maybe' }, /CI:/],
+    [{ NOCTURNE_SCHEDULE_CRON: 'nightly' }, /NOCTURNE_SCHEDULE_CRON: expected a 5-field cron/],
+    [{ NOCTURNE_CONFLICT_THRESHOLD: '0' }, /NOCTURNE_CONFLICT_THRESHOLD/],
+    [{ NOCTURNE_CONFLICT_COOLDOWN_SECONDS: '-1' }, /NOCTURNE_CONFLICT_COOLDOWN_SECONDS/],
+    [{ NOCTURNE_NIGHTLY_CONCURRENCY: 'many' }, /NOCTURNE_NIGHTLY_CONCURRENCY/],
   ])('rejects %o with one line naming the variable', (env, message) => {
     expect(() => parseConfig(env)).toThrow(ConfigError);
     expect(() => parseConfig(env)).toThrow(message);
@@ -47,6 +51,14 @@ describe('parseConfig', () => {
     expect(parseConfig({ CI: 'false' }).strictServices).toBe(false);
     expect(parseConfig({ CI: 'true' }).strictServices).toBe(true);
     expect(parseConfig({ CI: 'true', NOCTURNE_STRICT_SERVICES: 'false' }).strictServices).toBe(false);
+  });
+
+  it('reads the trigger settings: nightly cron and concurrency, conflict threshold and cooldown', () => {
+    expect(parseConfig({}).triggers).toEqual({ scheduleCron: '0 2 * * *', nightlyConcurrency: 4, conflictThreshold: 5, conflictCooldownSeconds: 3600 });
+    const c = parseConfig({
+      NOCTURNE_SCHEDULE_CRON: '30 3 * * 1-5', NOCTURNE_NIGHTLY_CONCURRENCY: '8', NOCTURNE_CONFLICT_THRESHOLD: '3', NOCTURNE_CONFLICT_COOLDOWN_SECONDS: '0',
+    });
+    expect(c.triggers).toEqual({ scheduleCron: '30 3 * * 1-5', nightlyConcurrency: 8, conflictThreshold: 3, conflictCooldownSeconds: 0 });
   });
 
   it('treats empty variables as unset', () => {

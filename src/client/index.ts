@@ -1,0 +1,5 @@
+/**
+ * The small typed client the online agent uses to talk to Nocturne's workflows. It takes a
+ * connected `@temporalio/client` Client; the caller owns the connection.
+ */
+export { reportConflict, parseConflictReport, conflictMonitorId, InvalidConflictReportError, type ReportConflictInput, type ReportConflictOptions, type ReportConflictResult } from './conflicts.ts';
