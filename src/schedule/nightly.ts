@@ -34,7 +34,6 @@ export interface NightlyScheduleView {
   catchupWindowMs: number;
   workflowType: string;
   taskQueue: string;
-  cron?: string;
   paused: boolean;
   nextActionTimes: string[];
 }
@@ -57,14 +56,13 @@ export async function applyNightlySchedule(client: Client, opts: ApplyScheduleOp
   };
   const spec = { cronExpressions: [opts.cron] };
   const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow };
-  const memo = { cron: opts.cron };
   const result = { scheduleId, cron: opts.cron, taskQueue: opts.taskQueue, overlap: 'SKIP' as const, catchupWindow };
   const handle = client.schedule.getHandle(scheduleId);
   try {
     await handle.describe();
   } catch (error) {
     if (!(error instanceof ScheduleNotFoundError)) throw error;
-    await client.schedule.create({ scheduleId, spec, action, policies, memo });
+    await client.schedule.create({ scheduleId, spec, action, policies });
     return { ...result, action: 'created' };
   }
   await handle.update((prev): ScheduleUpdateOptions => ({ ...prev, spec, action, policies }));
@@ -75,14 +73,12 @@ export async function applyNightlySchedule(client: Client, opts: ApplyScheduleOp
 export async function describeNightlySchedule(client: Client, scheduleId = NIGHTLY_SCHEDULE_ID): Promise<NightlyScheduleView> {
   const d = await client.schedule.getHandle(scheduleId).describe();
   const action = d.action;
-  const cron = d.memo?.['cron'];
   return {
     scheduleId,
     overlap: String(d.policies.overlap),
     catchupWindowMs: d.policies.catchupWindow,
     workflowType: action.type === 'startWorkflow' ? action.workflowType : 'unknown',
     taskQueue: action.type === 'startWorkflow' ? action.taskQueue : 'unknown',
-    ...(typeof cron === 'string' ? { cron } : {}),
     paused: d.state.paused,
     nextActionTimes: d.info.nextActionTimes.map((t) => t.toISOString()),
   };
