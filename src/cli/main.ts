@@ -8,15 +8,17 @@ import { registerDemo } from './commands/demo.ts';
 import { registerErase } from './commands/erase.ts';
 import { registerNotes } from './commands/notes.ts';
 import { registerRollback } from './commands/rollback.ts';
+import { registerRun } from './commands/run.ts';
 import { registerSchedule } from './commands/schedule.ts';
 import { registerStack } from './commands/stack.ts';
+import { registerWorker } from './commands/worker.ts';
 
 export function buildProgram(): Command {
   const program = new Command('nocturne')
     .description('Sleep-time memory consolidation for AI agents')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const register of [registerDemo, registerStack, registerArchive, registerNotes, registerBench, registerRollback, registerErase, registerSchedule, registerConflict]) {
+  for (const register of [registerDemo, registerStack, registerWorker, registerRun, registerArchive, registerNotes, registerBench, registerSchedule, registerConflict, registerRollback, registerErase]) {
     register(program);
   }
   return program;

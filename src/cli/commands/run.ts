@@ -1,6 +1,5 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Command } from 'commander';
-import { ulid } from 'ulid';
 import type { ConsolidateResult } from '../../../workflows/consolidate-tenant.ts';
 import { progressQuery } from '../../../workflows/consolidate-messages.ts';
 import { loadConfig } from '../../config.ts';
@@ -41,8 +40,15 @@ export function registerRun(program: Command): void {
       const connection = await Connection.connect({ address: config.temporal.address });
       try {
         const client = new Client({ connection, namespace: config.temporal.namespace });
-        const workflowId = `consolidate/${input.tenantId}/manual-${ulid()}`;
-        const handle = await client.workflow.start('consolidateTenantWorkflow', { taskQueue: config.temporal.taskQueue, workflowId, args: [input] });
+        // The per-day id is shared with scheduled and conflict runs: Temporal refuses a second
+        // run of one tenant under it while the first is running.
+        const workflowId = `consolidate/${input.tenantId}/${new Date().toISOString().slice(0, 10)}`;
+        const handle = await client.workflow
+          .start('consolidateTenantWorkflow', { taskQueue: config.temporal.taskQueue, workflowId, args: [input] })
+          .catch((error: unknown) => {
+            if (error instanceof WorkflowExecutionAlreadyStartedError) throw new Error(`a consolidation of ${input.tenantId} is already running (${workflowId})`);
+            throw error;
+          });
         if (!opts.wait) {
           return opts.json ? printJson({ workflowId, runId: handle.firstExecutionRunId }) : printLine(`started ${workflowId}`);
         }
