@@ -6,7 +6,8 @@ import { openArchive, writeBatch, type ArchiveStore } from '../../src/archive/in
 import { parseConfig } from '../../src/config.ts';
 import type { NoteVersion } from '../../src/contracts/note.ts';
 import { getNoteHistory, listNotes, openDb, verifyAuditChain, type Db } from '../../src/db/index.ts';
-import { demoRecords } from '../../src/demo/sample.ts';
+import { demoRecords, scaledRecords } from '../../src/demo/sample.ts';
+import { approveUpdate, progressQuery, rejectUpdate } from '../../workflows/consolidate-messages.ts';
 import { resolveEvidence } from '../../src/replay/episodes.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
 import { createWorker, type WorkerHandle } from '../../src/worker.ts';
@@ -34,6 +35,9 @@ beforeAll(async () => {
   archive = openArchive(config.archive);
   for (const tenantId of ['acme', 'globex']) {
     await writeBatch(archive, { tenantId, producer: 'e2e', records: demoRecords().filter((r) => r.tenantId === tenantId) });
+  }
+  for (const tenantId of ['staged-yes', 'staged-no']) {
+    await writeBatch(archive, { tenantId, producer: 'e2e', records: scaledRecords({ tenantId, copies: 1 }) });
   }
   handle = await createWorker(config, { db, log: () => {} });
   running = handle.run();
@@ -117,5 +121,26 @@ describe('consolidation end to end', () => {
     expect(r.status).toBe('partial');
     expect(r.spent.noteChanges).toBeLessThanOrEqual(1);
     expect(await notesOf('globex')).toEqual([]);
+  });
+
+  it.each([
+    ['staged-yes', approveUpdate, 'active'],
+    ['staged-no', rejectUpdate, 'retired'],
+  ] as const)('in staged mode writes new notes as staged and %s settles them on the decision', async (tenantId, update, settled) => {
+    const handle = await client.workflow.start('consolidateTenantWorkflow', {
+      taskQueue: config.temporal.taskQueue,
+      workflowId: `consolidate/${tenantId}/staged-${randomBytes(3).toString('hex')}`,
+      args: [{ tenantId, trigger: 'manual', mode: 'staged', seed: 1 }],
+    });
+    await expect.poll(async () => (await handle.query(progressQuery)).phase, { timeout: 30_000 }).toBe('awaiting_approval');
+    const waiting = await notesOf(tenantId);
+    expect(waiting.filter((n) => n.status !== 'quarantined').every((n) => n.status === 'staged')).toBe(true);
+    expect(waiting.length).toBeGreaterThan(2);
+    await handle.executeUpdate(update, { args: [{ operator: 'ops@e2e', reason: 'checked' }] });
+    const result = (await handle.result()) as ConsolidateResult;
+    expect(result.status).toBe(settled === 'active' ? 'completed' : 'rejected');
+    const after = await notesOf(tenantId);
+    expect(after.filter((n) => n.status !== 'quarantined' && n.status !== 'superseded').every((n) => n.status === settled)).toBe(true);
+    expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
   });
 });
