@@ -6,8 +6,11 @@ import { insertRunEpisodes, selectPlanSummary, type PlannedEpisodeRow } from '..
 import { listCandidates, type EpisodeCandidate } from '../src/replay/candidates.ts';
 import { classified, type ActivityDeps } from './deps.ts';
 
-/** Episodes per batch: one commit transaction and one heartbeat cadence each. @default 25 */
-export const EPISODES_PER_BATCH = 25;
+/**
+ * Episodes per batch: one commit transaction each. Larger batches spread the fixed cost of
+ * three activity round trips over more work; smaller ones stop closer to a change budget. @default 50
+ */
+export const EPISODES_PER_BATCH = 50;
 /** Episodes that a focused run's notes cite weigh this much more. @default 10 */
 export const FOCUS_BOOST = 10;
 /** A run's result lists at most this many changed versions; the run row has them all. @default 200 */
