@@ -50,7 +50,20 @@ export interface ArchiveBenchReport {
   records: number;
   objects: number;
   bytes: { compressed: number; raw: number };
-  throughput: { reader: Throughput; baseline: Throughput; ratio: number; target: number; pass: boolean; rounds: number };
+  throughput: {
+    reader: Throughput;
+    baseline: Throughput;
+    ratio: number;
+    target: number;
+    pass: boolean;
+    rounds: number;
+    /**
+     * Baseline / reader CPU time (process.cpuUsage: every thread, so gunzip in the thread pool
+     * counts), best round of each. Less sensitive than wall time to other processes taking the
+     * CPU; reported alongside, the target applies to `ratio`.
+     */
+    cpuRatio: number;
+  };
   /** Where the reader's time goes, per record, on in-memory lines (explains the ratio). */
   costPerRecordUs: {
     utf8Decode: number;
@@ -70,7 +83,8 @@ export interface ArchiveBenchReport {
 const TENANT = 'bench';
 const THROUGHPUT_TARGET = 0.5;
 const MEMORY_TARGET = 1.25;
-const ROUNDS = 5;
+/** Best of this many alternating rounds: on a shared machine more rounds find a quiet moment. */
+const ROUNDS = 10;
 
 export async function runArchiveBench(opts: ArchiveBenchOptions = {}): Promise<ArchiveBenchReport> {
   const n = opts.records ?? 20_000;
@@ -159,17 +173,27 @@ async function measureThroughput(store: ArchiveStore, keys: string[], n: number,
   await readAll(store, keys); // warm-up: JIT and zod's compiled checks
   await baseline(store, keys);
   // Rounds alternate between the two loops so background load hits both alike; best of each.
-  let readerMs = Infinity;
-  let baselineMs = Infinity;
+  const reader = { ms: Infinity, cpuMs: Infinity };
+  const base = { ms: Infinity, cpuMs: Infinity };
+  const round1 = async (fn: () => Promise<number>, into: { ms: number; cpuMs: number }): Promise<void> => {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const got = await fn();
+    const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    if (got !== n) throw new Error(`benchmark read ${got} records, expected ${n}`);
+    into.ms = Math.min(into.ms, ms);
+    into.cpuMs = Math.min(into.cpuMs, (cpu.user + cpu.system) / 1000);
+  };
   for (let i = 0; i < ROUNDS; i += 1) {
-    readerMs = Math.min(readerMs, await best(() => readAll(store, keys), n, 1));
-    baselineMs = Math.min(baselineMs, await best(() => baseline(store, keys), n, 1));
+    await round1(() => readAll(store, keys), reader);
+    await round1(() => baseline(store, keys), base);
   }
   const rate = (ms: number): Throughput => ({ ms: round(ms), recordsPerSec: Math.round(n / (ms / 1000)), mbPerSec: round(rawBytes / 1024 / 1024 / (ms / 1000)) });
-  const reader = rate(readerMs);
-  const base = rate(baselineMs);
-  const ratio = round(reader.recordsPerSec / base.recordsPerSec);
-  return { reader, baseline: base, ratio, target: THROUGHPUT_TARGET, pass: ratio >= THROUGHPUT_TARGET, rounds: ROUNDS };
+  const r = rate(reader.ms);
+  const b = rate(base.ms);
+  const ratio = round(r.recordsPerSec / b.recordsPerSec);
+  return { reader: r, baseline: b, ratio, target: THROUGHPUT_TARGET, pass: ratio >= THROUGHPUT_TARGET, rounds: ROUNDS, cpuRatio: round(base.cpuMs / reader.cpuMs) };
 }
 
 async function costBreakdown(store: ArchiveStore, keys: string[]): Promise<ArchiveBenchReport['costPerRecordUs']> {
