@@ -53,16 +53,24 @@ export async function listCandidates(store: ArchiveStore, tenantId: string, wind
   return candidates.sort((a, b) => a.key.localeCompare(b.key));
 }
 
+/** Manifests fetched at once while planning: each fetch mostly waits on the store. @default 8 */
+export const MANIFEST_CONCURRENCY = 8;
+
 async function* manifestsInWindow(store: ArchiveStore, tenantId: string, window: Window): AsyncIterable<Manifest> {
   const from = window.from?.slice(0, 10);
   const to = window.to?.slice(0, 10);
+  const keys: string[] = [];
   for await (const info of store.list(tenantPrefix(tenantId))) {
     if (!info.key.endsWith('.jsonl.gz')) continue;
     const parts = parseDataKey(info.key);
-    if (!parts || (from && parts.date < from) || (to && parts.date > to)) continue;
-    const manifest = await readManifest(store, info.key);
-    if (window.from && manifest.observedAt.max < window.from) continue;
-    if (window.to && manifest.observedAt.min > window.to) continue;
-    yield manifest;
+    if (parts && !(from && parts.date < from) && !(to && parts.date > to)) keys.push(info.key);
+  }
+  for (let i = 0; i < keys.length; i += MANIFEST_CONCURRENCY) {
+    const page = await Promise.all(keys.slice(i, i + MANIFEST_CONCURRENCY).map((key) => readManifest(store, key)));
+    for (const manifest of page) {
+      if (window.from && manifest.observedAt.max < window.from) continue;
+      if (window.to && manifest.observedAt.min > window.to) continue;
+      yield manifest;
+    }
   }
 }
