@@ -4,7 +4,8 @@ import type { RawRecord } from '../contracts/raw-record.ts';
 /**
  * A hand-written check of the `RawRecord` contract for the archive reader's hot path: zod's
  * general machinery (issue arrays, a fresh output object per record and per nested object)
- * costs about twice as much as `JSON.parse` itself, and the reader validates every line.
+ * costs more than `JSON.parse` itself (bench archive: 3.6–6.7 µs vs 1.9–4.0 µs a record), and
+ * the reader validates every line.
  *
  * It answers only "certainly valid": it returns the parsed value itself (no copy) when
  * `RawRecord.parse` would accept it and return a deeply equal value, and `undefined` for
@@ -22,7 +23,7 @@ import type { RawRecord } from '../contracts/raw-record.ts';
  *
  * Kept in lockstep with `src/contracts/raw-record.ts` by the property test in
  * `test/unit/archive/record-fast-path.test.ts` (valid records and per-field mutations; the
- * fast verdict must equal zod's on every canonical input).
+ * fast verdict must equal zod's on every input outside the hand-offs above).
  */
 
 /** Bits for id, tenantId, agentId, sessionId, kind, observedAt, recordedAt. */
@@ -41,7 +42,7 @@ export function fastRawRecord(value: unknown): RawRecord | undefined {
   if (!isPlainObject(value)) return undefined;
   const v = value as Record<string, unknown>;
   let required = 0;
-  // One pass over the keys; a switch on property names (internalized strings) beats a Map.
+  // One pass over the keys: each known key is checked where it stands, unknown keys are kept.
   for (const key in v) {
     const x = v[key];
     switch (key) {
