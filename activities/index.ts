@@ -6,6 +6,7 @@ import { createRollbackActivities } from './rollback.ts';
 import { createRollbackRunActivities } from './rollback-run.ts';
 import { createErasureActivities } from './erasure.ts';
 import { createTenantActivities } from './tenants.ts';
+import { createReindexActivities } from './reindex.ts';
 
 export type { ActivityDeps } from './deps.ts';
 export type { ReplayBatchResult } from './replay.ts';
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRollbackRunActivities(deps),
     ...createErasureActivities(deps),
     ...createTenantActivities(deps),
+    ...createReindexActivities(deps),
   };
 }
 

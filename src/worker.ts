@@ -6,7 +6,7 @@ import { openArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
 import { openDb, type Db } from './db/index.ts';
 import type { Embedder } from './embeddings/embedder.ts';
-import { createHashingEmbedder } from './embeddings/hashing.ts';
+import { createEmbedder } from './embeddings/create.ts';
 import { createDeterministicEngine } from './engine/deterministic.ts';
 import { createLlmEngine } from './engine/llm.ts';
 import type { NoteEngine } from './engine/types.ts';
@@ -38,19 +38,19 @@ export interface WorkerHandle {
 }
 
 /**
- * The only composition root: config → clients → activities → worker. Until the embedding
- * adapters exist, claims are embedded by the named lexical embedder (its name is in every
- * reindex result), sized to the configured dimension.
+ * The only composition root: config → clients → activities → worker. Claims are embedded by
+ * the configured model; the named lexical fallback only when `embeddingFallback` allows it
+ * (the embedded demo), and its name is in every reindex result.
  */
 export async function createWorker(
   config: Config,
-  options: { db?: Db; log?: (line: string) => void; sdkLogLevel?: LogLevel } = {},
+  options: { db?: Db; log?: (line: string) => void; sdkLogLevel?: LogLevel; embeddingFallback?: 'lexical' } = {},
 ): Promise<WorkerHandle> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   installRuntime(options.sdkLogLevel ?? 'WARN');
+  const embedder = await createEmbedder(config.embedding, { ...(options.embeddingFallback ? { fallback: options.embeddingFallback } : {}), log });
   const archive = openArchive(config.archive);
   const db = options.db ?? (await openDb(config.database, { dimension: config.embedding.dimension }));
-  const embedder = createHashingEmbedder(config.embedding.dimension);
   const engine = createEngine(config);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   try {

@@ -5,3 +5,4 @@ export { rollbackRunWorkflow } from './rollback-run.ts';
 export { eraseSubjectWorkflow } from './erase-subject.ts';
 export { nightlyConsolidationWorkflow } from './nightly-consolidation.ts';
 export { conflictMonitorWorkflow } from './conflict-monitor.ts';
+export { reindexWorkflow } from './reindex.ts';

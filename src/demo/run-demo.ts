@@ -60,7 +60,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoReport> {
       opts.log('2/6 archiving the bundled sample (two tenants, corrections, tool errors, a planted injection) …');
       const archived = await archiveSample(archive, dataDir);
       opts.log('3/6 starting a worker and consolidating each tenant …');
-      const handle = await createWorker(config, { db, log: opts.log });
+      const handle = await createWorker(config, { db, log: opts.log, embeddingFallback: 'lexical' });
       const report = await handle.worker.runUntil(async () => {
         const connection = await Connection.connect({ address: server.address });
         try {

@@ -5,7 +5,8 @@ import type { Embedder } from './embedder.ts';
 /**
  * The lexical fallback: feature hashing of word unigrams and bigrams into a unit vector.
  * Deterministic and dependency-free, for the embedded demo when no model is reachable and for
- * tests that need stable vectors — never for measuring retrieval quality.
+ * tests that need stable vectors — never for measuring retrieval quality. Lexical features are
+ * symmetric, so passages and queries are embedded alike.
  */
 export function createHashingEmbedder(dimension: number): Embedder {
   return {

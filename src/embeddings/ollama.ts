@@ -1,0 +1,49 @@
+import { Ollama } from '@llamaindex/ollama';
+import { z } from 'zod';
+import { embedInBatches, type BatchingOptions } from './batching.ts';
+import { checkVectors, EmbeddingError, type EmbedKind, type Embedder } from './embedder.ts';
+
+export interface OllamaEmbedderOptions extends BatchingOptions {
+  /** The Ollama server, e.g. `http://127.0.0.1:11434` (a trailing `/v1` or `/api` is dropped). */
+  url: string;
+  model: string;
+  dimension: number;
+  /** Per request. @default 30000 */
+  timeoutMs?: number;
+  /**
+   * Prefixes for asymmetric models, which Ollama does not add itself.
+   * @default e5 models (name contains "e5"): `query: ` / `passage: `; others: none
+   */
+  prefixes?: { query: string; passage: string };
+}
+
+const EmbedResponse = z.object({ embeddings: z.array(z.array(z.number())) });
+
+/**
+ * The embedding port over LlamaIndex's Ollama provider. Its OllamaEmbedding sends one text per
+ * request to the legacy `/api/embeddings`; this calls the same client's batched `/api/embed`.
+ */
+export function createOllamaEmbedder(options: OllamaEmbedderOptions): Embedder {
+  const source = `ollama:${options.model}`;
+  const host = options.url.replace(/\/+$/, '').replace(/\/(v1|api)$/, '');
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  // The ollama client has no timeout of its own: every request gets an abort signal.
+  const timedFetch: typeof fetch = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  const client = new Ollama({ model: options.model, config: { host, fetch: timedFetch } }).ollama;
+  const prefixes = options.prefixes ?? (/e5/i.test(options.model) ? { query: 'query: ', passage: 'passage: ' } : { query: '', passage: '' });
+  const request = async (input: string[], kind: EmbedKind): Promise<number[][]> => {
+    const raw: unknown = await client.embed({ model: options.model, input: input.map((t) => `${prefixes[kind]}${t}`), truncate: true });
+    const parsed = EmbedResponse.safeParse(raw);
+    if (!parsed.success) throw new EmbeddingError(`${source} answered an unexpected shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    checkVectors(parsed.data.embeddings, input.length, options.dimension, source);
+    return parsed.data.embeddings;
+  };
+  return {
+    name: source,
+    dimension: options.dimension,
+    async embed(texts, embedOptions) {
+      const kind = embedOptions?.kind ?? 'passage';
+      return embedInBatches(texts, (batch) => request(batch, kind), source, options);
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { z } from 'zod';
+import type { ConsolidationActivities } from '../activities/index.ts';
+import { TenantId } from '../src/contracts/ids.ts';
+import { describeInputError } from '../src/contracts/workflow-inputs.ts';
+import { BOOKKEEPING, REINDEX } from './activity-options.ts';
+
+const { beginReindex, switchEmbeddings } = proxyActivities<ConsolidationActivities>(BOOKKEEPING);
+const { reembedPage } = proxyActivities<ConsolidationActivities>(REINDEX);
+
+/** Where a continued rebuild picks up. */
+const ReindexResume = z.object({
+  reindexId: z.string().min(1),
+  model: z.string().min(1),
+  dimension: z.number().int().min(1),
+  total: z.number().int().min(0),
+  previousModel: z.string().nullable(),
+  after: z.string().nullable(),
+  embedded: z.number().int().min(0),
+  pages: z.number().int().min(0),
+});
+
+export const ReindexInput = z.object({
+  tenantId: TenantId,
+  /** Why (e.g. "model bge-m3 → e5"): kept in the result for the operator. */
+  reason: z.string().min(1).max(2000).optional(),
+  /** Claims per page (one activity each). @default 256 */
+  pageSize: z.number().int().min(1).max(2000).default(256),
+  /** Continue-as-new after this many pages, or earlier when the server suggests it. @default 100 */
+  pagesPerExecution: z.number().int().min(1).max(500).default(100),
+  resume: ReindexResume.optional(),
+});
+export type ReindexInput = z.input<typeof ReindexInput>;
+
+export interface ReindexProgress {
+  tenantId: string;
+  phase: 'starting' | 'embedding' | 'switching' | 'done';
+  model?: string;
+  embedded: number;
+  total: number;
+  pages: number;
+}
+
+export interface ReindexResult {
+  tenantId: string;
+  reason?: string;
+  model: string;
+  dimension: number;
+  previousModel: string | null;
+  embedded: number;
+  pages: number;
+  /** Versions whose live vector was replaced at the switch. */
+  switched: number;
+  generation: number;
+}
+
+export const reindexProgressQuery = defineQuery<ReindexProgress>('reindexProgress');
+
+/**
+ * Rebuilds a tenant's embedding projection with the workers' current embedder (after a model
+ * change): re-embeds the current version of every active and staged note page by page into a
+ * side column, and switches the live vectors only when every page is done. Start it with a
+ * business id (`reindex/<tenant>`) so two rebuilds of one tenant never run at once.
+ */
+export async function reindexWorkflow(raw: ReindexInput): Promise<ReindexResult> {
+  const parsed = ReindexInput.safeParse(raw);
+  if (!parsed.success) {
+    throw ApplicationFailure.nonRetryable(`invalid reindexWorkflow input: ${describeInputError(parsed.error)}`, 'InvalidWorkflowInput');
+  }
+  const input = parsed.data;
+  const info = workflowInfo();
+  const progress: ReindexProgress = { tenantId: input.tenantId, phase: 'starting', embedded: input.resume?.embedded ?? 0, total: input.resume?.total ?? 0, pages: input.resume?.pages ?? 0 };
+  setHandler(reindexProgressQuery, () => progress);
+
+  const state = input.resume ?? (await start(input.tenantId, `${info.workflowId}/${info.firstExecutionRunId}`));
+  Object.assign(progress, { phase: 'embedding', model: state.model, total: state.total });
+  const key = { tenantId: input.tenantId, reindexId: state.reindexId };
+  let pagesHere = 0;
+  for (let done = false; !done; ) {
+    if (pagesHere >= input.pagesPerExecution || workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof reindexWorkflow>({ ...raw, resume: state });
+    }
+    const page = await reembedPage({ ...key, model: state.model, after: state.after, limit: input.pageSize });
+    state.embedded += page.embedded;
+    state.pages += 1;
+    state.after = page.after;
+    pagesHere += 1;
+    done = page.after === null;
+    Object.assign(progress, { embedded: state.embedded, pages: state.pages });
+  }
+
+  progress.phase = 'switching';
+  const sw = await switchEmbeddings({ ...key, model: state.model, dimension: state.dimension });
+  progress.phase = 'done';
+  return {
+    tenantId: input.tenantId, ...(input.reason ? { reason: input.reason } : {}), model: state.model, dimension: state.dimension,
+    previousModel: state.previousModel, embedded: state.embedded, pages: state.pages, switched: sw.switched, generation: sw.generation,
+  };
+}
+
+async function start(tenantId: string, reindexId: string): Promise<z.infer<typeof ReindexResume>> {
+  const s = await beginReindex({ tenantId, reindexId });
+  return { reindexId, model: s.model, dimension: s.dimension, total: s.total, previousModel: s.previousModel, after: null, embedded: 0, pages: 0 };
+}
