@@ -42,6 +42,8 @@ export function asActivityFailure(error: unknown): unknown {
   }
   const name = (error as Error | undefined)?.name;
   if (name === 'NoteVersionConflictError') return ApplicationFailure.create({ message: (error as Error).message, type: 'NoteVersionConflict', nonRetryable: true, cause: error as Error });
+  // A model that answers with the wrong dimension or zero vectors will do so again.
+  if (name === 'EmbeddingError' || name === 'EmbeddingDimensionError') return ApplicationFailure.create({ message: (error as Error).message, type: name, nonRetryable: true, cause: error as Error });
   if (name === 'ArchiveManifestError') return ApplicationFailure.create({ message: (error as Error).message, type: 'ArchiveManifestInvalid', nonRetryable: true, cause: error as Error });
   return error;
 }

@@ -22,7 +22,7 @@ describe('recorded workflow histories', () => {
   it('exist for the runs that matter', () => {
     expect(files).toEqual(expect.arrayContaining([
       'conflict-triggered.json', 'consolidate-budget-exhausted.json', 'consolidate-continued-as-new-final.json', 'consolidate-normal.json',
-      'consolidate-staged-approved.json', 'erase-subject.json', 'nightly-consolidation.json', 'rollback-note.json', 'rollback-run.json',
+      'consolidate-staged-approved.json', 'erase-subject.json', 'nightly-consolidation.json', 'reindex.json', 'rollback-note.json', 'rollback-run.json',
     ]));
   });
 
