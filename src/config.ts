@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -62,6 +63,14 @@ export const envSchema = z.object({
   NOCTURNE_CONFLICT_COOLDOWN_SECONDS: z.coerce.number().int().min(0).max(30 * 86400).default(3600),
   NOCTURNE_NIGHTLY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   CI: envBoolean.optional(),
+  /** The recall HTTP API (`nocturne serve`). Loopback unless an operator opens it on purpose. */
+  NOCTURNE_API_HOST: z.string().min(1).default('127.0.0.1'),
+  NOCTURNE_API_PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  /**
+   * Bearer tokens per tenant: `tenant:token,tenant:sha256=<hex>,…`. A hashed entry keeps the
+   * secret out of the environment. Messages never echo the value (it holds secrets).
+   */
+  NOCTURNE_API_TOKENS: z.string().optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -81,9 +90,43 @@ export interface Config {
     | { provider: 'openai' | 'ollama'; url: string; model: string; apiKey?: string };
   /** The nightly Schedule and the conflict monitor (`nocturne schedule apply`, `reportConflict`). */
   triggers: { scheduleCron: string; nightlyConcurrency: number; conflictThreshold: number; conflictCooldownSeconds: number };
+  /** The recall HTTP API. Tokens are kept as sha256 digests only. */
+  api: { host: string; port: number; tokens: ApiToken[] };
   dataDir: string;
   /** In CI a missing service is a failure, never a skip. */
   strictServices: boolean;
+}
+
+export interface ApiToken {
+  tenantId: string;
+  /** sha256 hex digest of the bearer token. */
+  sha256: string;
+}
+
+const API_TENANT = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+/** A bearer token must be long enough not to be guessed. */
+export const MIN_API_TOKEN_LENGTH = 24;
+
+/** Parses NOCTURNE_API_TOKENS. Errors name the entry by position, never by its content. */
+export function parseApiTokens(value: string | undefined): ApiToken[] {
+  if (value === undefined || value.trim() === '') return [];
+  return value.split(',').map((raw, i) => {
+    const entry = raw.trim();
+    const colon = entry.indexOf(':');
+    const tenantId = colon > 0 ? entry.slice(0, colon) : '';
+    const secret = colon > 0 ? entry.slice(colon + 1) : '';
+    const where = `invalid configuration: NOCTURNE_API_TOKENS: entry ${i + 1}`;
+    if (!API_TENANT.test(tenantId)) throw new ConfigError(`${where}: expected tenant:token or tenant:sha256=<64 hex digits> with a valid tenant id`);
+    if (secret.startsWith('sha256=')) {
+      const digest = secret.slice('sha256='.length).toLowerCase();
+      if (!/^[0-9a-f]{64}$/.test(digest)) throw new ConfigError(`${where}: sha256= must be followed by 64 hex digits`);
+      return { tenantId, sha256: digest };
+    }
+    if (secret.length < MIN_API_TOKEN_LENGTH || /[\s,]/.test(secret)) {
+      throw new ConfigError(`${where}: the token must be at least ${MIN_API_TOKEN_LENGTH} characters without spaces or commas`);
+    }
+    return { tenantId, sha256: createHash('sha256').update(secret).digest('hex') };
+  });
 }
 
 export class ConfigError extends Error {
@@ -137,6 +180,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       conflictThreshold: e.NOCTURNE_CONFLICT_THRESHOLD,
       conflictCooldownSeconds: e.NOCTURNE_CONFLICT_COOLDOWN_SECONDS,
     },
+    api: { host: e.NOCTURNE_API_HOST, port: e.NOCTURNE_API_PORT, tokens: parseApiTokens(e.NOCTURNE_API_TOKENS) },
     dataDir: e.NOCTURNE_DATA_DIR,
     strictServices: e.NOCTURNE_STRICT_SERVICES ?? e.CI ?? false,
   };

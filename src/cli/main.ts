@@ -7,9 +7,11 @@ import { registerConflict } from './commands/conflict.ts';
 import { registerDemo } from './commands/demo.ts';
 import { registerErase } from './commands/erase.ts';
 import { registerNotes } from './commands/notes.ts';
+import { registerRecall } from './commands/recall.ts';
 import { registerRollback } from './commands/rollback.ts';
 import { registerRun } from './commands/run.ts';
 import { registerSchedule } from './commands/schedule.ts';
+import { registerServe } from './commands/serve.ts';
 import { registerStack } from './commands/stack.ts';
 import { registerWorker } from './commands/worker.ts';
 
@@ -18,7 +20,7 @@ export function buildProgram(): Command {
     .description('Sleep-time memory consolidation for AI agents')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const register of [registerDemo, registerStack, registerWorker, registerRun, registerArchive, registerNotes, registerBench, registerSchedule, registerConflict, registerRollback, registerErase]) {
+  for (const register of [registerDemo, registerStack, registerWorker, registerRun, registerArchive, registerNotes, registerRecall, registerServe, registerBench, registerSchedule, registerConflict, registerRollback, registerErase]) {
     register(program);
   }
   return program;

@@ -3,3 +3,4 @@
  * connected `@temporalio/client` Client; the caller owns the connection.
  */
 export { reportConflict, parseConflictReport, conflictMonitorId, InvalidConflictReportError, type ReportConflictInput, type ReportConflictOptions, type ReportConflictResult } from './conflicts.ts';
+export { createRecallClient, RecallApiError, type RecallClient, type RecallClientOptions, type RecallClientRequest } from './recall-client.ts';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config.ts';
 
@@ -59,6 +60,33 @@ describe('parseConfig', () => {
       NOCTURNE_SCHEDULE_CRON: '30 3 * * 1-5', NOCTURNE_NIGHTLY_CONCURRENCY: '8', NOCTURNE_CONFLICT_THRESHOLD: '3', NOCTURNE_CONFLICT_COOLDOWN_SECONDS: '0',
     });
     expect(c.triggers).toEqual({ scheduleCron: '30 3 * * 1-5', nightlyConcurrency: 8, conflictThreshold: 3, conflictCooldownSeconds: 0 });
+  });
+
+  it('reads the recall API: loopback by default, tokens kept only as sha256 digests', () => {
+    expect(parseConfig({}).api).toEqual({ host: '127.0.0.1', port: 8787, tokens: [] });
+    const secret = 'a-long-enough-bearer-token-0001';
+    const digest = createHash('sha256').update('other-tenant-token-000000001').digest('hex');
+    const c = parseConfig({ NOCTURNE_API_PORT: '9000', NOCTURNE_API_TOKENS: `acme:${secret}, globex:sha256=${digest.toUpperCase()}` });
+    expect(c.api.port).toBe(9000);
+    expect(c.api.tokens).toEqual([
+      { tenantId: 'acme', sha256: createHash('sha256').update(secret).digest('hex') },
+      { tenantId: 'globex', sha256: digest },
+    ]);
+    expect(JSON.stringify(c)).not.toContain(secret);
+  });
+
+  it.each([
+    ['acme', /entry 1: expected tenant:token/],
+    ['acme:short', /entry 1: the token must be at least 24 characters/],
+    ['acme:a-long-enough-bearer-token-0001,:a-long-enough-bearer-token-0002', /entry 2: expected tenant:token/],
+    ['acme:sha256=abc', /entry 1: sha256= must be followed by 64 hex digits/],
+  ])('rejects NOCTURNE_API_TOKENS=%j without echoing the secret', (value, message) => {
+    expect(() => parseConfig({ NOCTURNE_API_TOKENS: value })).toThrow(message);
+    try {
+      parseConfig({ NOCTURNE_API_TOKENS: value });
+    } catch (error) {
+      expect((error as Error).message).not.toMatch(/short|bearer-token|abc/);
+    }
   });
 
   it('treats empty variables as unset', () => {

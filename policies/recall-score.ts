@@ -1,0 +1,98 @@
+import type { NoteKind } from '../src/contracts/note.ts';
+import { decayFactor } from './decay.ts';
+import { contentTokens, coverage } from './text.ts';
+
+/**
+ * How recall ranks a candidate note. Relevance to the query (vector similarity and lexical
+ * match) decides whether a note is worth showing at all; the note's own standing (confidence,
+ * importance, freshness by kind) only reorders relevant notes. So the prior multiplies
+ * relevance instead of being added to it: a confident but unrelated note never outranks a
+ * related one, and a query that matches nothing scores near zero (abstention stays possible).
+ *
+ *   relevance = (vector·sim + text·lexical) / (vector + text)
+ *   prior     = (confidence·c + importance·i + decay·d) / (confidence + importance + decay)
+ *   score     = relevance × (priorFloor + (1 − priorFloor) × prior)
+ */
+export interface RecallScorePolicy {
+  readonly name: string;
+  readonly weights: { readonly vector: number; readonly text: number; readonly confidence: number; readonly importance: number; readonly decay: number };
+  /** Share of the score that the prior cannot take away (0..1). */
+  readonly priorFloor: number;
+  /** Two claims at least this similar (jaccard of content tokens) are one note in the context. */
+  readonly duplicateJaccard: number;
+}
+
+export const DEFAULT_RECALL_SCORE_POLICY: RecallScorePolicy = {
+  name: 'hybrid-v1',
+  weights: { vector: 0.65, text: 0.35, confidence: 0.45, importance: 0.25, decay: 0.3 },
+  priorFloor: 0.6,
+  duplicateJaccard: 0.8,
+};
+
+export interface ScoreInput {
+  /** Cosine similarity of query and claim embeddings, or null when the claim is not embedded yet. */
+  vectorSimilarity: number | null;
+  /** Share of the query's content tokens found in the claim (0..1). */
+  lexical: number;
+  confidence: number;
+  importance: number;
+  kind: NoteKind;
+  lastConfirmedAt: Date;
+  /** The moment recall answers for: now, or `asOf` for an audit. */
+  at: Date;
+}
+
+export interface ScoreParts {
+  vector: number;
+  text: number;
+  confidence: number;
+  importance: number;
+  decay: number;
+  relevance: number;
+  prior: number;
+  score: number;
+}
+
+const clamp01 = (x: number): number => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
+
+export function scoreCandidate(input: ScoreInput, policy: RecallScorePolicy = DEFAULT_RECALL_SCORE_POLICY): ScoreParts {
+  const w = policy.weights;
+  // Cosine similarity below zero carries no evidence of relevance; an unembedded claim competes on text alone.
+  const vector = input.vectorSimilarity === null ? 0 : clamp01(input.vectorSimilarity);
+  const text = clamp01(input.lexical);
+  const confidence = clamp01(input.confidence);
+  const importance = clamp01(input.importance);
+  const decay = clamp01(decayFactor(input.kind, input.lastConfirmedAt, input.at));
+  const relevance = (w.vector * vector + w.text * text) / (w.vector + w.text);
+  const prior = (w.confidence * confidence + w.importance * importance + w.decay * decay) / (w.confidence + w.importance + w.decay);
+  const score = relevance * (policy.priorFloor + (1 - policy.priorFloor) * prior);
+  return { vector, text, confidence, importance, decay, relevance, prior, score };
+}
+
+/** Lexical match: the share of the query's content tokens that occur in the claim. */
+export function lexicalMatch(query: string, claim: string): number {
+  const q = contentTokens(query);
+  return q.length === 0 ? 0 : coverage(q, contentTokens(claim));
+}
+
+/** The context budget's unit: about four characters per token, rounded up. */
+export function approxTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** Whether the claim's vector took part: compared, not embedded yet, or from another model (reindex pending). */
+export type VectorState = 'compared' | 'not_embedded' | 'other_model';
+
+/** A short human reason for the choice, from the parts that carried the score. */
+export function explainScore(p: ScoreParts, vectorState: VectorState): string {
+  const reasons: string[] = [];
+  if (vectorState === 'not_embedded') reasons.push('not embedded yet: matched on text only');
+  else if (vectorState === 'other_model') reasons.push('vectors from another model (reindex pending): matched on text only');
+  else if (p.vector >= 0.5) reasons.push(`semantically close (${p.vector.toFixed(2)})`);
+  else reasons.push(`semantic similarity ${p.vector.toFixed(2)}`);
+  if (p.text > 0) reasons.push(`${Math.round(p.text * 100)}% of query terms in the claim`);
+  reasons.push(`confidence ${p.confidence.toFixed(2)}`);
+  if (p.decay < 0.5) reasons.push(`fading (last confirmed long ago, decay ${p.decay.toFixed(2)})`);
+  if (p.importance >= 0.8) reasons.push('high importance');
+  return reasons.join('; ');
+}

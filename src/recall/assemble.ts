@@ -1,0 +1,59 @@
+import { approxTokens, type RecallScorePolicy, type ScoreParts } from '../../policies/recall-score.ts';
+import { contentTokens, jaccard } from '../../policies/text.ts';
+import type { NoteVersion } from '../contracts/note.ts';
+
+export interface ScoredCandidate {
+  version: NoteVersion;
+  parts: ScoreParts;
+  why: string;
+}
+
+export interface AssembledItem extends ScoredCandidate {
+  tokens: number;
+  duplicates: Array<{ noteId: string; version: number }>;
+}
+
+export interface Assembly {
+  items: AssembledItem[];
+  tokens: number;
+  duplicatesFolded: number;
+  overBudget: number;
+}
+
+/** Best first; ties broken by note id so the same store gives the same context. */
+export function byScore(a: ScoredCandidate, b: ScoredCandidate): number {
+  return b.parts.score - a.parts.score || (a.version.noteId < b.version.noteId ? -1 : a.version.noteId > b.version.noteId ? 1 : 0);
+}
+
+/**
+ * Builds the context: best first, a near-duplicate of a kept claim is folded into it (the kept
+ * one lists it), and a claim that does not fit the remaining token budget is skipped so a
+ * smaller, lower-ranked one may still fit. Stops at k items.
+ */
+export function assembleContext(
+  candidates: readonly ScoredCandidate[],
+  opts: { k: number; tokenBudget: number | undefined; policy: RecallScorePolicy },
+): Assembly {
+  const kept: Array<AssembledItem & { tokenSet: string[] }> = [];
+  let tokens = 0;
+  let duplicatesFolded = 0;
+  let overBudget = 0;
+  for (const c of [...candidates].sort(byScore)) {
+    if (kept.length >= opts.k) break;
+    const tokenSet = contentTokens(c.version.claim);
+    const twin = kept.find((k) => jaccard(k.tokenSet, tokenSet) >= opts.policy.duplicateJaccard);
+    if (twin) {
+      twin.duplicates.push({ noteId: c.version.noteId, version: c.version.version });
+      duplicatesFolded++;
+      continue;
+    }
+    const size = approxTokens(c.version.claim);
+    if (opts.tokenBudget !== undefined && tokens + size > opts.tokenBudget) {
+      overBudget++;
+      continue;
+    }
+    tokens += size;
+    kept.push({ ...c, tokens: size, duplicates: [], tokenSet });
+  }
+  return { items: kept.map(({ tokenSet: _unused, ...item }) => item), tokens, duplicatesFolded, overBudget };
+}

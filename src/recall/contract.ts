@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { IsoDateTime, TenantId } from '../contracts/ids.ts';
+import { EvidenceRef, NOTE_KINDS, NoteScope } from '../contracts/note.ts';
+
+/** Largest k a caller may ask for; candidate generation reads a few times this many rows. */
+export const MAX_K = 100;
+
+/**
+ * One recall request, as the library, the CLI and the HTTP API take it. Strict: an unknown
+ * field is a mistake the caller should hear about (e.g. `token_budget` for `tokenBudget`).
+ */
+export const RecallRequest = z.strictObject({
+  tenantId: TenantId,
+  query: z.string().trim().min(1, 'query must not be empty').max(4000, 'query is longer than 4000 characters'),
+  /** Only notes in one of these scopes; absent → every scope of the tenant. */
+  scope: z.union([NoteScope, z.array(NoteScope).min(1).max(50)]).optional(),
+  k: z.number().int().min(1).max(MAX_K).default(10),
+  /** Upper bound on the returned claims' size, in approximate tokens (chars / 4). */
+  tokenBudget: z.number().int().min(1).max(1_000_000).optional(),
+  /** Point-in-time recall for audits: what the store knew at this instant. */
+  asOf: IsoDateTime.optional(),
+  /** When given, the returned versions are logged in memory usage for this task. */
+  taskId: z.string().min(1).max(256).optional(),
+});
+export type RecallRequest = z.input<typeof RecallRequest>;
+export type ParsedRecallRequest = z.output<typeof RecallRequest>;
+
+export const ScorePartsSchema = z.object({
+  vector: z.number(),
+  text: z.number(),
+  confidence: z.number(),
+  importance: z.number(),
+  decay: z.number(),
+  relevance: z.number(),
+  prior: z.number(),
+  score: z.number(),
+});
+
+export const RecalledNote = z.object({
+  rank: z.number().int().min(1),
+  noteId: z.string(),
+  version: z.number().int().min(1),
+  claim: z.string(),
+  kind: z.enum(NOTE_KINDS),
+  scope: NoteScope,
+  evidence: z.array(EvidenceRef),
+  confidence: z.number(),
+  score: z.number(),
+  parts: ScorePartsSchema,
+  why: z.string(),
+  tokens: z.number().int(),
+  /** Near-duplicate notes folded into this one (not returned separately). */
+  duplicates: z.array(z.object({ noteId: z.string(), version: z.number().int() })),
+});
+export type RecalledNote = z.infer<typeof RecalledNote>;
+
+export const RecallResult = z.object({
+  tenantId: z.string(),
+  query: z.string(),
+  /** The instant the answer is for: now, or the requested asOf. */
+  at: IsoDateTime,
+  asOf: IsoDateTime.nullable(),
+  /** Named in every answer, so a lexical fallback embedder is never silent. */
+  embedder: z.string(),
+  policy: z.string(),
+  notes: z.array(RecalledNote),
+  /** Anything that degraded this answer, e.g. vectors of another model awaiting a reindex. */
+  warnings: z.array(z.string()),
+  tokens: z.number().int(),
+  tokenBudget: z.number().int().nullable(),
+  stats: z.object({
+    candidates: z.number().int(),
+    vectorCandidates: z.number().int(),
+    textCandidates: z.number().int(),
+    /** `hnsw`: the index answered; `exact`: too few index hits, so an exact scan made sure k eligible rows are not missed. */
+    vectorPath: z.enum(['hnsw', 'exact', 'none']),
+    duplicatesFolded: z.number().int(),
+    overBudget: z.number().int(),
+    usageLogged: z.number().int(),
+  }),
+});
+export type RecallResult = z.infer<typeof RecallResult>;

@@ -1,0 +1,138 @@
+import { toSql } from 'pgvector';
+import { z } from 'zod';
+import type { NoteScope, NoteVersion } from '../contracts/note.ts';
+import type { Queryable } from '../db/db.ts';
+import { NoteVersionRow, VERSION_COLUMNS } from '../db/notes/version-row.ts';
+
+/** A candidate row: the version, its cosine distance to the query (null: not embedded) and its ts_rank. */
+export interface CandidateRow {
+  version: NoteVersion;
+  distance: number | null;
+  textRank: number;
+}
+
+export interface CandidateParams {
+  tenantId: string;
+  /** The instant eligibility is judged at (now, or asOf). */
+  at: string;
+  /** true: judge from the version rows as of `at` (audits); false: from the current pointer. */
+  pointInTime: boolean;
+  scopes: NoteScope[] | undefined;
+  queryVector: number[];
+  /** Query text for the full-text match (content tokens, stop words removed). */
+  queryText: string;
+  limit: number;
+}
+
+export interface SqlOptions {
+  /**
+   * Keep the explicit tenant predicate. Tests turn it off to prove that row-level security
+   * alone keeps other tenants out. @default true
+   */
+  tenantPredicate?: boolean;
+}
+
+/*
+ * Eligibility, shared by every candidate query. Parameters: $1 tenant, $2 at, $3 scopes (jsonb
+ * or null). A version row never changes status: a later version does. So "active now" is the
+ * current pointer's status, and "active at T" is the status of the latest version written by T.
+ * Notes erased since are excluded even from an audit: erasure wins over history.
+ */
+function eligibleSql(pointInTime: boolean, opts: SqlOptions): string {
+  const tenant = opts.tenantPredicate === false ? `$1::text IS NOT NULL` : `v.tenant_id = $1::text`;
+  const lifecycle = pointInTime
+    ? `v.created_at <= $2::timestamptz
+        AND NOT EXISTS (SELECT 1 FROM note_versions w
+                         WHERE w.tenant_id = v.tenant_id AND w.note_id = v.note_id
+                           AND w.version > v.version AND w.created_at <= $2::timestamptz)
+        AND NOT EXISTS (SELECT 1 FROM notes e
+                         WHERE e.tenant_id = v.tenant_id AND e.note_id = v.note_id AND e.status = 'erased')`
+    : `EXISTS (SELECT 1 FROM notes n
+                 WHERE n.tenant_id = v.tenant_id AND n.note_id = v.note_id
+                   AND n.current_version = v.version AND n.status = 'active')`;
+  return `${tenant}
+        AND v.status = 'active'
+        AND ${lifecycle}
+        AND v.valid_from <= $2::timestamptz
+        AND (v.valid_until IS NULL OR v.valid_until > $2::timestamptz)
+        AND ($3::jsonb IS NULL OR (v.scope_level, v.scope_key) IN
+             (SELECT x.level, x.key FROM jsonb_to_recordset($3::jsonb) AS x(level text, key text)))`;
+}
+
+// plainto_tsquery ANDs every word, so a question would only match claims containing all of
+// it; recall wants any of the query's content words, ranked by ts_rank. Its text form is
+// quoted lexemes joined by ' & ', which a lexeme cannot contain, so swapping in ' | ' is safe.
+const TSQUERY = `replace(plainto_tsquery('simple', $5::text)::text, ' & ', ' | ')::tsquery`;
+
+/**
+ * Nearest neighbours through the HNSW index. `exact` orders by an expression the index cannot
+ * serve, forcing an exact scan of the tenant's eligible rows. Parameters $4 vector, $5 text, $6 limit.
+ */
+export function vectorCandidatesSql(pointInTime: boolean, exact: boolean, opts: SqlOptions = {}): string {
+  const order = exact ? `(v.embedding <=> $4::vector) + 0` : `v.embedding <=> $4::vector`;
+  // MATERIALIZED + re-sort: with relaxed_order the index may return neighbours slightly out of order.
+  return `WITH c AS MATERIALIZED (
+    SELECT ${VERSION_COLUMNS}, (v.embedding <=> $4::vector)::float8 AS distance,
+           ts_rank(v.fts, ${TSQUERY})::float8 AS text_rank
+      FROM note_versions v
+     WHERE v.embedding IS NOT NULL
+       AND ${eligibleSql(pointInTime, opts)}
+     ORDER BY ${order}
+     LIMIT $6::int)
+  SELECT * FROM c ORDER BY distance, note_id`;
+}
+
+/** Full-text candidates through the GIN index; unembedded notes are reachable here. */
+export function textCandidatesSql(pointInTime: boolean, opts: SqlOptions = {}): string {
+  return `SELECT ${VERSION_COLUMNS}, (v.embedding <=> $4::vector)::float8 AS distance,
+         ts_rank(v.fts, q.q)::float8 AS text_rank
+    FROM note_versions v, (SELECT ${TSQUERY} AS q) q
+   WHERE v.fts @@ q.q
+     AND ${eligibleSql(pointInTime, opts)}
+   ORDER BY text_rank DESC, v.note_id
+   LIMIT $6::int`;
+}
+
+const Extra = z.object({ distance: z.number().nullable(), text_rank: z.number() });
+
+function params(p: CandidateParams): unknown[] {
+  return [p.tenantId, p.at, p.scopes && p.scopes.length > 0 ? JSON.stringify(p.scopes) : null, toSql(p.queryVector), p.queryText, p.limit];
+}
+
+function parseRows(rows: unknown[]): CandidateRow[] {
+  return rows.map((r) => {
+    const extra = Extra.parse(r);
+    return { version: NoteVersionRow.parse(r), distance: extra.distance, textRank: extra.text_rank };
+  });
+}
+
+/**
+ * pgvector iterative index scans: when the filter (tenant, status, validity) rejects what the
+ * index returns, the scan continues instead of stopping at ef_search rows, so a small tenant
+ * among large ones still gets its k neighbours. Transaction-local, like the tenant settings.
+ */
+export async function setIndexScanSettings(tx: Queryable, limit: number): Promise<void> {
+  await tx.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`, [
+    String(Math.min(1000, Math.max(40, limit))),
+  ]);
+}
+
+export async function selectVectorCandidates(tx: Queryable, p: CandidateParams, exact: boolean, opts: SqlOptions = {}): Promise<CandidateRow[]> {
+  const { rows } = await tx.query(vectorCandidatesSql(p.pointInTime, exact, opts), params(p));
+  return parseRows(rows);
+}
+
+export async function selectTextCandidates(tx: Queryable, p: CandidateParams, opts: SqlOptions = {}): Promise<CandidateRow[]> {
+  if (p.queryText.trim() === '') return [];
+  const { rows } = await tx.query(textCandidatesSql(p.pointInTime, opts), params(p));
+  return parseRows(rows);
+}
+
+/**
+ * The model that produced the tenant's stored vectors (migration 0008), or null when no reindex
+ * recorded one yet (vectors then come from the configured embedder).
+ */
+export async function selectProjectionModel(tx: Queryable, tenantId: string): Promise<string | null> {
+  const { rows } = await tx.query(`SELECT model FROM embedding_projections WHERE tenant_id = $1`, [tenantId]);
+  return rows[0] === undefined ? null : z.object({ model: z.string().nullable() }).parse(rows[0]).model;
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { approxTokens, DEFAULT_RECALL_SCORE_POLICY, explainScore, lexicalMatch, scoreCandidate, type ScoreInput } from '../../../policies/recall-score.ts';
+
+const AT = new Date('2026-06-01T00:00:00.000Z');
+const base: ScoreInput = { vectorSimilarity: 0.8, lexical: 0.5, confidence: 0.9, importance: 0.5, kind: 'preference', lastConfirmedAt: AT, at: AT };
+const daysAgo = (d: number) => new Date(AT.getTime() - d * 86_400_000);
+
+describe('recall score policy', () => {
+  it('is a named policy whose weights are positive', () => {
+    const p = DEFAULT_RECALL_SCORE_POLICY;
+    expect(p.name).toBe('hybrid-v1');
+    expect(Object.values(p.weights).every((w) => w > 0)).toBe(true);
+    expect(p.priorFloor).toBeGreaterThan(0);
+    expect(p.priorFloor).toBeLessThan(1);
+  });
+
+  it.each<[string, Partial<ScoreInput>, number]>([
+    // relevance = (0.65·v + 0.35·t) / 1; prior = (0.45·c + 0.25·i + 0.3·d) / 1; score = rel · (0.6 + 0.4·prior)
+    ['perfect match, perfect prior', { vectorSimilarity: 1, lexical: 1, confidence: 1, importance: 1 }, 1],
+    ['no relevance scores zero whatever the prior', { vectorSimilarity: 0, lexical: 0, confidence: 1, importance: 1 }, 0],
+    ['negative cosine counts as no similarity', { vectorSimilarity: -0.4, lexical: 0, confidence: 1, importance: 1 }, 0],
+    ['vector only', { vectorSimilarity: 1, lexical: 0, confidence: 1, importance: 1 }, 0.65],
+    ['text only (not embedded)', { vectorSimilarity: null, lexical: 1, confidence: 1, importance: 1 }, 0.35],
+    ['zero prior keeps the floor', { vectorSimilarity: 1, lexical: 1, confidence: 0, importance: 0, lastConfirmedAt: daysAgo(1_000_000) }, 0.6],
+    ['one preference half-life halves decay', { vectorSimilarity: 1, lexical: 1, confidence: 1, importance: 1, lastConfirmedAt: daysAgo(180) }, 0.6 + 0.4 * (0.45 + 0.25 + 0.3 * 0.5)],
+    ['the worked default example', {}, (0.65 * 0.8 + 0.35 * 0.5) * (0.6 + 0.4 * (0.45 * 0.9 + 0.25 * 0.5 + 0.3))],
+  ])('%s', (_name, input, expected) => {
+    expect(scoreCandidate({ ...base, ...input }).score).toBeCloseTo(expected, 9);
+  });
+
+  it.each<[string, Partial<ScoreInput>, Partial<ScoreInput>]>([
+    ['higher similarity ranks higher', { vectorSimilarity: 0.9 }, { vectorSimilarity: 0.7 }],
+    ['more query terms ranks higher', { lexical: 0.9 }, { lexical: 0.1 }],
+    ['higher confidence ranks higher', { confidence: 0.9 }, { confidence: 0.5 }],
+    ['higher importance ranks higher', { importance: 0.9 }, { importance: 0.1 }],
+    ['recently confirmed ranks higher', { lastConfirmedAt: daysAgo(1) }, { lastConfirmedAt: daysAgo(300) }],
+    ['a fast-decaying kind fades sooner', { kind: 'preference', lastConfirmedAt: daysAgo(30) }, { kind: 'episode_summary', lastConfirmedAt: daysAgo(30) }],
+    ['relevance beats standing', { vectorSimilarity: 0.9, confidence: 0.3, importance: 0 }, { vectorSimilarity: 0.3, confidence: 1, importance: 1 }],
+  ])('%s', (_name, better, worse) => {
+    expect(scoreCandidate({ ...base, ...better }).score).toBeGreaterThan(scoreCandidate({ ...base, ...worse }).score);
+  });
+
+  it('reports every part in 0..1', () => {
+    const parts = scoreCandidate({ ...base, vectorSimilarity: 1.2, confidence: 7, lexical: -1 });
+    for (const v of Object.values(parts)) {
+      expect(v).toBeGreaterThanOrEqual(0);
+      expect(v).toBeLessThanOrEqual(1);
+    }
+  });
+});
+
+describe('recall text helpers', () => {
+  it.each<[string, string, number]>([
+    ['billing amounts cents', 'The billing API returns amounts in cents.', 1],
+    ['billing amounts euros', 'The billing API returns amounts in cents.', 2 / 3],
+    ['the of and', 'anything at all', 0],
+    ['weather', 'The billing API returns amounts in cents.', 0],
+  ])('lexicalMatch(%j, …)', (q, claim, expected) => {
+    expect(lexicalMatch(q, claim)).toBeCloseTo(expected, 9);
+  });
+
+  it.each<[string, number]>([['', 0], ['abc', 1], ['abcd', 1], ['abcde', 2], ['x'.repeat(400), 100]])('approxTokens(%j) = %d', (text, n) => {
+    expect(approxTokens(text)).toBe(n);
+  });
+
+  it('explains the parts that carried the score', () => {
+    expect(explainScore(scoreCandidate({ ...base, vectorSimilarity: null, lexical: 1 }), 'not_embedded')).toContain('not embedded yet');
+    expect(explainScore(scoreCandidate({ ...base, vectorSimilarity: null, lexical: 1 }), 'other_model')).toContain('reindex pending');
+    expect(explainScore(scoreCandidate({ ...base, vectorSimilarity: 0.9 }), 'compared')).toMatch(/semantically close \(0\.90\).*50% of query terms.*confidence 0\.90/);
+  });
+});
