@@ -25,6 +25,10 @@ export function formatDemoReport(r: DemoReport): string {
     out.push(`  note ${rb.noteId} rolled back to v${rb.toVersion}: now ${rb.statusAfter}; versions written: ${rb.first.changes.map((c) => `${c.noteId.slice(-6)} v${c.fromVersion}->v${c.toVersion}`).join(', ')}`);
     out.push(`  the same rollback again: ${rb.repeated.noop ? 'no change (already at that version)' : 'CHANGED SOMETHING'}`);
   }
+  if (r.recall) {
+    out.push('', `Recall for the next task of acme: "${r.recall.query}"`);
+    r.recall.notes.forEach((n, i) => out.push(`  ${i + 1}. ${n.claim}  (score ${n.score.toFixed(2)}, ${n.evidence.length} evidence refs)`));
+  }
   out.push('', `Audit hash chains: ${r.tenants.map((t) => `${t.tenantId} ${t.auditChain.ok ? 'ok' : 'BROKEN'} (${t.auditChain.entries} entries)`).join(', ')}`);
   out.push(`Embeddings: ${r.embedder} (the lexical fallback: the embedded default has no embedding model)`);
   return out.join('\n');

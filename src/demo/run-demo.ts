@@ -7,6 +7,7 @@ import { ingestJsonlFile, openArchive, scanTenant, type IngestResult, type Tenan
 import { parseConfig } from '../config.ts';
 import type { NoteVersion } from '../contracts/note.ts';
 import { listNotes, openDb, verifyAuditChain, type AuditChainReport } from '../db/index.ts';
+import { recall, type RecallResult } from '../recall/index.ts';
 import { createWorker } from '../worker.ts';
 import { startDevServer } from './dev-server.ts';
 import { DEMO_TENANTS, demoRecords } from './sample.ts';
@@ -30,7 +31,12 @@ export interface DemoReport {
     auditChain: AuditChainReport;
   }>;
   rollback?: { tenantId: string; noteId: string; toVersion: number; first: RollbackResult; repeated: RollbackResult; statusAfter: string };
+  /** What the online agent gets back for a new task, after the runs. */
+  recall?: RecallResult;
 }
+
+/** The question the agent asks before its next invoice task. */
+const DEMO_QUERY = 'How does the billing API return invoice amounts?';
 
 /** Lines a careless producer might send: the archive rejects them with a reason, and keeps the rest. */
 const MALFORMED_LINES = ['{"id": "not-a-ulid", "kind": "user_message"', '{"tenantId": "acme", "kind": "telepathy"}'];
@@ -70,8 +76,9 @@ export async function runDemo(opts: DemoOptions): Promise<DemoReport> {
           await connection.close();
         }
       });
+      const recalled = await recall(db, handle.embedder, { tenantId: 'acme', query: DEMO_QUERY, k: 3, tokenBudget: 200, taskId: 'demo-next-task' });
       await opts.linger?.(server.uiUrl);
-      return { temporalUi: server.uiUrl, embedder: handle.embedder.name, ...report };
+      return { temporalUi: server.uiUrl, embedder: handle.embedder.name, ...report, recall: recalled };
     } finally {
       await db.close();
       await archive.close();
