@@ -9,6 +9,20 @@ export const NEAR_DUPLICATE_SIMILARITY = 0.8;
 /** Facts or constraints in one scope this similar but not duplicates are about the same thing and disagree. @default 0.25 */
 export const CONFLICT_SIMILARITY = 0.25;
 
+/**
+ * Evidence refs a version keeps: the first ones (where the note came from) and the latest
+ * (what confirms it now); `sourceCount` keeps counting past the cap. Without a cap a recurring
+ * lesson copies an ever longer list into every version (quadratic storage and commit time).
+ * Re-running over records whose refs fell out of the list can count them again. @default 10 + 40
+ */
+export const EVIDENCE_KEEP_FIRST = 10;
+export const EVIDENCE_KEEP_LATEST = 40;
+
+export function capEvidence<T>(refs: readonly T[]): T[] {
+  if (refs.length <= EVIDENCE_KEEP_FIRST + EVIDENCE_KEEP_LATEST) return [...refs];
+  return [...refs.slice(0, EVIDENCE_KEEP_FIRST), ...refs.slice(-EVIDENCE_KEEP_LATEST)];
+}
+
 const CONFLICTING_KINDS = new Set(['fact', 'constraint', 'preference']);
 
 export interface KnownNote {
@@ -70,7 +84,7 @@ function reinforce(n: KnownNote, p: Proposal): Proposal {
   const refs = new Map([...n.content.evidence, ...p.content.evidence].map((r) => [r.recordId, r]));
   n.content = {
     ...n.content,
-    evidence: [...refs.values()],
+    evidence: capEvidence([...refs.values()]),
     sourceCount: n.content.sourceCount + 1,
     confidence: confirm(n.content.confidence, n.content.sourceKind),
     lastConfirmedAt: p.content.lastConfirmedAt > n.content.lastConfirmedAt ? p.content.lastConfirmedAt : n.content.lastConfirmedAt,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { attributeEpisode } from '../../../policies/attribution.ts';
 import { looksLikeInstruction } from '../../../policies/injection.ts';
-import { reconcile, type KnownNote } from '../../../policies/reconcile.ts';
+import { capEvidence, EVIDENCE_KEEP_FIRST, EVIDENCE_KEEP_LATEST, reconcile, type KnownNote } from '../../../policies/reconcile.ts';
 import { redact, sensitiveLeft } from '../../../policies/redaction.ts';
 import { validateProposal, type ResolvedRecord } from '../../../policies/validation.ts';
 import type { Episode, Proposal } from '../../../src/contracts/episode.ts';
@@ -105,6 +105,21 @@ describe('reconcile', () => {
     expect(ops[0]).toMatchObject({ op: 'reinforce', noteId: 'N-old', expectedVersion: 3 });
     expect(ops[0]?.content.sourceCount).toBe(3);
     expect(ops[0]?.content.confidence).toBeGreaterThan(0.9);
+  });
+});
+
+describe('evidence cap', () => {
+  it('keeps the first and the latest refs of a much-confirmed note, and counts every confirmation', async () => {
+    const p = (await proposalsFor('acme')).find((x) => x.content.claim.includes('cents')) as Proposal;
+    const many = Array.from({ length: 80 }, (_, i) => ({ ...p.content.evidence[0]!, recordId: `01ARZ3NDEKTSV4RRFFQ69G${String(i).padStart(4, '0')}` }));
+    const known: KnownNote = { noteId: 'N-old', version: 9, content: { ...p.content, evidence: many, sourceCount: 80 } };
+    const [op] = reconcile([p], [known], () => 'N-new');
+    expect(op).toMatchObject({ op: 'reinforce', noteId: 'N-old' });
+    expect(op?.content.evidence).toHaveLength(EVIDENCE_KEEP_FIRST + EVIDENCE_KEEP_LATEST);
+    expect(op?.content.evidence.slice(0, EVIDENCE_KEEP_FIRST)).toEqual(many.slice(0, EVIDENCE_KEEP_FIRST));
+    expect(op?.content.evidence.at(-1)?.recordId).toBe(p.content.evidence.at(-1)?.recordId);
+    expect(op?.content.sourceCount).toBe(81);
+    expect(capEvidence([1, 2, 3])).toEqual([1, 2, 3]);
   });
 });
 
