@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { TenantId } from '../src/contracts/ids.ts';
 import { describeInputError } from '../src/contracts/workflow-inputs.ts';
 import { consolidateExclusively, type TenantOutcome } from './nightly-consolidation.ts';
+import { workflowNowMs } from './workflow-time.ts';
 
 /** Signals handled per execution before continuing as new (each is an event or two). @default 500 */
 export const SIGNALS_PER_EXECUTION = 500;
@@ -84,7 +85,7 @@ export async function conflictMonitorWorkflow(raw: ConflictMonitorInput): Promis
   const shouldContinue = () => workflowInfo().continueAsNewSuggested || p.signalsThisExecution >= signalsPerExecution;
 
   for (;;) {
-    const coolingMs = cooldownUntilMs === undefined ? 0 : cooldownUntilMs - Date.now();
+    const coolingMs = cooldownUntilMs === undefined ? 0 : cooldownUntilMs - workflowNowMs();
     if (coolingMs > 0) {
       p.phase = 'cooldown';
       if (await condition(shouldContinue, coolingMs)) break;
@@ -108,7 +109,7 @@ export async function conflictMonitorWorkflow(raw: ConflictMonitorInput): Promis
     // Conflicts reported while the run went on stay counted for the next one.
     p.count -= countedAtStart;
     for (const id of noteIds) pending.delete(id);
-    cooldownUntilMs = Date.now() + cooldownSeconds * 1000;
+    cooldownUntilMs = workflowNowMs() + cooldownSeconds * 1000;
   }
 
   await condition(allHandlersFinished);

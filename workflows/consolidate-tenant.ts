@@ -8,6 +8,7 @@ import type { Budget, RunCounts } from '../src/contracts/run.ts';
 import { COMMIT, BOOKKEEPING, REINDEX, REPLAY } from './activity-options.ts';
 import { approveUpdate, progressQuery, rejectUpdate, type ApprovalInput, type ConsolidateProgress } from './consolidate-messages.ts';
 import { STATUS, TENANT, TRIGGER } from './search-attributes.ts';
+import { workflowNowMs } from './workflow-time.ts';
 
 const bookkeeping = proxyActivities<ConsolidationActivities>(BOOKKEEPING);
 const { replayBatch } = proxyActivities<ConsolidationActivities>(REPLAY);
@@ -31,7 +32,7 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
   const input = parseInput(raw);
   const info = workflowInfo();
   const budget: Budget = { ...DEFAULT_BUDGET, ...input.budget };
-  const state: ResumeState = input.resume ? copyState(input.resume) : freshState(info.workflowId, info.runId, Date.now());
+  const state: ResumeState = input.resume ? copyState(input.resume) : freshState(info.workflowId, info.runId, workflowNowMs());
   const firstBatchHere = state.nextBatch;
   const progress: ConsolidateProgress = { runId: state.runId, phase: 'planning', batch: state.nextBatch, batches: 0, counts: state.counts, spent: state.spent };
   setHandler(progressQuery, () => progress);
@@ -65,7 +66,7 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
     state.counts.quarantined += committed.quarantined;
     state.spent.noteChanges += committed.committed + committed.quarantined;
     await reindexBatch(batch);
-    state.spent.seconds = (Date.now() - state.startedAtMs) / 1000;
+    state.spent.seconds = (workflowNowMs() - state.startedAtMs) / 1000;
     const doneHere = state.nextBatch + 1 - firstBatchHere;
     const historyFull = workflowInfo().continueAsNewSuggested || doneHere >= input.batchesPerExecution;
     if (historyFull && state.nextBatch + 1 < plan.batches) {
@@ -80,7 +81,7 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
     status = (await awaitApproval(approval, state.runId, input.tenantId, input.approvalTimeoutSeconds)) ? status : 'rejected';
   }
   progress.phase = 'finishing';
-  state.spent.seconds = (Date.now() - state.startedAtMs) / 1000;
+  state.spent.seconds = (workflowNowMs() - state.startedAtMs) / 1000;
   const report = await bookkeeping.finishRun({ runId: state.runId, tenantId: input.tenantId, status, counts: state.counts, spent: state.spent, rejectedByRule: state.rejectedByRule, leftover });
   upsertSearchAttributes([{ key: STATUS, value: status }]);
   progress.phase = 'done';
@@ -112,7 +113,7 @@ function copyState(r: ResumeState): ResumeState {
 }
 
 function budgetStop(state: ResumeState, budget: Budget, deadline: number): string | undefined {
-  if (Date.now() >= deadline) return 'deadline reached';
+  if (workflowNowMs() >= deadline) return 'deadline reached';
   if (state.spent.llmTokens >= budget.maxLlmTokens && budget.maxLlmTokens > 0) return 'LLM token budget spent';
   if (state.spent.noteChanges >= budget.maxNoteChanges) return 'note change budget spent';
   return undefined;
