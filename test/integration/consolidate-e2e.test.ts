@@ -1,57 +1,37 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
-import { openArchive, writeBatch, type ArchiveStore } from '../../src/archive/index.ts';
-import { parseConfig } from '../../src/config.ts';
+import { writeBatch, type ArchiveStore } from '../../src/archive/index.ts';
 import type { NoteVersion } from '../../src/contracts/note.ts';
-import { getNoteHistory, listNotes, openDb, verifyAuditChain, type Db } from '../../src/db/index.ts';
+import { getNoteHistory, listNotes, verifyAuditChain, type Db } from '../../src/db/index.ts';
 import { demoRecords, scaledRecords } from '../../src/demo/sample.ts';
 import { approveUpdate, progressQuery, rejectUpdate } from '../../workflows/consolidate-messages.ts';
 import { resolveEvidence } from '../../src/replay/episodes.ts';
-import { stackEnv } from '../../src/stack/endpoints.ts';
-import { createWorker, type WorkerHandle } from '../../src/worker.ts';
+import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 
 // The whole pipeline on the real stack: records in SeaweedFS, notes in PostgreSQL + pgvector,
 // runs on the Temporal dev server, with the demo sample's known ground truth.
 
-const suffix = randomBytes(4).toString('hex');
-const config = parseConfig({
-  ...stackEnv(),
-  NOCTURNE_ARCHIVE_URI: `s3://nocturne/e2e-${suffix}`,
-  NOCTURNE_TASK_QUEUE: `e2e-${suffix}`,
-});
-const schema = `nocturne_e2e_${suffix}`;
+const { config, schema } = pipelineConfig('e2e');
 
+let pipeline: Pipeline;
 let db: Db;
 let archive: ArchiveStore;
-let handle: WorkerHandle;
-let running: Promise<void>;
 let client: Client;
-let connection: Connection;
 
 beforeAll(async () => {
-  db = await openDb(config.database, { dimension: config.embedding.dimension, schema });
-  archive = openArchive(config.archive);
+  pipeline = await startPipeline(config, schema);
+  ({ db, archive, client } = pipeline);
   for (const tenantId of ['acme', 'globex']) {
     await writeBatch(archive, { tenantId, producer: 'e2e', records: demoRecords().filter((r) => r.tenantId === tenantId) });
   }
   for (const tenantId of ['staged-yes', 'staged-no']) {
     await writeBatch(archive, { tenantId, producer: 'e2e', records: scaledRecords({ tenantId, copies: 1 }) });
   }
-  handle = await createWorker(config, { db, log: () => {} });
-  running = handle.run();
-  connection = await Connection.connect({ address: config.temporal.address });
-  client = new Client({ connection });
 });
 
-afterAll(async () => {
-  handle?.worker.shutdown();
-  await running;
-  await connection?.close();
-  await db?.close();
-  await archive?.close();
-});
+afterAll(async () => pipeline?.close());
 
 const consolidate = (tenantId: string, budget: object = {}) =>
   client.workflow.execute('consolidateTenantWorkflow', {

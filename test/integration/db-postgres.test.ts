@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/open-db.ts';
 import { withTenant } from '../../src/db/tenant.ts';
 import { stackEnv, STACK } from '../../src/stack/endpoints.ts';
 import { describeDbContract } from '../helpers/db-contract.ts';
 import { freshTenant } from '../helpers/notes.ts';
+import { dropSchema } from '../helpers/pipeline.ts';
 
 // The real PostgreSQL + pgvector of the local stack. Each run migrates a schema of its own, so
 // reruns start from an empty store and the dimension test cannot disturb other suites.
@@ -39,11 +39,5 @@ describe('postgres driver', () => {
 });
 
 afterAll(async () => {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
+  await dropSchema(url, schema);
 });

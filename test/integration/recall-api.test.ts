@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecallApp } from '../../src/api/app.ts';
 import { listen, type RunningServer } from '../../src/api/server.ts';
@@ -10,6 +9,7 @@ import { openDb } from '../../src/db/open-db.ts';
 import { createHashingEmbedder } from '../../src/embeddings/hashing.ts';
 import { stackEnv, STACK } from '../../src/stack/endpoints.ts';
 import { createOp, freshNoteId, freshTenant } from '../helpers/notes.ts';
+import { dropSchema } from '../helpers/pipeline.ts';
 
 // The HTTP API on a real loopback port, over the real PostgreSQL. Tokens are random per run.
 const url = stackEnv()['DATABASE_URL'] as string;
@@ -48,13 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await db?.close();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
+  await dropSchema(url, schema);
 });
 
 describe('recall HTTP API', () => {

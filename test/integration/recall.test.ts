@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NoteContent } from '../../src/contracts/note.ts';
 import type { Db } from '../../src/db/db.ts';
@@ -12,6 +11,7 @@ import { recall } from '../../src/recall/recall.ts';
 import { selectTextCandidates, selectVectorCandidates, setIndexScanSettings, vectorCandidatesSql, type CandidateParams } from '../../src/recall/queries.ts';
 import { stackEnv, STACK } from '../../src/stack/endpoints.ts';
 import { createOp, freshNoteId, freshTenant } from '../helpers/notes.ts';
+import { dropSchema } from '../helpers/pipeline.ts';
 
 // Real PostgreSQL + pgvector, a fresh schema per run. The hashing embedder gives stable vectors:
 // these tests check eligibility, isolation, budget and logging, not retrieval quality.
@@ -48,13 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db?.close();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
+  await dropSchema(url, schema);
 });
 
 describe('recall: tenant isolation', () => {

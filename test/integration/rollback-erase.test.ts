@@ -1,51 +1,35 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RollbackRunResult } from '../../activities/rollback-run.ts';
 import type { EraseSubjectResult } from '../../workflows/erase-subject.ts';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
-import { openArchive, readObject, tenantPrefix, writeBatch, type ArchivedRecord, type ArchiveStore } from '../../src/archive/index.ts';
-import { parseConfig } from '../../src/config.ts';
+import { readObject, tenantPrefix, writeBatch, type ArchivedRecord, type ArchiveStore } from '../../src/archive/index.ts';
 import type { EvidenceRef } from '../../src/contracts/note.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
-import { applyNoteBatch, getNote, getNoteHistory, getRun, withTenant, insertMemoryUsage, listNotes, openDb, verifyAuditChain, type Db } from '../../src/db/index.ts';
+import { applyNoteBatch, getNote, getNoteHistory, getRun, withTenant, insertMemoryUsage, listNotes, verifyAuditChain, type Db } from '../../src/db/index.ts';
 import { demoRecords } from '../../src/demo/sample.ts';
 import { resolveEvidence } from '../../src/replay/episodes.ts';
-import { stackEnv } from '../../src/stack/endpoints.ts';
-import { createWorker, type WorkerHandle } from '../../src/worker.ts';
+import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 import { rewriteWithoutSubject } from '../../src/erasure/archive.ts';
 
 // Rollback of a whole run and erasure of a data subject, on the real stack: SeaweedFS,
 // PostgreSQL + pgvector (a fresh schema), the Temporal dev server, the real worker.
 
-const suffix = randomBytes(4).toString('hex');
-const config = parseConfig({ ...stackEnv(), NOCTURNE_ARCHIVE_URI: `s3://nocturne/rb-${suffix}`, NOCTURNE_TASK_QUEUE: `rb-${suffix}` });
-const schema = `nocturne_rb_${suffix}`;
+const { config, schema } = pipelineConfig('rb');
 
+let pipeline: Pipeline;
 let db: Db;
 let archive: ArchiveStore;
-let handle: WorkerHandle;
-let running: Promise<void>;
 let client: Client;
-let connection: Connection;
 
 beforeAll(async () => {
-  db = await openDb(config.database, { dimension: config.embedding.dimension, schema });
-  archive = openArchive(config.archive);
-  handle = await createWorker(config, { db, log: () => {} });
-  running = handle.run();
-  connection = await Connection.connect({ address: config.temporal.address });
-  client = new Client({ connection });
+  pipeline = await startPipeline(config, schema);
+  ({ db, archive, client } = pipeline);
 });
 
-afterAll(async () => {
-  handle?.worker.shutdown();
-  await running;
-  await connection?.close();
-  await db?.close();
-  await archive?.close();
-});
+afterAll(async () => pipeline?.close());
 
 const exec = <R>(workflow: string, workflowId: string, input: unknown) =>
   client.workflow.execute(workflow, { taskQueue: config.temporal.taskQueue, workflowId, args: [input] }) as Promise<R>;

@@ -1,0 +1,57 @@
+import { Client, Connection } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openArchive, type ArchiveStore } from '../../src/archive/index.ts';
+import { parseConfig, type Config } from '../../src/config.ts';
+import { openDb, type Db } from '../../src/db/index.ts';
+import { stackEnv } from '../../src/stack/endpoints.ts';
+import { createWorker } from '../../src/worker.ts';
+
+/**
+ * Configuration for one real-stack suite: the stack's endpoints with an S3 prefix, a task
+ * queue and a PostgreSQL schema of its own, so suites and reruns never see each other's data.
+ */
+export function pipelineConfig(name: string): { config: Config; schema: string } {
+  const suffix = randomBytes(4).toString('hex');
+  const config = parseConfig({ ...stackEnv(), NOCTURNE_ARCHIVE_URI: `s3://nocturne/${name}-${suffix}`, NOCTURNE_TASK_QUEUE: `${name}-${suffix}` });
+  return { config, schema: `nocturne_${name}_${suffix}` };
+}
+
+export interface Pipeline {
+  db: Db;
+  archive: ArchiveStore;
+  client: Client;
+  close(): Promise<void>;
+}
+
+/** The real pipeline in this process: note store, archive, a running worker and a client. */
+export async function startPipeline(config: Config, schema: string): Promise<Pipeline> {
+  const db = await openDb(config.database, { dimension: config.embedding.dimension, schema });
+  const archive = openArchive(config.archive);
+  const handle = await createWorker(config, { db, log: () => {} });
+  const running = handle.run();
+  const connection = await Connection.connect({ address: config.temporal.address });
+  return {
+    db,
+    archive,
+    client: new Client({ connection }),
+    async close() {
+      handle.worker.shutdown();
+      await running;
+      await connection.close();
+      await db.close();
+      await archive.close();
+    },
+  };
+}
+
+/** Removes a suite's schema with everything in it. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
