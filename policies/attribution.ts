@@ -1,4 +1,5 @@
 import type { ArchivedRecord, Episode, Finding } from '../src/contracts/episode.ts';
+import { contentTokens, sentences } from './text.ts';
 
 /**
  * Compare & attribute (design §5): what went differently from what was expected in an episode,
@@ -20,6 +21,7 @@ export function attributeEpisode(episode: Episode, successfulPeers: readonly Epi
     ...toolErrors(episode),
     ...corrections(episode),
     ...preferences(episode),
+    ...statedFacts(episode),
     ...outdatedConstraints(episode),
     ...toolContent(episode),
     ...omittedSteps(episode, successfulPeers),
@@ -68,6 +70,42 @@ function preferences(ep: Episode): Finding[] {
   return ep.records
     .filter((r) => r.record.kind === 'user_message' && r.record.source !== 'tool' && PREFERENCE_MARKERS.test(r.record.text ?? ''))
     .map((r) => ({ type: 'stated_preference' as const, episodeKey: ep.key, summary: r.record.text ?? '', evidence: [r] }));
+}
+
+/** A speaker talking about themselves: `I`, `my`, `we`, `our` (not `me`, which requests use: "book me …"). */
+const FIRST_PERSON = /\b(i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|our)\b/i;
+
+/** Statements shorter than this many content words are small talk, not facts worth a note. @default 4 */
+export const STATED_FACT_MIN_WORDS = 4;
+/** Longest statement kept from one message, in characters; the sentences kept come first. @default 600 */
+export const STATED_FACT_MAX_CHARS = 600;
+
+/**
+ * What a user told the agent about themselves or their work (a plan, an event, a number, a
+ * change): the declarative sentences of a user message that is neither a correction nor a
+ * preference. Questions are left out, since they ask rather than state, and so are sentences
+ * without a first-person subject, which are mostly requests ("Export all customers") or small talk.
+ */
+function statedFacts(ep: Episode): Finding[] {
+  return ep.records.flatMap((r) => {
+    if (r.record.kind !== 'user_message' || r.record.source === 'tool' || r.record.source === 'retrieved') return [];
+    const text = r.record.text ?? '';
+    if (PREFERENCE_MARKERS.test(text)) return [];
+    const statement = declarativePart(text);
+    if (contentTokens(statement).length < STATED_FACT_MIN_WORDS) return [];
+    return [{ type: 'stated_fact' as const, episodeKey: ep.key, summary: statement, evidence: [r] }];
+  });
+}
+
+function declarativePart(text: string): string {
+  let out = '';
+  for (const s of sentences(text)) {
+    if (s.trimEnd().endsWith('?') || !FIRST_PERSON.test(s)) continue;
+    if (out.length === 0 && s.length > STATED_FACT_MAX_CHARS) return s.slice(0, s.lastIndexOf(' ', STATED_FACT_MAX_CHARS));
+    if (out.length + s.length + 1 > STATED_FACT_MAX_CHARS) break;
+    out = out.length === 0 ? s : `${out} ${s}`;
+  }
+  return out;
 }
 
 /** A note recalled for this task (memory_used) that preceded a failure or a correction. */

@@ -4,6 +4,7 @@ import type { SourceKind } from '../src/contracts/note.ts';
 export const INITIAL_CONFIDENCE: Record<SourceKind, number> = {
   user_requirement: 0.9,
   user_correction: 0.9,
+  user_statement: 0.7,
   approval: 0.85,
   tool_fact: 0.8,
   inference: 0.5,
@@ -13,6 +14,7 @@ export const INITIAL_CONFIDENCE: Record<SourceKind, number> = {
 export const CONFIDENCE_CAP: Record<SourceKind, number> = {
   user_requirement: 0.98,
   user_correction: 0.98,
+  user_statement: 0.9,
   approval: 0.95,
   tool_fact: 0.95,
   inference: 0.6,

@@ -4,6 +4,7 @@ import type { SourceKind } from '../src/contracts/note.ts';
 export const SOURCE_RANK: Record<SourceKind, number> = {
   user_correction: 5,
   user_requirement: 5,
+  user_statement: 4,
   approval: 4,
   tool_fact: 3,
   inference: 1,

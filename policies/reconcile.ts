@@ -8,6 +8,16 @@ import { contentTokens, jaccard } from './text.ts';
 export const NEAR_DUPLICATE_SIMILARITY = 0.8;
 /** Facts or constraints in one scope this similar but not duplicates are about the same thing and disagree. @default 0.25 */
 export const CONFLICT_SIMILARITY = 0.25;
+/**
+ * Two things a user said in conversation overlap in words far more often than two corrections
+ * do without disagreeing ("I went camping" / "camping with my kids"), so statements need this
+ * much more overlap before one supersedes the other. @default 0.5
+ */
+export const STATEMENT_CONFLICT_SIMILARITY = 0.5;
+
+function conflictThreshold(a: NoteContent, b: NoteContent): number {
+  return a.sourceKind === 'user_statement' && b.sourceKind === 'user_statement' ? STATEMENT_CONFLICT_SIMILARITY : CONFLICT_SIMILARITY;
+}
 
 /**
  * Evidence refs a version keeps: the first ones (where the note came from) and the latest
@@ -74,7 +84,7 @@ export function reconcile(proposals: readonly Proposal[], known: readonly KnownN
     const created = { noteId, version: 1, content: { ...p.content, sourceCount: p.content.sourceCount ?? 1 } };
     out.push({ ...p, noteId });
     notes.push(created);
-    const rival = CONFLICTING_KINDS.has(p.content.kind) ? scored.find((s) => s.sim >= CONFLICT_SIMILARITY) : undefined;
+    const rival = CONFLICTING_KINDS.has(p.content.kind) ? scored.find((s) => s.sim >= conflictThreshold(p.content, s.n.content)) : undefined;
     if (rival) out.push(...supersedeLoser(created, rival.n, notes));
   }
   return out;

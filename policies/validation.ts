@@ -77,7 +77,8 @@ export function validateProposal(p: Proposal, tenantId: string, resolved: Readon
 
 export function claimSupport(claim: string, cited: readonly RawRecord[]): number {
   const words = contentTokens(claim).filter((t) => !TEMPLATE_WORDS.has(t) && !t.startsWith('redacted_'));
-  const evidence = cited.flatMap((r) => contentTokens(recordText(r)));
+  // Who wrote a record is part of what it shows (a claim may name the speaker).
+  const evidence = cited.flatMap((r) => contentTokens(`${recordText(r)} ${r.userId ?? ''}`));
   // JSON rendering of arguments in a claim splits differently from the payload's leaves.
   const evidenceParts = new Set(evidence.flatMap((t) => [t, ...t.split(/[^a-z0-9$]+/)]));
   const claimParts = words.flatMap((t) => (evidenceParts.has(t) ? [t] : t.split(/[^a-z0-9$]+/).filter((x) => x.length > 0)));

@@ -31,6 +31,8 @@ function proposalsFor(f: Finding, ep: Episode, active: Map<string, ActiveNote>, 
       return [fromCorrection(f, ep)];
     case 'stated_preference':
       return [create(f, ep, 'preference', 'user_requirement', userScope(ep), cleanPreference(f.summary))];
+    case 'stated_fact':
+      return [create(f, ep, 'fact', 'user_statement', speakerScope(f, ep), statedBy(f))];
     case 'tool_error':
       return [create(f, ep, 'tool_behavior', 'tool_fact', { level: 'agent', key: ep.agentId }, toolErrorClaim(f))];
     case 'tool_content':
@@ -83,6 +85,12 @@ function cleanPreference(text: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
+/** Names who said it, so a question about that person finds the statement. */
+function statedBy(f: Finding): string {
+  const speaker = f.evidence[0]?.record.userId;
+  return speaker ? `${speaker}: ${f.summary}` : f.summary;
+}
+
 function toolErrorClaim(f: Finding): string {
   const [call, error, retry] = f.evidence.filter((e) => e.record.kind !== 'tool_result');
   const argsOf = (r: ArchivedRecord | undefined) => JSON.stringify((r?.record.payload as { args?: unknown } | undefined)?.args ?? {});
@@ -105,6 +113,7 @@ function importanceOf(f: Finding): number {
   const weights: Record<Finding['type'], number> = {
     factual_conflict: 0.9,
     stated_preference: 0.8,
+    stated_fact: 0.5,
     outdated_constraint: 0.8,
     tool_error: 0.7,
     omitted_step: 0.6,
@@ -114,4 +123,9 @@ function importanceOf(f: Finding): number {
 }
 
 const userScope = (ep: Episode): NoteScope => (ep.userId ? { level: 'user', key: ep.userId } : { level: 'agent', key: ep.agentId });
+/** In a conversation between people, each statement belongs to whoever said it, not to the episode's first user. */
+const speakerScope = (f: Finding, ep: Episode): NoteScope => {
+  const speaker = f.evidence[0]?.record.userId;
+  return speaker ? { level: 'user', key: speaker } : userScope(ep);
+};
 const taskScope = (ep: Episode): NoteScope => (ep.taskType ? { level: 'task_type', key: ep.taskType } : { level: 'agent', key: ep.agentId });

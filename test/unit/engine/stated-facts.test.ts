@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { attributeEpisode } from '../../../policies/attribution.ts';
+import { reconcile } from '../../../policies/reconcile.ts';
+import { validateProposal, type ResolvedRecord } from '../../../policies/validation.ts';
+import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
+import { createDeterministicEngine } from '../../../src/engine/deterministic.ts';
+import { archived, toEpisodes } from '../../helpers/episodes.ts';
+
+const ids = ['01JD0000000000000000000001', '01JD0000000000000000000002', '01JD0000000000000000000003', '01JD0000000000000000000004'];
+const said = (i: number, userId: string, text: string): RawRecordInput => ({
+  id: ids[i] as string,
+  tenantId: 'talk',
+  userId,
+  agentId: 'chat',
+  sessionId: 'session_1',
+  kind: 'user_message',
+  source: 'user',
+  observedAt: `2023-05-08T13:5${i}:00Z`,
+  text,
+});
+
+const conversation = archived([
+  said(0, 'Caroline', 'Hey Mel! How have you been?'),
+  said(1, 'Caroline', 'I went to a LGBTQ support group yesterday and it was so powerful. Have you ever been to one?'),
+  said(2, 'Melanie', 'Export the photos to the shared album.'),
+  said(3, 'Melanie', 'My kids and I painted a sunrise by the lake last weekend.'),
+]);
+const resolved = new Map<string, ResolvedRecord>(conversation.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]));
+
+async function notesFromConversation() {
+  const episodes = toEpisodes(conversation);
+  const findings = episodes.flatMap((e) => attributeEpisode(e));
+  return (await createDeterministicEngine().propose({ episodes, findings, activeNotes: [], now: new Date('2023-05-09T00:00:00Z') })).proposals;
+}
+
+describe('stated facts', () => {
+  it('keeps what a speaker says about themselves, named, and leaves questions, small talk and requests out', async () => {
+    const proposals = await notesFromConversation();
+    expect(proposals.map((p) => p.content.claim)).toEqual([
+      'Caroline: I went to a LGBTQ support group yesterday and it was so powerful.',
+      'Melanie: My kids and I painted a sunrise by the lake last weekend.',
+    ]);
+    expect(proposals.every((p) => p.content.sourceKind === 'user_statement' && p.content.kind === 'fact')).toBe(true);
+    expect(proposals.map((p) => p.content.scope)).toEqual([{ level: 'user', key: 'Caroline' }, { level: 'user', key: 'Melanie' }]);
+  });
+
+  it('passes validation: the speaker is part of what the cited record shows', async () => {
+    for (const p of await notesFromConversation()) expect(validateProposal(p, 'talk', resolved)).toEqual({ verdict: 'accept' });
+  });
+
+  it('two statements sharing a topic both stay; a near-restatement of a changed fact supersedes the older', async () => {
+    const [first] = await notesFromConversation();
+    const base = first!;
+    const related = { ...base, content: { ...base.content, claim: 'Caroline: I went camping with the support group friends.', lastConfirmedAt: '2023-06-01T00:00:00Z' } };
+    const known = [{ noteId: 'N1', version: 1, content: { ...base.content, sourceCount: 1 } }];
+    expect(reconcile([related], known, () => 'N2').map((p) => p.op)).toEqual(['create']);
+    const changed = { ...base, content: { ...base.content, claim: 'Caroline: I went to a LGBTQ support group today and it was so boring.', lastConfirmedAt: '2023-06-01T00:00:00Z' } };
+    const ops = reconcile([changed], known, () => 'N2');
+    expect(ops.map((p) => [p.op, p.noteId])).toEqual([['create', 'N2'], ['supersede', 'N1']]);
+  });
+});
