@@ -15,6 +15,11 @@ export interface ReplayBatchInput {
   runId: string;
   tenantId: string;
   batchNo: number;
+  /**
+   * The run's window. Planning selects whole archive objects and episodes from manifests, so an
+   * episode may hold records outside it; those are left out here, record by record.
+   */
+  window?: { from?: string | undefined; to?: string | undefined };
   llmTokensLeft: number;
 }
 
@@ -40,7 +45,7 @@ export function createReplayActivities(deps: ActivityDeps) {
       const stored = await withTenant(deps.db, input.tenantId, (tx) => selectRunBatch(tx, key));
       if (stored) return stored.summary as ReplayBatchResult;
       const planned = await withTenant(deps.db, input.tenantId, (tx) => selectBatchEpisodes(tx, key));
-      const { episodes } = await loadEpisodes(deps.archive, input.tenantId, planned, (objectKey) => heartbeat({ objectKey }));
+      const { episodes } = await loadEpisodes(deps.archive, input.tenantId, planned, { onObject: (objectKey) => heartbeat({ objectKey }), ...(input.window ? { window: input.window } : {}) });
       const known = await knownNotes(deps, input.tenantId, episodes);
       const succeeded = episodes.filter((e) => e.records.some((r) => r.record.kind === 'task_outcome' && r.record.outcome?.status === 'success'));
       const findings = episodes.flatMap((e) => attributeEpisode(e, succeeded));

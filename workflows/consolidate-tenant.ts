@@ -54,7 +54,7 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
     stopReason = budgetStop(state, budget, deadline);
     if (stopReason) break;
     const batch = { runId: state.runId, tenantId: input.tenantId, batchNo: state.nextBatch };
-    const replayed = await replayBatch({ ...batch, llmTokensLeft: budget.maxLlmTokens - state.spent.llmTokens });
+    const replayed = await replayBatch({ ...batch, window: input.window, llmTokensLeft: budget.maxLlmTokens - state.spent.llmTokens });
     state.spent.llmTokens += replayed.llmTokens;
     if (state.spent.noteChanges + replayed.plannedChanges > budget.maxNoteChanges) {
       stopReason = 'note change budget: the next batch would exceed it';

@@ -29,8 +29,9 @@ export async function loadEpisodes(
   store: ArchiveStore,
   tenantId: string,
   planned: readonly PlannedEpisode[],
-  onObject: (objectKey: string) => void = () => {},
+  options: { onObject?: (objectKey: string) => void; window?: { from?: string | undefined; to?: string | undefined } } = {},
 ): Promise<{ episodes: Episode[]; quarantined: number }> {
+  const inWindow = windowFilter(options.window);
   const wanted = new Map<string, Map<number, string>>();
   for (const ep of planned) {
     for (const part of ep.parts) {
@@ -45,12 +46,12 @@ export async function loadEpisodes(
   await forEachLimited([...wanted], READ_CONCURRENCY, async ([objectKey, lines]) => {
     const reader = readObject(store, objectKey, { lines: [...lines.keys()].sort((a, b) => a - b) });
     for await (const r of reader) {
-      if (r.record.tenantId !== tenantId) continue;
+      if (r.record.tenantId !== tenantId || !inWindow(r.record.observedAt)) continue;
       const key = lines.get(r.line);
       if (key) grouped.get(key)?.push({ record: r.record, ref: { recordId: r.record.id, objectKey, line: r.line, contentHash: r.contentHash } });
     }
     quarantined += reader.stats.quarantined;
-    onObject(objectKey);
+    options.onObject?.(objectKey);
   });
   const episodes = [...grouped.entries()].flatMap(([key, records]) => (records.length > 0 ? [toEpisode(key, records)] : []));
   return { episodes, quarantined };
@@ -106,4 +107,14 @@ export async function resolveEvidence(
     }
   });
   return resolved;
+}
+
+/** Inclusive bounds on observedAt; an absent bound is open. */
+function windowFilter(window: { from?: string | undefined; to?: string | undefined } | undefined): (observedAt: string) => boolean {
+  const from = window?.from ? Date.parse(window.from) : -Infinity;
+  const to = window?.to ? Date.parse(window.to) : Infinity;
+  return (observedAt) => {
+    const t = Date.parse(observedAt);
+    return t >= from && t <= to;
+  };
 }

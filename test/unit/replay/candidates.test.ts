@@ -46,4 +46,15 @@ describe('episode index and replay planning from manifests', () => {
     const resolved = await resolveEvidence(store, refs, []);
     for (const ref of refs) expect(resolved.get(ref.recordId)?.contentHash).toBe(ref.contentHash);
   });
+
+  it('leaves out, record by record, what an episode holds outside the run window', async () => {
+    const [s3] = (await listCandidates(store, 'acme', {})).filter((c) => c.key === 'task:acme-s3-t1');
+    const all = (await loadEpisodes(store, 'acme', [{ key: s3!.key, parts: s3!.parts }])).episodes[0]!.records;
+    const cutoff = all[2]!.record.observedAt;
+    const { episodes } = await loadEpisodes(store, 'acme', [{ key: s3!.key, parts: s3!.parts }], { window: { to: cutoff } });
+    expect(episodes[0]?.records.map((r) => r.record.id)).toEqual(all.filter((r) => r.record.observedAt <= cutoff).map((r) => r.record.id));
+    expect(episodes[0]!.records.length).toBeLessThan(all.length);
+    const later = await loadEpisodes(store, 'acme', [{ key: s3!.key, parts: s3!.parts }], { window: { from: '2030-01-01T00:00:00Z' } });
+    expect(later.episodes).toEqual([]);
+  });
 });
