@@ -1,0 +1,94 @@
+import type { Command } from 'commander';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadConfig } from '../../config.ts';
+import { parseCutoff } from '../../eval/cutoff.ts';
+import { defaultDatasetPath } from '../../eval/datasets/index.ts';
+import { renderMarkdown } from '../../eval/report/markdown.ts';
+import { renderRecallChart } from '../../eval/report/svg.ts';
+import { runEval } from '../../eval/runner.ts';
+import { EVAL_DATASETS, type EvalDataset } from '../../eval/types.ts';
+import { UsageError } from '../errors.ts';
+import { printJson, printLine } from '../output.ts';
+
+interface EvalOpts {
+  dataset: string;
+  path?: string;
+  k: string;
+  cutoff: string;
+  limit?: string;
+  out: string;
+  keep?: boolean;
+  json?: boolean;
+}
+
+export function registerEval(program: Command): void {
+  program
+    .command('eval')
+    .description('temporal-holdout evaluation on an external dataset: Nocturne vs no memory, recent history, raw-turn full text and raw-turn dense retrieval')
+    .requiredOption('--dataset <name>', `one of ${EVAL_DATASETS.join(', ')}`)
+    .option('--path <path>', 'dataset folder or file (default: $NOCTURNE_DATASETS/<folder>, else ../shared/datasets/<folder>)')
+    .option('--k <list>', 'comma-separated ks for recall@k', '1,5,10')
+    .option('--cutoff <share|iso>', "memory from the first share of each case's records (0.8) or from records up to an instant; 1 holds nothing out", '0.8')
+    .option('--limit <n>', 'only the first n cases (a quick look)')
+    .option('--out <dir>', 'where report.md, summary.json and the recall@k chart go', 'var/eval')
+    .option('--keep', "keep the evaluation's note schema (to inspect notes) instead of dropping it")
+    .option('--json', 'print the summary as one JSON document on stdout')
+    .addHelpText('after', '\nRuns on the real stack: eval "$(nocturne stack up)" first. Numbers and exact commands: docs/EVALUATION.md.')
+    .action(async (opts: EvalOpts) => {
+      const dataset = parseDataset(opts.dataset);
+      const ks = parseKs(opts.k);
+      const cutoff = parseOrUsage(() => parseCutoff(opts.cutoff));
+      const limit = opts.limit !== undefined ? parsePositive('--limit', opts.limit) : undefined;
+      const config = loadConfig();
+      if (config.database.kind !== 'postgres' || !config.archive.uri.startsWith('s3://')) {
+        throw new UsageError('nocturne eval runs on the real stack: eval "$(nocturne stack up)" first (DATABASE_URL and an s3:// archive)');
+      }
+      const datasetPath = opts.path ?? defaultDatasetPath(dataset);
+      const run = await runEval({
+        dataset,
+        path: datasetPath,
+        ks,
+        cutoff,
+        env: process.env,
+        log: (line) => process.stderr.write(`${line}\n`),
+        ...(limit !== undefined ? { limit } : {}),
+        ...(opts.keep ? { keep: true } : {}),
+      });
+      const dir = path.resolve(opts.out, dataset);
+      await mkdir(dir, { recursive: true });
+      const chart = `recall-${dataset}.svg`;
+      await writeFile(path.join(dir, chart), renderRecallChart(run.summary, dataset));
+      await writeFile(path.join(dir, 'report.md'), renderMarkdown(run.summary, { charts: { [dataset]: chart } }));
+      await writeFile(path.join(dir, 'summary.json'), `${JSON.stringify(run.summary, null, 2)}\n`);
+      await writeFile(path.join(dir, 'outcomes.json'), `${JSON.stringify({ outcomes: run.outcomes, failedRuns: run.failedRuns })}\n`);
+      if (opts.json) return printJson(run.summary);
+      printLine(renderMarkdown(run.summary));
+      printLine(`report: ${path.join(dir, 'report.md')} (chart ${chart}, summary.json, outcomes.json)`);
+    });
+}
+
+function parseDataset(value: string): EvalDataset {
+  if ((EVAL_DATASETS as readonly string[]).includes(value)) return value as EvalDataset;
+  throw new UsageError(`--dataset: expected one of ${EVAL_DATASETS.join(', ')}, got ${JSON.stringify(value)}`);
+}
+
+function parseKs(value: string): number[] {
+  const ks = value.split(',').map((s) => parsePositive('--k', s.trim()));
+  if (ks.some((k) => k > 100)) throw new UsageError('--k: at most 100');
+  return [...new Set(ks)].sort((a, b) => a - b);
+}
+
+function parsePositive(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+function parseOrUsage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
