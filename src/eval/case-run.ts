@@ -40,18 +40,21 @@ export async function runCase(pipeline: EvalPipeline, evalCase: EvalCase, opts: 
   if (archived.rejected > 0) opts.log(`  ${evalCase.caseId}: the archive rejected ${archived.rejected} records`);
   const run = await timed('consolidate', () => pipeline.consolidate(opts.tenantId, opts.cutoff ? { to: opts.cutoff } : {}));
   opts.log(`  ${evalCase.caseId}: run ${run.status}: ${run.counts.replayed} records replayed, ${run.counts.committed} note changes, ${run.counts.rejected} proposals rejected, ${run.counts.quarantined} quarantined`);
+  const byRecordId = new Map(evalCase.records.map((r) => [r.record.id, r]));
+  const notes = await currentNotes(pipeline, opts.tenantId);
+  const failedRuns = failedRunOutcomes(evalCase, notes, byRecordId);
+  // Failure logs carry no questions: nothing to index for the baselines.
+  if (evalCase.queries.length === 0) return { outcomes: [], failedRuns, notes: notes.length, seconds };
   const known = evalCase.records.filter((r) => !isAfter(r.record.observedAt, opts.cutoff));
   const turns = turnsOf(known);
   const baselines = await timed('baselines', async () => ({ 'recent-history': recentHistory(turns), 'full-text': bm25(turns), dense: await dense(turns, pipeline.embedder) }));
-  const byRecordId = new Map(evalCase.records.map((r) => [r.record.id, r]));
   const ask = new Asker(evalCase, opts, pipeline, byRecordId, turns, baselines);
   const outcomes = await timed('query', async () => {
     const out: QueryOutcome[] = [];
     for (const query of evalCase.queries) out.push(...(await ask.everyMethod(query)));
     return out;
   });
-  const notes = await currentNotes(pipeline, opts.tenantId);
-  return { outcomes, failedRuns: failedRunOutcomes(evalCase, notes, byRecordId), notes: notes.length, seconds };
+  return { outcomes, failedRuns, notes: notes.length, seconds };
 }
 
 class Asker {

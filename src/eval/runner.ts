@@ -44,7 +44,8 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   let notes = 0;
   try {
     for (const [i, evalCase] of cases.entries()) {
-      const cutoff = cutoffInstant(evalCase, opts.cutoff);
+      // The holdout is for questions; failure logs (no questions) are all learned from.
+      const cutoff = evalCase.queries.length > 0 ? cutoffInstant(evalCase, opts.cutoff) : undefined;
       cutoffs.set(evalCase, cutoff);
       opts.log(`[${i + 1}/${cases.length}] ${evalCase.caseId}: ${evalCase.records.length} records, ${evalCase.queries.length} questions, cutoff ${cutoff ?? 'none'}`);
       const result = await runCase(pipeline, evalCase, { tenantId: tenantFor(opts.dataset, evalCase.caseId), cutoff, depth: Math.max(...opts.ks), log: opts.log });
