@@ -218,7 +218,10 @@ function pairOutcomes(outcomes: readonly QueryOutcome[], queries: Map<string, Qu
   });
 }
 
-function summarizeAtK(scored: readonly Scored[], k: number): AtKSummary {
+function summarizeAtK(all: readonly Scored[], k: number): AtKSummary {
+  // A question only answerable from after the cutoff cannot be recalled by anyone: recall is
+  // measured on the others, and the held-out ones count in answeredUnknowable instead.
+  const scored = all.filter((s) => !s.context.unknowable);
   const evidence = scored.map(({ context, outcome }) => evidenceRecall(context.query, outcome, k));
   const sessions = scored.map(({ context, outcome }) => sessionRecall(context.goldSessions, outcome, k));
   const updates = scored.map(({ context, outcome }) => updateOrder(context.query, outcome, k));
@@ -229,10 +232,10 @@ function summarizeAtK(scored: readonly Scored[], k: number): AtKSummary {
     evidenceAll: mean(evidence.map((e) => e?.all)),
     sessionRecall: mean(sessions.map((s) => s?.fraction)),
     sessionAny: mean(sessions.map((s) => s?.any)),
-    recalledAfterCutoff: mean(scored.map(({ outcome }) => recalledAfterCutoff(outcome, k))),
+    recalledAfterCutoff: mean(all.map(({ outcome }) => recalledAfterCutoff(outcome, k))),
     updateOrdered: mean(updates.map((u) => u?.ordered)),
     updateFound: mean(updates.map((u) => u?.updatedFound)),
-    tokens: mean(scored.map(({ outcome }) => contextTokens(outcome, k))),
+    tokens: mean(all.map(({ outcome }) => contextTokens(outcome, k))),
   };
 }
 

@@ -273,13 +273,14 @@ describe('summarize', () => {
     const dense = dataset?.methods[1];
     const at1 = dense?.overall.atK[0];
     const at2 = dense?.overall.atK[1];
-    // a: 1/2 at k=1, 1 at k=2; b: 0; d (unanswerable, gold D2:1): 0; c has no gold evidence.
-    expect(at1?.evidenceRecall).toEqual({ mean: 0.5 / 3, n: 3 });
-    expect(at2?.evidenceRecall).toEqual({ mean: 1 / 3, n: 3 });
-    expect(at2?.evidenceAll).toEqual({ mean: 1 / 3, n: 3 });
-    // Sessions: a {S1,S2} 1/2 then 1; b {S1} 1; d {S2} 0.
-    expect(at1?.sessionRecall).toEqual({ mean: 1.5 / 3, n: 3 });
-    expect(at2?.sessionRecall).toEqual({ mean: 2 / 3, n: 3 });
+    // a: 1/2 at k=1, 1 at k=2; b: 0; c has no gold evidence; d (gold D2:1 only, after the
+    // cutoff) is left out of recall: nobody can recall what was held out.
+    expect(at1?.evidenceRecall).toEqual({ mean: 0.5 / 2, n: 2 });
+    expect(at2?.evidenceRecall).toEqual({ mean: 1 / 2, n: 2 });
+    expect(at2?.evidenceAll).toEqual({ mean: 1 / 2, n: 2 });
+    // Sessions: a {S1,S2} 1/2 then 1; b {S1} 1.
+    expect(at1?.sessionRecall).toEqual({ mean: 1.5 / 2, n: 2 });
+    expect(at2?.sessionRecall).toEqual({ mean: 2 / 2, n: 2 });
     expect(at2?.recalledAfterCutoff).toEqual({ mean: 0.25, n: 4 });
     expect(at2?.tokens).toEqual({ mean: (10 + 8 + 2 + 0) / 4, n: 4 });
     expect(dense?.overall.abstainedOnUnanswerable).toEqual({ mean: 1, n: 1 });

@@ -143,7 +143,7 @@ describe('renderMarkdown', () => {
   });
 
   it('states how many questions each family of percents is over', () => {
-    expect(markdown).toContain('Questions with gold evidence: 10; unanswerable: 4.');
+    expect(markdown).toContain('Questions with gold evidence before the cutoff: 10; unanswerable: 4.');
   });
 
   it('leaves out columns no method has a value for, and shows them where one does', () => {

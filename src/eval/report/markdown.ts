@@ -101,7 +101,7 @@ function methodTable(dataset: DatasetSummary, ks: readonly number[], headlineK: 
 function questionCounts(dataset: DatasetSummary, headlineK: number): string {
   const most = (value: (m: MethodSummary) => Mean | undefined): number => Math.max(0, ...dataset.methods.map((m) => value(m)?.n ?? 0));
   const counts: [string, number][] = [
-    ['with gold evidence', most((m) => atK(m.overall, headlineK)?.evidenceRecall)],
+    ['with gold evidence before the cutoff', most((m) => atK(m.overall, headlineK)?.evidenceRecall)],
     ['unanswerable', most((m) => m.overall.abstainedOnUnanswerable)],
     ['knowledge updates', most((m) => atK(m.overall, headlineK)?.updateOrdered)],
     ['answerable only after the cutoff', most((m) => m.overall.answeredUnknowable)],
@@ -146,7 +146,7 @@ function datasetSection(dataset: DatasetSummary, summary: EvalSummary, options: 
     const counts = questionCounts(dataset, headlineK);
     parts.push(
       '',
-      'Evidence R@k: share of a question\'s gold evidence found in the top k (mean over questions with gold evidence). Session R@k: the same over the sessions holding that evidence.',
+      'Evidence R@k: share of a question\'s gold evidence found in the top k (mean over questions with gold evidence known before the cutoff). Session R@k: the same over the sessions holding that evidence.',
       '',
       methodTable(dataset, ks, headlineK),
       '',
