@@ -12,6 +12,7 @@ import { registerRollback } from './commands/rollback.ts';
 import { registerRun } from './commands/run.ts';
 import { registerSchedule } from './commands/schedule.ts';
 import { registerServe } from './commands/serve.ts';
+import { registerSimulate } from './commands/simulate.ts';
 import { registerStack } from './commands/stack.ts';
 import { registerWorker } from './commands/worker.ts';
 
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   for (const register of [registerDemo, registerStack, registerWorker, registerRun, registerArchive, registerNotes, registerRecall, registerServe, registerBench, registerSchedule, registerConflict, registerRollback, registerErase]) {
     register(program);
   }
+  registerSimulate(program);
   return program;
 }
 
