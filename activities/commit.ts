@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { applyNoteBatch, withTenant } from '../src/db/index.ts';
 import { NoteOp, type ParsedNoteOp } from '../src/db/notes/ops.ts';
 import { selectRunBatch, selectRunBatches, selectUnembedded, updateEmbedding } from '../src/db/run-work.ts';
-import { classified, heartbeat, type ActivityDeps } from './deps.ts';
+import { classified, heartbeat, whileHeartbeating, type ActivityDeps } from './deps.ts';
 
 /** Claims embedded per request to the embedding server. @default 64 */
 export const EMBED_BATCH = 64;
@@ -41,7 +41,7 @@ export function createCommitActivities(deps: ActivityDeps) {
       for (;;) {
         const pending = await withTenant(deps.db, input.tenantId, (tx) => selectUnembedded(tx, { runId: input.runId, limit: EMBED_BATCH }));
         if (pending.length === 0) break;
-        const vectors = await deps.embedder.embed(pending.map((p) => p.claim));
+        const vectors = await whileHeartbeating(deps.embedder.embed(pending.map((p) => p.claim)), { embedded });
         await withTenant(deps.db, input.tenantId, async (tx) => {
           for (const [i, p] of pending.entries()) await updateEmbedding(tx, { ...p, embedding: vectors[i] as number[] });
         });

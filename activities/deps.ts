@@ -22,6 +22,24 @@ export function heartbeat(details?: unknown): void {
   if (inActivity()) Context.current().heartbeat(details);
 }
 
+/** How often {@link whileHeartbeating} heartbeats: well inside the 15 s heartbeat timeouts. @default 5000 */
+export const KEEPALIVE_INTERVAL_MS = 5000;
+
+/**
+ * Heartbeats while one long call is pending (an embedding request on a slow CPU server, a model
+ * writing notes): without it a call longer than the heartbeat timeout gets the attempt timed
+ * out and retried while the first is still working, and the server's queue only grows.
+ */
+export async function whileHeartbeating<T>(work: Promise<T>, details?: unknown, intervalMs = KEEPALIVE_INTERVAL_MS): Promise<T> {
+  if (!inActivity()) return work;
+  const timer = setInterval(() => heartbeat(details), intervalMs);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 function inActivity(): boolean {
   try {
     Context.current();

@@ -5,7 +5,7 @@ import {
   selectEmbeddingProjection, selectReindexPage, writeNextEmbeddings,
 } from '../src/db/reindex-queries.ts';
 import { EmbeddingDimensionError, EmbeddingError } from '../src/embeddings/embedder.ts';
-import { asActivityFailure, heartbeat, type ActivityDeps } from './deps.ts';
+import { asActivityFailure, heartbeat, whileHeartbeating, type ActivityDeps } from './deps.ts';
 
 export interface ReindexKey {
   tenantId: string;
@@ -85,7 +85,7 @@ export function createReindexActivities(deps: ActivityDeps) {
       }
       const page = await withTenant(deps.db, input.tenantId, (tx) => selectReindexPage(tx, { after: input.after, limit: input.limit }));
       if (page.length === 0) return { embedded: 0, after: null };
-      const vectors = await deps.embedder.embed(page.map((p) => p.claim), { kind: 'passage' });
+      const vectors = await whileHeartbeating(deps.embedder.embed(page.map((p) => p.claim), { kind: 'passage' }));
       heartbeat({ embedded: page.length });
       await withTenant(deps.db, input.tenantId, (tx) =>
         writeNextEmbeddings(tx, { items: page.map((p, i) => ({ noteId: p.noteId, version: p.version, embedding: vectors[i] as number[] })) }),

@@ -9,7 +9,7 @@ import type { NoteOp } from '../src/db/notes/ops.ts';
 import { selectCurrentVersion } from '../src/db/notes/read-queries.ts';
 import { insertRejections, insertRunBatch, selectCurrentInScopes, selectBatchEpisodes, selectRunBatch } from '../src/db/run-work.ts';
 import { loadEpisodes, resolveEvidence } from '../src/replay/episodes.ts';
-import { classified, heartbeat, type ActivityDeps } from './deps.ts';
+import { classified, heartbeat, whileHeartbeating, type ActivityDeps } from './deps.ts';
 
 export interface ReplayBatchInput {
   runId: string;
@@ -51,7 +51,7 @@ export function createReplayActivities(deps: ActivityDeps) {
       const findings = episodes.flatMap((e) => attributeEpisode(e, succeeded));
       const now = (deps.clock ?? (() => new Date()))();
       const active = known.filter((n) => n.status === 'active');
-      const { proposals, llmTokens } = await deps.engine.propose({ episodes, findings, activeNotes: active, now, tokenBudget: Math.max(0, input.llmTokensLeft) });
+      const { proposals, llmTokens } = await whileHeartbeating(deps.engine.propose({ episodes, findings, activeNotes: active, now, tokenBudget: Math.max(0, input.llmTokensLeft) }));
       const redacted = proposals.map(redactClaim);
       const resolved = await resolveEvidence(deps.archive, redacted.flatMap((p) => p.content.evidence), episodes.flatMap((e) => e.records));
       const accepted: Proposal[] = [];

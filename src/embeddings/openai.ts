@@ -11,8 +11,14 @@ export interface OpenAiEmbedderOptions extends BatchingOptions {
   dimension: number;
   /** Local servers usually ignore it; the client insists on one. @default 'not-needed' */
   apiKey?: string;
-  /** Per request. @default 30000 */
+  /** Per request, plus {@link OpenAiEmbedderOptions.timeoutPerKiloCharMs} for its input. @default 30000 */
   timeoutMs?: number;
+  /**
+   * Added to a request's timeout per 1,000 input characters. A small CPU model embeds about a
+   * thousand characters a second: a fixed timeout that a full batch of long passages outlasts
+   * makes every retry resend work the server is still doing, and the queue only grows. @default 5000
+   */
+  timeoutPerKiloCharMs?: number;
   /**
    * Send `dimensions` (Matryoshka truncation). Only for servers and models that support it:
    * others reject it or ignore it, and a wrong dimension fails the check either way. @default false
@@ -60,7 +66,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
       ...(options.sendDimensions ? { dimensions: options.dimension } : {}),
       ...(options.sendInputType === false ? {} : { input_type: kind }),
     };
-    const raw: unknown = await client.embeddings.create(body);
+    const raw: unknown = await client.embeddings.create(body, { timeout: requestTimeoutMs(input, options) });
     const parsed = EmbeddingResponse.safeParse(raw);
     if (!parsed.success) throw new EmbeddingError(`${source} answered an unexpected shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     const vectors = [...parsed.data.data]
@@ -79,3 +85,8 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
   };
 }
 
+/** The time one request may take: a base for the round trip plus an allowance per input character. */
+export function requestTimeoutMs(input: readonly string[], options: Pick<OpenAiEmbedderOptions, 'timeoutMs' | 'timeoutPerKiloCharMs'>): number {
+  const chars = input.reduce((n, text) => n + text.length, 0);
+  return (options.timeoutMs ?? 30_000) + Math.ceil((chars / 1000) * (options.timeoutPerKiloCharMs ?? 5_000));
+}

@@ -5,7 +5,7 @@ import { backoffMs, isTransient } from '../../../src/embeddings/batching.ts';
 import { createEmbedder } from '../../../src/embeddings/create.ts';
 import { EmbeddingDimensionError, EmbeddingError, EmbeddingUnavailableError } from '../../../src/embeddings/embedder.ts';
 import { createOllamaEmbedder } from '../../../src/embeddings/ollama.ts';
-import { createOpenAiEmbedder } from '../../../src/embeddings/openai.ts';
+import { createOpenAiEmbedder, requestTimeoutMs } from '../../../src/embeddings/openai.ts';
 
 // A real HTTP server on 127.0.0.1 answering /v1/embeddings and /api/embed, so the real client
 // code paths (OpenAI SDK through LlamaIndex, ollama-js) run. Each request is answered by the
@@ -134,9 +134,15 @@ describe('OpenAI-compatible embedder (real client against a scripted server)', (
 
   it('retries a timeout', async () => {
     script.push('slow');
-    const vectors = await openai({ timeoutMs: 300 }).embed(['alpha']);
+    const vectors = await openai({ timeoutMs: 300, timeoutPerKiloCharMs: 0 }).embed(['alpha']);
     expect(vectors).toHaveLength(1);
     expect(requests).toHaveLength(2);
+  });
+
+  it('gives a long batch the time its size needs: base plus an allowance per 1,000 characters', () => {
+    expect(requestTimeoutMs(['x'.repeat(600)], {})).toBe(30_000 + 3_000);
+    expect(requestTimeoutMs(Array.from({ length: 64 }, () => 'x'.repeat(600)), {})).toBe(30_000 + 192_000);
+    expect(requestTimeoutMs(['abc'], { timeoutMs: 300, timeoutPerKiloCharMs: 0 })).toBe(300);
   });
 
   it('does not retry a 400', async () => {
