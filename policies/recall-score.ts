@@ -69,10 +69,32 @@ export function scoreCandidate(input: ScoreInput, policy: RecallScorePolicy = DE
   return { vector, text, confidence, importance, decay, relevance, prior, score };
 }
 
-/** Lexical match: the share of the query's content tokens that occur in the claim. */
-export function lexicalMatch(query: string, claim: string): number {
-  const q = contentTokens(query);
-  return q.length === 0 ? 0 : coverage(q, contentTokens(claim));
+/** Lexical match: the share of the query's content tokens that occur in the claim (each word weighs 1 unless `weights` says otherwise). */
+export function lexicalMatch(query: string, claim: string, weights?: ReadonlyMap<string, number>): number {
+  const q = [...new Set(contentTokens(query))];
+  if (q.length === 0) return 0;
+  if (!weights) return coverage(q, contentTokens(claim));
+  const inClaim = new Set(contentTokens(claim));
+  const weight = (t: string) => weights.get(t) ?? 0;
+  const total = q.reduce((s, t) => s + weight(t), 0);
+  return total === 0 ? 0 : q.reduce((s, t) => s + (inClaim.has(t) ? weight(t) : 0), 0) / total;
+}
+
+/**
+ * Inverse document frequency of each query word among the candidate claims (BM25's form). A
+ * word most candidates share (a person's name in their own conversation, the product every note
+ * is about) tells them apart little, so it weighs little; a word few share weighs much.
+ * Measured on the candidates, which both channels chose for this query, not on the whole tenant:
+ * no extra query, and the weights rank exactly the notes being ranked.
+ */
+export function candidateIdf(query: string, claims: readonly string[]): Map<string, number> {
+  const q = [...new Set(contentTokens(query))];
+  const docs = claims.map((c) => new Set(contentTokens(c)));
+  const n = docs.length;
+  return new Map(q.map((t) => {
+    const df = docs.reduce((s, d) => s + (d.has(t) ? 1 : 0), 0);
+    return [t, Math.log(1 + (n - df + 0.5) / (df + 0.5))];
+  }));
 }
 
 /** The context budget's unit: about four characters per token, rounded up. */

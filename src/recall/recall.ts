@@ -1,4 +1,4 @@
-import { DEFAULT_RECALL_SCORE_POLICY, explainScore, lexicalMatch, scoreCandidate, type RecallScorePolicy } from '../../policies/recall-score.ts';
+import { candidateIdf, DEFAULT_RECALL_SCORE_POLICY, explainScore, lexicalMatch, scoreCandidate, type RecallScorePolicy } from '../../policies/recall-score.ts';
 import { contentTokens } from '../../policies/text.ts';
 import type { NoteScope } from '../contracts/note.ts';
 import type { Db } from '../db/db.ts';
@@ -73,11 +73,12 @@ export async function recall(db: Db, embedder: Embedder, request: RecallRequest,
   });
 
   const merged = mergeCandidates(read.vector, read.text);
+  const idf = candidateIdf(req.query, merged.map((c) => c.version.claim));
   const scored: ScoredCandidate[] = merged.map((c) => {
     const parts = scoreCandidate(
       {
         vectorSimilarity: c.distance === null ? null : 1 - c.distance,
-        lexical: lexicalMatch(req.query, c.version.claim),
+        lexical: lexicalMatch(req.query, c.version.claim, idf),
         confidence: c.version.confidence,
         importance: c.version.importance,
         kind: c.version.kind,

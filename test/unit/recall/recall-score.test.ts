@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approxTokens, DEFAULT_RECALL_SCORE_POLICY, explainScore, lexicalMatch, scoreCandidate, type ScoreInput } from '../../../policies/recall-score.ts';
+import { approxTokens, candidateIdf, DEFAULT_RECALL_SCORE_POLICY, explainScore, lexicalMatch, scoreCandidate, type ScoreInput } from '../../../policies/recall-score.ts';
 
 const AT = new Date('2026-06-01T00:00:00.000Z');
 const base: ScoreInput = { vectorSimilarity: 0.8, lexical: 0.5, confidence: 0.9, importance: 0.5, kind: 'preference', lastConfirmedAt: AT, at: AT };
@@ -57,6 +57,23 @@ describe('recall text helpers', () => {
     ['weather', 'The billing API returns amounts in cents.', 0],
   ])('lexicalMatch(%j, …)', (q, claim, expected) => {
     expect(lexicalMatch(q, claim)).toBeCloseTo(expected, 9);
+  });
+
+  it('weighs query words by how few candidates share them: the rare word decides, the shared name barely counts', () => {
+    const claims = ['Caroline: I went to a support group.', 'Caroline: I painted a lake.', 'Caroline: I love camping.', 'Melanie: I went camping.'];
+    const idf = candidateIdf('When did Caroline go camping with the support group?', claims);
+    expect(idf.get('caroline')).toBeLessThan(idf.get('camping') as number);
+    expect(idf.get('camping')).toBeLessThan(idf.get('support') as number);
+    // 3 of 4 claims name Caroline: ln(1 + 1.5/3.5); 1 of 4 holds "support": ln(1 + 3.5/1.5).
+    expect(idf.get('caroline')).toBeCloseTo(Math.log(1 + 1.5 / 3.5), 9);
+    expect(idf.get('support')).toBeCloseTo(Math.log(1 + 3.5 / 1.5), 9);
+    const query = 'Caroline support group';
+    const weights = candidateIdf(query, claims);
+    expect(lexicalMatch(query, claims[0] as string, weights)).toBe(1);
+    // Unweighted, the name alone is a third of the match; weighted, much less.
+    expect(lexicalMatch(query, claims[1] as string)).toBeCloseTo(1 / 3, 9);
+    expect(lexicalMatch(query, claims[1] as string, weights)).toBeLessThan(0.15);
+    expect(lexicalMatch('the of', claims[0] as string, weights)).toBe(0);
   });
 
   it.each<[string, number]>([['', 0], ['abc', 1], ['abcd', 1], ['abcde', 2], ['x'.repeat(400), 100]])('approxTokens(%j) = %d', (text, n) => {
