@@ -6,6 +6,7 @@ import { registerBench } from './commands/bench.ts';
 import { registerConflict } from './commands/conflict.ts';
 import { registerDemo } from './commands/demo.ts';
 import { registerErase } from './commands/erase.ts';
+import { registerEval } from './commands/eval.ts';
 import { registerNotes } from './commands/notes.ts';
 import { registerRecall } from './commands/recall.ts';
 import { registerRollback } from './commands/rollback.ts';
@@ -21,10 +22,9 @@ export function buildProgram(): Command {
     .description('Sleep-time memory consolidation for AI agents')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const register of [registerDemo, registerStack, registerWorker, registerRun, registerArchive, registerNotes, registerRecall, registerServe, registerBench, registerSchedule, registerConflict, registerRollback, registerErase]) {
+  for (const register of [registerDemo, registerStack, registerWorker, registerRun, registerArchive, registerNotes, registerRecall, registerServe, registerBench, registerSchedule, registerConflict, registerRollback, registerErase, registerEval, registerSimulate]) {
     register(program);
   }
-  registerSimulate(program);
   return program;
 }
 
