@@ -9,7 +9,7 @@ import { contentTokens, coverage } from './text.ts';
  * relevance instead of being added to it: a confident but unrelated note never outranks a
  * related one, and a query that matches nothing scores near zero (abstention stays possible).
  *
- *   relevance = (vector·sim + text·lexical) / (vector + text)
+ *   relevance = (vector·sim' + text·lexical) / (vector + text),  sim' = (cosine − floor) / (1 − floor)
  *   prior     = (confidence·c + importance·i + decay·d) / (confidence + importance + decay)
  *   score     = relevance × (priorFloor + (1 − priorFloor) × prior)
  */
@@ -32,6 +32,8 @@ export const DEFAULT_RECALL_SCORE_POLICY: RecallScorePolicy = {
 export interface ScoreInput {
   /** Cosine similarity of query and claim embeddings, or null when the claim is not embedded yet. */
   vectorSimilarity: number | null;
+  /** The embedding model's "unrelated" cosine: similarity is rescaled from it to 1. @default 0 */
+  similarityFloor?: number;
   /** Share of the query's content tokens found in the claim (0..1). */
   lexical: number;
   confidence: number;
@@ -58,7 +60,8 @@ const clamp01 = (x: number): number => (Number.isFinite(x) ? Math.min(1, Math.ma
 export function scoreCandidate(input: ScoreInput, policy: RecallScorePolicy = DEFAULT_RECALL_SCORE_POLICY): ScoreParts {
   const w = policy.weights;
   // Cosine similarity below zero carries no evidence of relevance; an unembedded claim competes on text alone.
-  const vector = input.vectorSimilarity === null ? 0 : clamp01(input.vectorSimilarity);
+  const floor = input.similarityFloor ?? 0;
+  const vector = input.vectorSimilarity === null ? 0 : clamp01((input.vectorSimilarity - floor) / (1 - floor));
   const text = clamp01(input.lexical);
   const confidence = clamp01(input.confidence);
   const importance = clamp01(input.importance);

@@ -49,6 +49,7 @@ export const envSchema = z.object({
   NOCTURNE_EMBEDDING_URL: httpUrl.default('http://127.0.0.1:8089/v1'),
   NOCTURNE_EMBEDDING_MODEL: z.string().min(1).default('multilingual-e5-small'),
   NOCTURNE_EMBEDDING_DIM: z.coerce.number().int().min(2).max(16000).default(384),
+  NOCTURNE_EMBEDDING_SIMILARITY_FLOOR: z.coerce.number().min(0).max(0.99).optional(),
   NOCTURNE_LLM_PROVIDER: z.enum(['none', 'openai', 'ollama']).default('none'),
   NOCTURNE_LLM_URL: httpUrl.optional(),
   NOCTURNE_LLM_MODEL: z.string().min(1).optional(),
@@ -84,7 +85,7 @@ export interface Config {
     producer: string;
     s3?: { endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string };
   };
-  embedding: { provider: 'openai' | 'ollama' | 'lexical'; url: string; model: string; dimension: number };
+  embedding: { provider: 'openai' | 'ollama' | 'lexical'; url: string; model: string; dimension: number; similarityFloor: number };
   llm:
     | { provider: 'none' }
     | { provider: 'openai' | 'ollama'; url: string; model: string; apiKey?: string };
@@ -172,6 +173,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       url: e.NOCTURNE_EMBEDDING_URL,
       model: e.NOCTURNE_EMBEDDING_MODEL,
       dimension: e.NOCTURNE_EMBEDDING_DIM,
+      similarityFloor: e.NOCTURNE_EMBEDDING_SIMILARITY_FLOOR ?? defaultSimilarityFloor(e.NOCTURNE_EMBEDDING_MODEL),
     },
     llm,
     triggers: {
@@ -207,4 +209,14 @@ let cached: Config | undefined;
 export function loadConfig(): Config {
   cached ??= parseConfig(process.env);
   return cached;
+}
+
+/**
+ * The cosine below which a model's vectors say "unrelated". e5 models are trained with a low
+ * temperature, so their cosines crowd into 0.7–1.0 (their model card says so) and an unrelated
+ * pair still scores about 0.7; recall rescales similarity from this floor so that the vector
+ * part spreads over 0..1 like the text part. Other models: 0 (cosine as is).
+ */
+export function defaultSimilarityFloor(model: string): number {
+  return /(^|[^a-z])e5([^a-z]|$)/i.test(model) ? 0.7 : 0;
 }

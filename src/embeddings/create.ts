@@ -22,11 +22,12 @@ export class EmbeddingConfigError extends Error {
 
 /** The configured model's embedder, without any network call (the first use fails if it is down). */
 export function createModelEmbedder(config: Config['embedding'], overrides: { timeoutMs?: number; maxAttempts?: number } = {}): Embedder {
+  const calibrated = (embedder: Embedder): Embedder => Object.assign(embedder, { similarityFloor: config.similarityFloor });
   switch (config.provider) {
     case 'openai':
-      return createOpenAiEmbedder({ url: config.url, model: config.model, dimension: config.dimension, ...overrides });
+      return calibrated(createOpenAiEmbedder({ url: config.url, model: config.model, dimension: config.dimension, ...overrides }));
     case 'ollama':
-      return createOllamaEmbedder({ url: config.url, model: config.model, dimension: config.dimension, ...overrides });
+      return calibrated(createOllamaEmbedder({ url: config.url, model: config.model, dimension: config.dimension, ...overrides }));
     case 'lexical':
       throw new EmbeddingConfigError('NOCTURNE_EMBEDDING_PROVIDER=lexical has no model server');
   }

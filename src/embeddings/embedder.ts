@@ -14,6 +14,8 @@ export interface Embedder {
   /** Named in every output that used it, so a fallback is never silent. */
   readonly name: string;
   readonly dimension: number;
+  /** Cosine at which this model's vectors mean "unrelated" (see defaultSimilarityFloor in config). @default 0 */
+  readonly similarityFloor?: number;
   embed(texts: readonly string[], options?: EmbedOptions): Promise<number[][]>;
 }
 

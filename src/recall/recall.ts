@@ -78,6 +78,7 @@ export async function recall(db: Db, embedder: Embedder, request: RecallRequest,
     const parts = scoreCandidate(
       {
         vectorSimilarity: c.distance === null ? null : 1 - c.distance,
+        similarityFloor: embedder.similarityFloor ?? 0,
         lexical: lexicalMatch(req.query, c.version.claim, idf),
         confidence: c.version.confidence,
         importance: c.version.importance,

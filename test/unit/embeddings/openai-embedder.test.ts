@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { backoffMs, isTransient } from '../../../src/embeddings/batching.ts';
+import { defaultSimilarityFloor } from '../../../src/config.ts';
 import { createEmbedder } from '../../../src/embeddings/create.ts';
 import { EmbeddingDimensionError, EmbeddingError, EmbeddingUnavailableError } from '../../../src/embeddings/embedder.ts';
 import { createOllamaEmbedder } from '../../../src/embeddings/ollama.ts';
@@ -189,7 +190,15 @@ describe('Ollama embedder (real client against a scripted server)', () => {
 });
 
 describe('createEmbedder', () => {
-  const config = (provider: 'openai' | 'lexical', at = `${url}/v1`) => ({ provider, url: at, model: 'm', dimension: DIM });
+  const config = (provider: 'openai' | 'lexical', at = `${url}/v1`) => ({ provider, url: at, model: 'm', dimension: DIM, similarityFloor: 0.7 });
+
+  it('carries the model\'s similarity floor, which recall rescales cosine from', async () => {
+    expect((await createEmbedder(config('openai'))).similarityFloor).toBe(0.7);
+    expect(defaultSimilarityFloor('multilingual-e5-small')).toBe(0.7);
+    expect(defaultSimilarityFloor('intfloat/e5-large-v2')).toBe(0.7);
+    expect(defaultSimilarityFloor('bge-m3')).toBe(0);
+    expect(defaultSimilarityFloor('text-embedding-3-small')).toBe(0);
+  });
 
   it('refuses the lexical provider unless the fallback is allowed', async () => {
     await expect(createEmbedder(config('lexical'))).rejects.toThrow(/only for the embedded demo/);

@@ -49,6 +49,17 @@ describe('recall score policy', () => {
   });
 });
 
+describe('similarity floor', () => {
+  it('rescales cosine from the model\'s "unrelated" level, so e5\'s crowded scores spread like the text part', () => {
+    const at = (vectorSimilarity: number, similarityFloor?: number) => scoreCandidate({ ...base, vectorSimilarity, ...(similarityFloor !== undefined ? { similarityFloor } : {}) }).vector;
+    expect(at(0.85)).toBeCloseTo(0.85, 9);
+    expect(at(0.85, 0.7)).toBeCloseTo(0.5, 9);
+    expect(at(0.7, 0.7)).toBe(0);
+    expect(at(0.6, 0.7)).toBe(0);
+    expect(at(1, 0.7)).toBeCloseTo(1, 9);
+  });
+});
+
 describe('recall text helpers', () => {
   it.each<[string, string, number]>([
     ['billing amounts cents', 'The billing API returns amounts in cents.', 1],
