@@ -69,7 +69,7 @@ export function reconcile(proposals: readonly Proposal[], known: readonly KnownN
   const notes = known.filter((n) => (n.status ?? 'active') === 'active').map((n) => ({ ...n, content: { ...n.content } }));
   const out: Proposal[] = [];
   const creates = proposals.filter((p) => p.op === 'create' && !alreadyKnown(p, known)).sort((a, b) => a.content.lastConfirmedAt.localeCompare(b.content.lastConfirmedAt));
-  out.push(...proposals.filter((p) => p.op !== 'create'));
+  for (const p of proposals.filter((x) => x.op !== 'create')) out.push(p.op === 'revise' ? chainRevision(p, notes, known) : p);
   for (const p of creates) {
     const tokens = contentTokens(p.content.claim);
     const sameScope = notes.filter((n) => n.content.scope.level === p.content.scope.level && n.content.scope.key === p.content.scope.key && n.content.kind === p.content.kind);
@@ -88,6 +88,29 @@ export function reconcile(proposals: readonly Proposal[], known: readonly KnownN
     if (rival) out.push(...supersedeLoser(created, rival.n, notes));
   }
   return out;
+}
+
+/**
+ * Two findings in one batch may revise the same note (two failures after recalling it). Each
+ * revision was written against the note as it was before the batch; applied in order, the later
+ * one expects the version the earlier one creates and carries the earlier one's changes: evidence
+ * is joined, and confidence moves by the same factor from where the earlier one left it.
+ */
+function chainRevision(p: Proposal, notes: KnownNote[], known: readonly KnownNote[]): Proposal {
+  const n = notes.find((x) => x.noteId === p.noteId);
+  const original = known.find((x) => x.noteId === p.noteId);
+  if (!n || !original) return p;
+  const base = n.content;
+  const content = n.version !== p.expectedVersion
+    ? {
+        ...p.content,
+        evidence: capEvidence([...new Map([...base.evidence, ...p.content.evidence].map((r) => [r.recordId, r])).values()]),
+        confidence: base.confidence * (p.content.confidence / Math.max(1e-9, original.content.confidence)),
+      }
+    : p.content;
+  n.version += 1;
+  n.content = { ...content, sourceCount: content.sourceCount ?? base.sourceCount };
+  return { ...p, expectedVersion: n.version - 1, content };
 }
 
 function reinforce(n: KnownNote, p: Proposal): Proposal {

@@ -100,6 +100,9 @@ function toolErrorClaim(f: Finding): string {
 
 function contradictNote(f: Finding, note: ActiveNote | undefined, now: Date): Proposal[] {
   if (!note) return [];
+  // Replaying a failure the note already cites (tonight's run over last night's records) is not a new contradiction.
+  const cited = new Set(note.content.evidence.map((e) => e.recordId));
+  if (f.evidence.every((e) => cited.has(e.ref.recordId))) return [];
   const content: NoteContent = {
     ...note.content,
     confidence: contradict(note.content.confidence),
