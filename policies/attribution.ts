@@ -75,6 +75,9 @@ function preferences(ep: Episode): Finding[] {
 /** A speaker talking about themselves: `I`, `my`, `we`, `our` (not `me`, which requests use: "book me …"). */
 const FIRST_PERSON = /\b(i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|our)\b/i;
 
+/** Words a request opens with ("Put a meeting in my calendar", "Can you add …"): asking, not stating. */
+const REQUEST_OPENER = /^(please|can|could|would|will|put|add|book|send|make|create|export|show|give|find|get|set|schedule|remind|tell|list|help|let's|lets|check|update|change|cancel|remove|delete)\b/i;
+
 /** Statements shorter than this many content words are small talk, not facts worth a note. @default 4 */
 export const STATED_FACT_MIN_WORDS = 4;
 /** Longest statement kept from one message, in characters; the sentences kept come first. @default 600 */
@@ -84,7 +87,8 @@ export const STATED_FACT_MAX_CHARS = 600;
  * What a user told the agent about themselves or their work (a plan, an event, a number, a
  * change): the declarative sentences of a user message that is neither a correction nor a
  * preference. Questions are left out, since they ask rather than state, and so are sentences
- * without a first-person subject, which are mostly requests ("Export all customers") or small talk.
+ * without a first-person subject or opening like a request ("Put a meeting in my calendar"),
+ * which ask for something rather than state it.
  */
 function statedFacts(ep: Episode): Finding[] {
   return ep.records.flatMap((r) => {
@@ -100,7 +104,7 @@ function statedFacts(ep: Episode): Finding[] {
 function declarativePart(text: string): string {
   let out = '';
   for (const s of sentences(text)) {
-    if (s.trimEnd().endsWith('?') || !FIRST_PERSON.test(s)) continue;
+    if (s.trimEnd().endsWith('?') || REQUEST_OPENER.test(s.trim()) || !FIRST_PERSON.test(s)) continue;
     if (out.length === 0 && s.length > STATED_FACT_MAX_CHARS) return s.slice(0, s.lastIndexOf(' ', STATED_FACT_MAX_CHARS));
     if (out.length + s.length + 1 > STATED_FACT_MAX_CHARS) break;
     out = out.length === 0 ? s : `${out} ${s}`;

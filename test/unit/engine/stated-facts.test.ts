@@ -22,7 +22,7 @@ const said = (i: number, userId: string, text: string): RawRecordInput => ({
 const conversation = archived([
   said(0, 'Caroline', 'Hey Mel! How have you been?'),
   said(1, 'Caroline', 'I went to a LGBTQ support group yesterday and it was so powerful. Have you ever been to one?'),
-  said(2, 'Melanie', 'Export the photos to the shared album.'),
+  said(2, 'Melanie', 'Export the photos to the shared album. Put the best one in my calendar for Monday.'),
   said(3, 'Melanie', 'My kids and I painted a sunrise by the lake last weekend.'),
 ]);
 const resolved = new Map<string, ResolvedRecord>(conversation.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]));
