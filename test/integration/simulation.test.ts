@@ -70,11 +70,9 @@ describe('closed-loop simulation', () => {
     }
   });
 
-  // Known defect: a failure after a recall makes the replay contradict every recalled note
-  // (outdated_constraint); two such episodes in one batch propose two revisions of one note
-  // that both expect its current version, and the commit rejects the whole batch. Remove
-  // `.fails` when consolidation chains them.
-  it.fails('consolidates every night', () => {
+  // Two failures after recalling the same note, replayed in one batch, revise it twice: the
+  // revisions chain instead of conflicting, so no night's consolidation fails.
+  it('consolidates every night', () => {
     expect(report.nocturne?.failedNights).toBe(0);
   });
 });
