@@ -5,6 +5,7 @@ export { createPgDb, type PgDbOptions } from './pg-driver.ts';
 export { createPgliteDb, type PgliteDbOptions } from './pglite-driver.ts';
 export { runMigrations, readEmbeddingDimension, MIGRATIONS_DIR, type MigrateOptions } from './migrate.ts';
 export { withTenant, APP_ROLE } from './tenant.ts';
+export { dropSchema } from './drop-schema.ts';
 export * from './errors.ts';
 export { applyNoteBatch } from './notes/apply-batch.ts';
 export { getNote, listNotes, getNoteHistory, type ListNotesParams, type NotePage, type NoteHistory } from './notes/read.ts';

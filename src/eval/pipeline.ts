@@ -1,10 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { openArchive, writeBatch, type ArchiveStore } from '../archive/index.ts';
 import { parseConfig, type Config } from '../config.ts';
 import type { RawRecordInput } from '../contracts/raw-record.ts';
-import { openDb, type Db } from '../db/index.ts';
+import { dropSchema, openDb, type Db } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import { recall, type RecallRequest, type RecallResult } from '../recall/index.ts';
 import { createWorker } from '../worker.ts';
@@ -87,14 +86,4 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
       if (!options.keep) await dropSchema(databaseUrl, schema);
     },
   };
-}
-
-async function dropSchema(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
 }

@@ -1,9 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { openArchive, type ArchiveStore } from '../../src/archive/index.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import { openDb, type Db } from '../../src/db/index.ts';
+export { dropSchema } from '../../src/db/index.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
 import { createWorker } from '../../src/worker.ts';
 
@@ -43,15 +43,4 @@ export async function startPipeline(config: Config, schema: string): Promise<Pip
       await archive.close();
     },
   };
-}
-
-/** Removes a suite's schema with everything in it. */
-export async function dropSchema(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
 }

@@ -5,14 +5,9 @@ import { runConsolidateBench } from '../../bench/consolidate-bench.ts';
 import { GEOMETRIES, type GeometryName } from '../../bench/recall-bench-data.ts';
 import { runRecallBench } from '../../bench/recall-bench.ts';
 import { loadConfig } from '../../config.ts';
+import { positiveInt, requireRealStack } from '../args.ts';
 import { UsageError } from '../errors.ts';
 import { printJson, printLine, progress, table } from '../output.ts';
-
-const positiveInt = (name: string) => (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(value)}`);
-  return n;
-};
 
 export function registerBench(program: Command): void {
   const bench = program
@@ -43,9 +38,7 @@ export function registerBench(program: Command): void {
     .option('--json', 'one JSON document on stdout')
     .action(async (opts: { records: number; scale: number; episodes: number; json?: boolean }) => {
       const config = loadConfig();
-      if (config.database.kind !== 'postgres' || !config.archive.uri.startsWith('s3://')) {
-        throw new UsageError('bench consolidate runs on the real stack: eval "$(nocturne stack up)" first (DATABASE_URL and an s3:// archive)');
-      }
+      requireRealStack(config, 'bench consolidate');
       const r = await runConsolidateBench({ env: process.env, records: opts.records, scale: opts.scale, episodes: opts.episodes, onProgress: (l) => process.stderr.write(`${l}\n`) });
       if (opts.json) return printJson(r);
       for (const [name, m] of [['1x', r.small], [`${opts.scale}x`, r.large]] as const) {

@@ -8,6 +8,7 @@ import { renderMarkdown } from '../../eval/report/markdown.ts';
 import { renderRecallChart } from '../../eval/report/svg.ts';
 import { runEval } from '../../eval/runner.ts';
 import { EVAL_DATASETS, type EvalDataset } from '../../eval/types.ts';
+import { positiveInt, requireRealStack } from '../args.ts';
 import { UsageError } from '../errors.ts';
 import { printJson, printLine } from '../output.ts';
 
@@ -39,11 +40,9 @@ export function registerEval(program: Command): void {
       const dataset = parseDataset(opts.dataset);
       const ks = parseKs(opts.k);
       const cutoff = parseOrUsage(() => parseCutoff(opts.cutoff));
-      const limit = opts.limit !== undefined ? parsePositive('--limit', opts.limit) : undefined;
+      const limit = opts.limit !== undefined ? positiveInt('--limit')(opts.limit) : undefined;
       const config = loadConfig();
-      if (config.database.kind !== 'postgres' || !config.archive.uri.startsWith('s3://')) {
-        throw new UsageError('nocturne eval runs on the real stack: eval "$(nocturne stack up)" first (DATABASE_URL and an s3:// archive)');
-      }
+      requireRealStack(config, 'nocturne eval');
       const datasetPath = opts.path ?? defaultDatasetPath(dataset);
       const run = await runEval({
         dataset,
@@ -74,16 +73,11 @@ function parseDataset(value: string): EvalDataset {
 }
 
 function parseKs(value: string): number[] {
-  const ks = value.split(',').map((s) => parsePositive('--k', s.trim()));
+  const ks = value.split(',').map((s) => positiveInt('--k')(s.trim()));
   if (ks.some((k) => k > 100)) throw new UsageError('--k: at most 100');
   return [...new Set(ks)].sort((a, b) => a - b);
 }
 
-function parsePositive(name: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(value)}`);
-  return n;
-}
 
 function parseOrUsage<T>(parse: () => T): T {
   try {

@@ -2,14 +2,9 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { openEvalPipeline } from '../../eval/pipeline.ts';
 import { formatRate, LESSON_IDS, runSimulation, TRAP_IDS, type SimulationReport, type UsedNotesMode } from '../../eval/simulation/index.ts';
+import { positiveInt, requireRealStack } from '../args.ts';
 import { UsageError } from '../errors.ts';
 import { printJson, printLine, table } from '../output.ts';
-
-const positiveInt = (name: string) => (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name}: expected a positive integer, got ${JSON.stringify(value)}`);
-  return n;
-};
 
 const usedNotesMode = (value: string): UsedNotesMode => {
   if (value !== 'recalled' && value !== 'applied') throw new UsageError(`--memory-used: expected recalled or applied, got ${JSON.stringify(value)}`);
@@ -39,9 +34,7 @@ export function registerSimulate(program: Command): void {
     .option('--json', 'one JSON document on stdout')
     .action(async (opts: SimulateOptions) => {
       const config = loadConfig();
-      if (config.database.kind !== 'postgres' || !config.archive.uri.startsWith('s3://')) {
-        throw new UsageError('simulate runs on the real stack: eval "$(nocturne stack up)" first (DATABASE_URL and an s3:// archive)');
-      }
+      requireRealStack(config, 'nocturne simulate');
       const pipeline = await openEvalPipeline({ env: process.env, name: 'simulate' });
       try {
         const report = await runSimulation({
