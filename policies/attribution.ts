@@ -6,7 +6,7 @@ import { contentTokens, sentences } from './text.ts';
  * and which records show it. Pure: the same episodes always give the same findings.
  */
 
-const PREFERENCE_MARKERS = /\b(always|never|prefer|i (want|like|need|asked for)|please (always|never|don't|do not))\b/i;
+export const PREFERENCE_MARKERS = /\b(always|never|prefer|i (want|like|need|asked for)|please (always|never|don't|do not))\b/i;
 
 const toolOf = (r: ArchivedRecord): string | undefined => {
   const payload = r.record.payload as { tool?: unknown } | undefined;

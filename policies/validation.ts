@@ -1,4 +1,5 @@
 import type { Proposal } from '../src/contracts/episode.ts';
+import { NoteContent } from '../src/contracts/note.ts';
 import type { RawRecord } from '../src/contracts/raw-record.ts';
 import { withinCap } from './confidence.ts';
 import { looksLikeInstruction, UNTRUSTED_SOURCES } from './injection.ts';
@@ -17,6 +18,7 @@ export const VALIDATION_RULES = [
   'confidence_over_cap',
   'sensitive_data',
   'untrusted_instruction',
+  'content_invalid',
 ] as const;
 export type ValidationRule = (typeof VALIDATION_RULES)[number];
 
@@ -43,6 +45,10 @@ const reject = (rule: ValidationRule, detail: string): Verdict => ({ verdict: 'r
 
 /** `resolved` maps record id → the archived record it resolved to (absent: did not resolve). */
 export function validateProposal(p: Proposal, tenantId: string, resolved: ReadonlyMap<string, ResolvedRecord>): Verdict {
+  // An engine (a model above all) can write what the note contract refuses: that proposal is
+  // rejected with the reason, the rest of the batch goes on.
+  const shape = NoteContent.safeParse(p.content);
+  if (!shape.success) return reject('content_invalid', shape.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   const refs = p.content.evidence;
   if (refs.length === 0) return reject('evidence_missing', 'a note needs at least one evidence ref');
   const cited: RawRecord[] = [];

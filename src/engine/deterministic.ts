@@ -1,5 +1,6 @@
 import { initialConfidence } from '../../policies/confidence.ts';
 import { contradict } from '../../policies/confidence.ts';
+import { PREFERENCE_MARKERS } from '../../policies/attribution.ts';
 import { sentences } from '../../policies/text.ts';
 import type { ArchivedRecord, Episode, Finding, Proposal } from '../contracts/episode.ts';
 import type { NoteContent, NoteKind, NoteScope, SourceKind } from '../contracts/note.ts';
@@ -30,13 +31,13 @@ function proposalsFor(f: Finding, ep: Episode, active: Map<string, ActiveNote>, 
     case 'factual_conflict':
       return [fromCorrection(f, ep)];
     case 'stated_preference':
-      return [create(f, ep, 'preference', 'user_requirement', userScope(ep), cleanPreference(f.summary))];
+      return [create(f, ep, 'preference', 'user_requirement', userScope(ep), cleanPreference(preferencePart(f.summary)))];
     case 'stated_fact':
       return [create(f, ep, 'fact', 'user_statement', speakerScope(f, ep), statedBy(f))];
     case 'tool_error':
       return [create(f, ep, 'tool_behavior', 'tool_fact', { level: 'agent', key: ep.agentId }, toolErrorClaim(f))];
     case 'tool_content':
-      return [create(f, ep, 'fact', 'tool_fact', taskScope(ep), f.summary.trim().slice(0, 600))];
+      return [create(f, ep, 'fact', 'tool_fact', taskScope(ep), f.summary.trim())];
     case 'omitted_step':
       return [create(f, ep, 'strategy', 'inference', taskScope(ep), `Successful ${ep.taskType} tasks call ${f.tool}; a failed one skipped it.`)];
     case 'outdated_constraint':
@@ -49,7 +50,7 @@ function create(f: Finding, ep: Episode, kind: NoteKind, sourceKind: SourceKind,
   const content: NoteContent = {
     scope,
     kind,
-    claim,
+    claim: clip(claim),
     evidence: f.evidence.map((e) => e.ref),
     sourceKind,
     confidence: initialConfidence(sourceKind),
@@ -78,6 +79,23 @@ export function generalPart(correction: string): string {
   const general = parts.filter((s) => !/^(the|your) (total|answer|result|sum)\b/i.test(s));
   const chosen = (general.length > 0 ? general : parts).join(' ');
   return chosen.charAt(0).toUpperCase() + chosen.slice(1);
+}
+
+/** Longest claim this engine writes; a claim is one lesson, not a message. @default 600 */
+export const MAX_CLAIM_CHARS = 600;
+
+/** The sentences of a long message that state the preference (its markers), within MAX_CLAIM_CHARS. */
+function preferencePart(text: string): string {
+  if (text.length <= MAX_CLAIM_CHARS) return text;
+  const marked = sentences(text).filter((s) => PREFERENCE_MARKERS.test(s));
+  return clip((marked.length > 0 ? marked : [text]).join(' '));
+}
+
+/** Cuts at the last word boundary within MAX_CLAIM_CHARS, so the claim stays extractive. */
+function clip(text: string): string {
+  if (text.length <= MAX_CLAIM_CHARS) return text;
+  const cut = text.lastIndexOf(' ', MAX_CLAIM_CHARS);
+  return text.slice(0, cut > 0 ? cut : MAX_CLAIM_CHARS);
 }
 
 function cleanPreference(text: string): string {

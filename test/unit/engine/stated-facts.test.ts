@@ -58,4 +58,25 @@ describe('stated facts', () => {
     const ops = reconcile([changed], known, () => 'N2');
     expect(ops.map((p) => [p.op, p.noteId])).toEqual([['create', 'N2'], ['supersede', 'N1']]);
   });
+
+  it('a long message keeps its claims within 600 characters, cut at a word, and still passes validation', async () => {
+    const filler = 'The dashboard shows monthly totals per category with a chart and an export button. '.repeat(30);
+    const long = archived([said(0, 'Craig', `${filler}I always want the charts in dark mode. ${filler}`), said(1, 'Craig', `I am building a budget tracker with Flask. ${filler}`)]);
+    const episodes = toEpisodes(long);
+    const findings = episodes.flatMap((e) => attributeEpisode(e));
+    const { proposals } = await createDeterministicEngine().propose({ episodes, findings, activeNotes: [], now: new Date('2024-01-01T00:00:00Z') });
+    const resolvedLong = new Map<string, ResolvedRecord>(long.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]));
+    expect(proposals.map((p) => p.content.kind)).toEqual(['preference', 'fact']);
+    expect(proposals[0]?.content.claim).toBe('I always want the charts in dark mode.');
+    for (const p of proposals) {
+      expect(p.content.claim.length).toBeLessThanOrEqual(600);
+      expect(validateProposal(p, 'talk', resolvedLong)).toEqual({ verdict: 'accept' });
+    }
+  });
+
+  it('a proposal the note contract refuses is rejected with the reason, not thrown', async () => {
+    const [p] = await notesFromConversation();
+    const tooLong = { ...p!, content: { ...p!.content, claim: 'Caroline: support group '.repeat(300) } };
+    expect(validateProposal(tooLong, 'talk', resolved)).toMatchObject({ verdict: 'reject', rule: 'content_invalid', detail: expect.stringMatching(/claim: .*4000/) });
+  });
 });
