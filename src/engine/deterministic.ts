@@ -1,7 +1,7 @@
 import { initialConfidence } from '../../policies/confidence.ts';
 import { contradict } from '../../policies/confidence.ts';
 import { PREFERENCE_MARKERS } from '../../policies/attribution.ts';
-import { sentences } from '../../policies/text.ts';
+import { contentTokens, recordText, sentences } from '../../policies/text.ts';
 import type { ArchivedRecord, Episode, Finding, Proposal } from '../contracts/episode.ts';
 import type { NoteContent, NoteKind, NoteScope, SourceKind } from '../contracts/note.ts';
 import type { ActiveNote, NoteEngine, ProposeInput } from './types.ts';
@@ -121,6 +121,7 @@ function contradictNote(f: Finding, note: ActiveNote | undefined, now: Date): Pr
   // Replaying a failure the note already cites (tonight's run over last night's records) is not a new contradiction.
   const cited = new Set(note.content.evidence.map((e) => e.recordId));
   if (f.evidence.every((e) => cited.has(e.ref.recordId))) return [];
+  if (!troubleConcerns(f, note)) return [];
   const content: NoteContent = {
     ...note.content,
     confidence: contradict(note.content.confidence),
@@ -128,6 +129,22 @@ function contradictNote(f: Finding, note: ActiveNote | undefined, now: Date): Pr
     evidence: [...note.content.evidence, ...f.evidence.map((e) => e.ref)],
   };
   return [{ op: 'revise', noteId: note.noteId, expectedVersion: note.version, content, finding: f.type, reason: f.summary }];
+}
+
+/** Words a failure or correction must share with a recalled note's claim before it counts against the note. @default 2 */
+export const RELATED_TROUBLE_MIN_SHARED_WORDS = 2;
+
+/**
+ * A task that went wrong after recalling several notes says nothing about the notes that have
+ * nothing to do with what went wrong: a refund correction does not contradict a note about CRM
+ * page sizes that happened to be recalled for the same task. Only a note whose claim shares words
+ * with the failure or the correction is contradicted.
+ */
+function troubleConcerns(f: Finding, note: ActiveNote): boolean {
+  const trouble = f.evidence.filter((e) => e.record.kind !== 'memory_used').map((e) => recordText(e.record)).join(' ');
+  const troubleWords = new Set(contentTokens(trouble));
+  const shared = new Set(contentTokens(note.content.claim).filter((t) => troubleWords.has(t)));
+  return shared.size >= RELATED_TROUBLE_MIN_SHARED_WORDS;
 }
 
 function importanceOf(f: Finding): number {

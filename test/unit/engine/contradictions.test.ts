@@ -45,4 +45,9 @@ describe('contradictions of one note in one batch', () => {
     expect(again).toHaveLength(1);
     expect(again[0]?.expectedVersion).toBe(5);
   });
+
+  it('a note that has nothing to do with what went wrong is not contradicted, though it was recalled', async () => {
+    const unrelated: ActiveNote = { ...note, content: { ...note.content, claim: 'crm.export times out with pageSize 1000; pageSize 200 works.' } };
+    expect(await revisions([unrelated])).toEqual([]);
+  });
 });
