@@ -135,10 +135,13 @@ export function recalledNoteIds(payload: unknown): string[] {
   return ids.filter((x): x is string => typeof x === 'string');
 }
 
-/** Prose that a tool or retrieval returned: a candidate fact, and where injections hide. */
+/**
+ * Prose that a tool or retrieval returned: a candidate fact, and where injections hide. A JSON
+ * document (a reservation, a search result) is this task's data, not a lesson, and is left out.
+ */
 function toolContent(ep: Episode): Finding[] {
   return ep.records
-    .filter((r) => r.record.kind === 'tool_result' && (r.record.text ?? '').trim().length >= 12 && !isFailure(r))
+    .filter((r) => r.record.kind === 'tool_result' && (r.record.text ?? '').trim().length >= 12 && !isFailure(r) && !isJsonDocument(r.record.text ?? ''))
     .map((r) => ({
       type: 'tool_content' as const,
       episodeKey: ep.key,
@@ -169,4 +172,15 @@ function omittedSteps(ep: Episode, peers: readonly Episode[]): Finding[] {
         tool,
       };
     });
+}
+
+function isJsonDocument(text: string): boolean {
+  const t = text.trim();
+  if (!(t.startsWith('{') || t.startsWith('['))) return false;
+  try {
+    JSON.parse(t);
+    return true;
+  } catch {
+    return false;
+  }
 }

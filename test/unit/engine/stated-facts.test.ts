@@ -79,4 +79,11 @@ describe('stated facts', () => {
     const tooLong = { ...p!, content: { ...p!.content, claim: 'Caroline: support group '.repeat(300) } };
     expect(validateProposal(tooLong, 'talk', resolved)).toMatchObject({ verdict: 'reject', rule: 'content_invalid', detail: expect.stringMatching(/claim: .*4000/) });
   });
+
+  it('a tool\'s JSON document is this task\'s data, not a note; its prose is a candidate fact', () => {
+    const tool = (i: number, text: string): RawRecordInput => ({ ...said(i, 'Caroline', text), kind: 'tool_result', source: 'tool', payload: { tool: 'crm.lookup' } });
+    const records = archived([tool(0, '{"reservation_id": "ABC123", "cabin": "economy", "flights": []}'), tool(1, 'Vendor Northwind pays on net 30 terms.')]);
+    const findings = toEpisodes(records).flatMap((e) => attributeEpisode(e));
+    expect(findings.map((f) => [f.type, f.summary])).toEqual([['tool_content', 'Vendor Northwind pays on net 30 terms.']]);
+  });
 });
