@@ -184,3 +184,11 @@ export function nocturneAttribution(run: FailedRunOutcome): Attribution {
 export function failedRunYield(runs: readonly FailedRunOutcome[]): Mean {
   return mean(runs.map((run) => (run.notes >= 1 ? 1 : 0)));
 }
+
+/**
+ * Share of failed runs that yield a lesson about the failure itself (a note explaining it, so an
+ * attributed step), not only facts or preferences stated along the way.
+ */
+export function failureLessonYield(runs: readonly FailedRunOutcome[]): Mean {
+  return mean(runs.map((run) => (run.attributedStep !== undefined ? 1 : 0)));
+}

@@ -5,6 +5,7 @@ import {
   contextTokens,
   evidenceRecall,
   failedRunYield,
+  failureLessonYield,
   falseAbstention,
   goldSessionsOf,
   mean,
@@ -99,6 +100,8 @@ export interface FailedRunSummary {
   runs: number;
   /** Failed-run yield: runs consolidation drew at least one note from. */
   withNotes: Mean;
+  /** Runs that yielded a note explaining the failure (it names a step). */
+  withFailureLesson: Mean;
   /** Nocturne's attributed step and agent against the gold ones. */
   nocturne: AttributionAccuracy;
   /** Baseline: blame the first step after step 0 and the actor of that step. */
@@ -289,6 +292,7 @@ function summarizeFailedRuns(runs: readonly FailedRunOutcome[], casesByKey: Map<
   return {
     runs: runs.length,
     withNotes: failedRunYield(runs),
+    withFailureLesson: failureLessonYield(runs),
     nocturne: attributionAccuracy(runs, nocturneAttribution),
     firstAgentStep: attributionAccuracy(runs, baseline),
   };

@@ -315,6 +315,7 @@ describe('summarize', () => {
     const [dataset] = summarize({ cases: [log], outcomes: [], failedRuns: [failed], ks: [10] }).datasets;
     expect(dataset?.methods).toEqual([]);
     expect(dataset?.failedRuns?.withNotes).toEqual({ mean: 1, n: 1 });
+    expect(dataset?.failedRuns?.withFailureLesson).toEqual({ mean: 1, n: 1 });
     expect(dataset?.failedRuns?.nocturne).toEqual({ stepExact: { mean: 1, n: 1 }, stepWithinOne: { mean: 1, n: 1 }, agent: { mean: 0, n: 1 } });
     // Baseline blames step 1 (Planner): one step off, wrong agent.
     expect(dataset?.failedRuns?.firstAgentStep).toEqual({ stepExact: { mean: 0, n: 1 }, stepWithinOne: { mean: 1, n: 1 }, agent: { mean: 0, n: 1 } });

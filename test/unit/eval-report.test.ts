@@ -75,6 +75,7 @@ const whoAndWhen: DatasetSummary = {
   failedRuns: {
     runs: 92,
     withNotes: m(0.815, 92),
+    withFailureLesson: m(0.5, 92),
     nocturne: { stepExact: m(0.163, 92), stepWithinOne: m(0.304, 92), agent: m(0.543, 92) },
     firstAgentStep: { stepExact: m(0.087, 92), stepWithinOne: m(0.207, 92), agent: m(0.402, 92) },
   },
@@ -85,7 +86,7 @@ const tau: DatasetSummary = {
   cases: 25,
   queries: 0,
   methods: [],
-  failedRuns: { runs: 51, withNotes: m(0.6, 51), nocturne: { stepExact: NONE, stepWithinOne: NONE, agent: NONE }, firstAgentStep: { stepExact: NONE, stepWithinOne: NONE, agent: NONE } },
+  failedRuns: { runs: 51, withNotes: m(0.6, 51), withFailureLesson: m(0.2, 51), nocturne: { stepExact: NONE, stepWithinOne: NONE, agent: NONE }, firstAgentStep: { stepExact: NONE, stepWithinOne: NONE, agent: NONE } },
 };
 
 const summary: EvalSummary = {
@@ -170,9 +171,9 @@ describe('renderMarkdown', () => {
     const rows = tableAfter(markdown, '## Who&When');
     expect([...row(rows, 'nocturne').values()]).toEqual(['nocturne', '16.3%', '30.4%', '54.3%']);
     expect([...row(rows, 'first agent step (baseline)').values()]).toEqual(['first agent step (baseline)', '8.7%', '20.7%', '40.2%']);
-    expect(markdown).toContain('92 failed runs; 81.5% yielded at least one note.');
+    expect(markdown).toContain('92 failed runs; 81.5% yielded at least one note, 50.0% a note explaining the failure.');
     const tauSection = markdown.slice(markdown.indexOf('## tau-bench'), markdown.indexOf('## Who&When'));
-    expect(tauSection).toContain('51 failed runs; 60.0% yielded at least one note.');
+    expect(tauSection).toContain('51 failed runs; 60.0% yielded at least one note, 20.0% a note explaining the failure.');
     expect(tauSection).toContain('attribution is not measured');
   });
 

@@ -121,7 +121,7 @@ function categoryTable(dataset: DatasetSummary, headlineK: number): string {
 }
 
 function failedRunSection(runs: FailedRunSummary): string {
-  const lines = [`${plural(runs.runs, 'failed run')}; ${formatPercent(runs.withNotes)} yielded at least one note.`];
+  const lines = [`${plural(runs.runs, 'failed run')}; ${formatPercent(runs.withNotes)} yielded at least one note, ${formatPercent(runs.withFailureLesson)} a note explaining the failure.`];
   const labelled = runs.nocturne.stepExact.n > 0 || runs.nocturne.agent.n > 0;
   if (!labelled) {
     lines.push('', 'No gold mistake step or agent in this dataset: attribution is not measured.');
