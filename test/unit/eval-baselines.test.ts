@@ -90,12 +90,19 @@ describe('failed runs', () => {
   const records = [record('step:0', 0, 0), record('step:1', 1, 1), record('step:2', 2, 2)];
   const byRecordId = new Map(records.map((r) => [r.record.id, r]));
   const note = (kind: NoteVersion['kind'], steps: number[], status: NoteVersion['status'] = 'active') =>
-    ({ kind, status, sourceKind: 'tool_fact', evidence: steps.map((s) => ({ recordId: records[s]!.record.id })) }) as unknown as NoteVersion;
+    ({ kind, status, sourceKind: 'tool_fact', evidence: steps.map((s) => ({ recordId: `01JD00000000000000000000${String(s).padStart(2, '0')}` })) }) as unknown as NoteVersion;
   const evalCase = { dataset: 'who-and-when', caseId: 'log-1', failedRuns: [{ runId: 'run-1', goldSession: 'run-1', mistakeStep: 1, mistakeAgent: 'agent-1' }] } as unknown as EvalCase;
 
   it('counts the notes drawn from a run and blames the earliest step a failure lesson cites', () => {
     const [out] = failedRunOutcomes(evalCase, [note('fact', [0]), note('tool_behavior', [2, 1]), note('strategy', [0], 'retired')], byRecordId);
     expect(out).toMatchObject({ runId: 'run-1', notes: 2, attributedStep: 1, attributedAgent: 'agent-1', mistakeStep: 1, mistakeAgent: 'agent-1' });
+  });
+
+  it('a tool error is blamed on the agent step that called the tool, not on the tool', () => {
+    const withTool = [...records, record('step:3', 3, 3, { kind: 'error', role: 'Computer_terminal' })];
+    withTool[3]!.actor = 'Computer_terminal';
+    const [out] = failedRunOutcomes({ ...evalCase, records: withTool } as EvalCase, [note('tool_behavior', [3])], new Map(withTool.map((r) => [r.record.id, r])));
+    expect(out).toMatchObject({ attributedStep: 2, attributedAgent: 'agent-2' });
   });
 
   it('a run nothing was learned from has no notes and no attributed step', () => {
