@@ -108,3 +108,9 @@ export async function embedInBatches(
   if (rejected) throw rejected.reason;
   return results.flat();
 }
+
+/** The time one request may take: a base for the round trip plus an allowance per input character. */
+export function requestTimeoutMs(input: readonly string[] | number, options: { timeoutMs?: number | undefined; timeoutPerKiloCharMs?: number | undefined }): number {
+  const chars = typeof input === 'number' ? input : input.reduce((n, text) => n + text.length, 0);
+  return (options.timeoutMs ?? 30_000) + Math.ceil((chars / 1000) * (options.timeoutPerKiloCharMs ?? 5_000));
+}

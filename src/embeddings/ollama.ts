@@ -1,6 +1,6 @@
 import { Ollama } from '@llamaindex/ollama';
 import { z } from 'zod';
-import { embedInBatches, type BatchingOptions } from './batching.ts';
+import { embedInBatches, requestTimeoutMs, type BatchingOptions } from './batching.ts';
 import { checkVectors, EmbeddingError, type EmbedKind, type Embedder } from './embedder.ts';
 
 export interface OllamaEmbedderOptions extends BatchingOptions {
@@ -8,8 +8,10 @@ export interface OllamaEmbedderOptions extends BatchingOptions {
   url: string;
   model: string;
   dimension: number;
-  /** Per request. @default 30000 */
+  /** Per request, plus `timeoutPerKiloCharMs` per 1,000 characters of its body (see the OpenAI adapter). @default 30000 */
   timeoutMs?: number;
+  /** @default 5000 */
+  timeoutPerKiloCharMs?: number;
   /**
    * Prefixes for asymmetric models, which Ollama does not add itself.
    * @default e5 models (name contains "e5"): `query: ` / `passage: `; others: none
@@ -26,9 +28,12 @@ const EmbedResponse = z.object({ embeddings: z.array(z.array(z.number())) });
 export function createOllamaEmbedder(options: OllamaEmbedderOptions): Embedder {
   const source = `ollama:${options.model}`;
   const host = options.url.replace(/\/+$/, '').replace(/\/(v1|api)$/, '');
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  // The ollama client has no timeout of its own: every request gets an abort signal.
-  const timedFetch: typeof fetch = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  // The ollama client has no timeout of its own: every request gets an abort signal, longer for
+  // a longer body (the texts are most of it), as a CPU model takes longer for more text.
+  const timedFetch: typeof fetch = (input, init) => {
+    const chars = typeof init?.body === 'string' ? init.body.length : 0;
+    return fetch(input, { ...init, signal: AbortSignal.timeout(requestTimeoutMs(chars, options)) });
+  };
   const client = new Ollama({ model: options.model, config: { host, fetch: timedFetch } }).ollama;
   const prefixes = options.prefixes ?? (/e5/i.test(options.model) ? { query: 'query: ', passage: 'passage: ' } : { query: '', passage: '' });
   const request = async (input: string[], kind: EmbedKind): Promise<number[][]> => {

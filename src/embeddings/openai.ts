@@ -1,6 +1,6 @@
 import { OpenAIEmbedding } from '@llamaindex/openai';
 import { z } from 'zod';
-import { embedInBatches, type BatchingOptions } from './batching.ts';
+import { embedInBatches, requestTimeoutMs, type BatchingOptions } from './batching.ts';
 import { checkVectors, EmbeddingError, type EmbedKind, type Embedder } from './embedder.ts';
 
 export interface OpenAiEmbedderOptions extends BatchingOptions {
@@ -83,10 +83,4 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
       return embedInBatches(texts, (batch) => request(batch, kind), source, options);
     },
   };
-}
-
-/** The time one request may take: a base for the round trip plus an allowance per input character. */
-export function requestTimeoutMs(input: readonly string[], options: Pick<OpenAiEmbedderOptions, 'timeoutMs' | 'timeoutPerKiloCharMs'>): number {
-  const chars = input.reduce((n, text) => n + text.length, 0);
-  return (options.timeoutMs ?? 30_000) + Math.ceil((chars / 1000) * (options.timeoutPerKiloCharMs ?? 5_000));
 }

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { backoffMs, isTransient } from '../../../src/embeddings/batching.ts';
+import { backoffMs, isTransient, requestTimeoutMs } from '../../../src/embeddings/batching.ts';
 import { defaultSimilarityFloor } from '../../../src/config.ts';
 import { createEmbedder } from '../../../src/embeddings/create.ts';
 import { EmbeddingDimensionError, EmbeddingError, EmbeddingUnavailableError } from '../../../src/embeddings/embedder.ts';
 import { createOllamaEmbedder } from '../../../src/embeddings/ollama.ts';
-import { createOpenAiEmbedder, requestTimeoutMs } from '../../../src/embeddings/openai.ts';
+import { createOpenAiEmbedder } from '../../../src/embeddings/openai.ts';
 
 // A real HTTP server on 127.0.0.1 answering /v1/embeddings and /api/embed, so the real client
 // code paths (OpenAI SDK through LlamaIndex, ollama-js) run. Each request is answered by the
@@ -144,6 +144,7 @@ describe('OpenAI-compatible embedder (real client against a scripted server)', (
     expect(requestTimeoutMs(['x'.repeat(600)], {})).toBe(30_000 + 3_000);
     expect(requestTimeoutMs(Array.from({ length: 64 }, () => 'x'.repeat(600)), {})).toBe(30_000 + 192_000);
     expect(requestTimeoutMs(['abc'], { timeoutMs: 300, timeoutPerKiloCharMs: 0 })).toBe(300);
+    expect(requestTimeoutMs(2_000, {})).toBe(40_000);
   });
 
   it('does not retry a 400', async () => {
@@ -179,6 +180,13 @@ describe('Ollama embedder (real client against a scripted server)', () => {
     expect(vectors).toHaveLength(2);
     await ollama('nomic-embed-text').embed(['alpha']);
     expect(requests[1]?.body.input).toEqual(['alpha']);
+  });
+
+  it('times out a request that outlasts its allowance, and retries it', async () => {
+    script.push('slow');
+    const slowOk = createOllamaEmbedder({ url: `${url}/api`, model: 'nomic-embed-text', dimension: DIM, ...fast, timeoutMs: 300, timeoutPerKiloCharMs: 0 });
+    expect(await slowOk.embed(['alpha'])).toHaveLength(1);
+    expect(requests).toHaveLength(2);
   });
 
   it('retries a 500 and rejects a wrong dimension', async () => {
