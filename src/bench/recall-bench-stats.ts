@@ -1,4 +1,5 @@
 /** Pure measures of the recall benchmark: overlap with the oracle, percentiles, tenant sizes. */
+import { nearestRank } from '../stats.ts';
 
 /**
  * recall@k: the share of the oracle's first k ids that the candidate's first k ids contain.
@@ -19,8 +20,7 @@ export function recallAtK(candidate: readonly string[], oracle: readonly string[
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) throw new Error('percentile of no values');
   if (!(p > 0 && p <= 100)) throw new Error(`percentile: p must be in (0, 100], got ${p}`);
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.ceil((p / 100) * sorted.length) - 1] as number;
+  return nearestRank(values, p);
 }
 
 /** The middle value, or the mean of the two middle values for an even count. */

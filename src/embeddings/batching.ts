@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EmbeddingUnavailableError } from './embedder.ts';
+import { EmbeddingUnavailableError, type EmbedKind, type Embedder } from './embedder.ts';
 
 /** How an embedder splits, parallelises and retries its requests. */
 export interface BatchingOptions {
@@ -113,4 +113,13 @@ export async function embedInBatches(
 export function requestTimeoutMs(input: readonly string[] | number, options: { timeoutMs?: number | undefined; timeoutPerKiloCharMs?: number | undefined }): number {
   const chars = typeof input === 'number' ? input : input.reduce((n, text) => n + text.length, 0);
   return (options.timeoutMs ?? 30_000) + Math.ceil((chars / 1000) * (options.timeoutPerKiloCharMs ?? 5_000));
+}
+
+/** An Embedder from one request function: batching, bounded concurrency and retries as above; passages unless asked otherwise. */
+export function batchedEmbedder(source: string, dimension: number, request: (batch: string[], kind: EmbedKind) => Promise<number[][]>, options: BatchingOptions): Embedder {
+  return {
+    name: source,
+    dimension,
+    embed: (texts, embedOptions) => embedInBatches(texts, (batch) => request(batch, embedOptions?.kind ?? 'passage'), source, options),
+  };
 }

@@ -1,6 +1,6 @@
 import { Ollama } from '@llamaindex/ollama';
 import { z } from 'zod';
-import { embedInBatches, requestTimeoutMs, type BatchingOptions } from './batching.ts';
+import { batchedEmbedder, requestTimeoutMs, type BatchingOptions } from './batching.ts';
 import { checkVectors, EmbeddingError, type EmbedKind, type Embedder } from './embedder.ts';
 
 export interface OllamaEmbedderOptions extends BatchingOptions {
@@ -43,12 +43,5 @@ export function createOllamaEmbedder(options: OllamaEmbedderOptions): Embedder {
     checkVectors(parsed.data.embeddings, input.length, options.dimension, source);
     return parsed.data.embeddings;
   };
-  return {
-    name: source,
-    dimension: options.dimension,
-    async embed(texts, embedOptions) {
-      const kind = embedOptions?.kind ?? 'passage';
-      return embedInBatches(texts, (batch) => request(batch, kind), source, options);
-    },
-  };
+  return batchedEmbedder(source, options.dimension, request, options);
 }

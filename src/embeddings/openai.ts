@@ -1,6 +1,6 @@
 import { OpenAIEmbedding } from '@llamaindex/openai';
 import { z } from 'zod';
-import { embedInBatches, requestTimeoutMs, type BatchingOptions } from './batching.ts';
+import { batchedEmbedder, requestTimeoutMs, type BatchingOptions } from './batching.ts';
 import { checkVectors, EmbeddingError, type EmbedKind, type Embedder } from './embedder.ts';
 
 export interface OpenAiEmbedderOptions extends BatchingOptions {
@@ -75,12 +75,5 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
     checkVectors(vectors, input.length, options.dimension, source);
     return vectors;
   };
-  return {
-    name: source,
-    dimension: options.dimension,
-    async embed(texts, embedOptions) {
-      const kind = embedOptions?.kind ?? 'passage';
-      return embedInBatches(texts, (batch) => request(batch, kind), source, options);
-    },
-  };
+  return batchedEmbedder(source, options.dimension, request, options);
 }

@@ -1,3 +1,4 @@
+import { nearestRank } from '../stats.ts';
 import type { EvalCase, EvalMethod, QueryOutcome } from './types.ts';
 
 /**
@@ -41,7 +42,5 @@ export function calibrateAbstention(cases: readonly EvalCase[], outcomes: QueryO
 
 /** The q-quantile by nearest rank (the value at or below which a share q of values lie). */
 export function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[index] as number;
+  return nearestRank(values, q * 100);
 }

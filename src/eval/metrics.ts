@@ -1,3 +1,4 @@
+import { nearestRank } from '../stats.ts';
 import type { EvalQuery, FailedRunOutcome, QueryOutcome, RetrievedItem } from './types.ts';
 
 /**
@@ -123,10 +124,7 @@ export function contextTokens(outcome: QueryOutcome, k: number): number {
 export function percentile(values: readonly number[], p: number): number | undefined {
   if (values.length === 0) return undefined;
   if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile ${p} is outside 0..100`);
-  const sorted = [...values].sort((a, b) => a - b);
-  // p × n first: an integer for integer p, so a whole rank stays whole (0.07 × 100 is 7.000000000000001, ceil 8).
-  const rank = Math.max(1, Math.ceil((p * sorted.length) / 100));
-  return sorted[rank - 1];
+  return nearestRank(values, p);
 }
 
 /** Arithmetic mean of the values a metric produced, and how many there were (null when none). */

@@ -1,4 +1,6 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import type { ApplicationFailure } from '@temporalio/common';
+import { expect } from 'vitest';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { STACK } from '../../src/stack/endpoints.ts';
@@ -29,6 +31,13 @@ export async function withWorker<T>(activities: object, fn: (taskQueue: string) 
   } finally {
     await connection.close();
   }
+}
+
+/** The failure a workflow ended with: the run must reject with WorkflowFailedError. */
+export async function workflowFailure(run: Promise<unknown>): Promise<ApplicationFailure> {
+  const error = await run.catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(WorkflowFailedError);
+  return (error as WorkflowFailedError).cause as ApplicationFailure;
 }
 
 export const uniqueId = (prefix: string): string => `${prefix}-${randomUUID()}`;

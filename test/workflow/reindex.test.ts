@@ -1,10 +1,10 @@
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsolidationActivities } from '../../activities/index.ts';
 import type { ReindexPageResult, ReindexStart, ReindexSwitch } from '../../activities/reindex.ts';
 import { reindexProgressQuery, reindexWorkflow } from '../../workflows/reindex.ts';
-import { maybeRecordHistory, temporalClient, uniqueId, withWorker } from '../helpers/temporal.ts';
+import { maybeRecordHistory, temporalClient, uniqueId, withWorker, workflowFailure as failure } from '../helpers/temporal.ts';
 
 // reindexWorkflow on the real dev server with fake activities: input checks, paging with a
 // cursor, continue-as-new, the switch only after the last page, and how permanent faults end it.
@@ -40,12 +40,6 @@ let client: Client;
 let close: () => Promise<void>;
 beforeAll(async () => ({ client, close } = await temporalClient()));
 afterAll(async () => close?.());
-
-async function failure(run: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await run.catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(WorkflowFailedError);
-  return (error as WorkflowFailedError).cause as ApplicationFailure;
-}
 
 describe('reindexWorkflow', () => {
   it.each([

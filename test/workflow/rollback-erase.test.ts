@@ -1,12 +1,11 @@
-import { WorkflowFailedError, type Client } from '@temporalio/client';
-import type { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsolidationActivities } from '../../activities/index.ts';
 import type { ErasureScan } from '../../activities/erasure.ts';
 import { eraseSubjectWorkflow } from '../../workflows/erase-subject.ts';
 import { rollbackNoteWorkflow } from '../../workflows/rollback-note.ts';
 import { rollbackRunWorkflow } from '../../workflows/rollback-run.ts';
-import { maybeRecordHistory, temporalClient, uniqueId, withWorker } from '../helpers/temporal.ts';
+import { maybeRecordHistory, temporalClient, uniqueId, withWorker, workflowFailure as failure } from '../helpers/temporal.ts';
 
 // Rollback and erasure workflows on the real dev server with fake activities: input checks,
 // the order of activities, what is skipped on a no-op, and how an incomplete erasure fails.
@@ -38,12 +37,6 @@ let client: Client;
 let close: () => Promise<void>;
 beforeAll(async () => ({ client, close } = await temporalClient()));
 afterAll(async () => close?.());
-
-async function failure(run: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await run.catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(WorkflowFailedError);
-  return (error as WorkflowFailedError).cause as ApplicationFailure;
-}
 
 describe('invalid input fails at once, non-retryably, naming the field', () => {
   const cases: Array<[string, (taskQueue: string) => Promise<unknown>, RegExp]> = [
