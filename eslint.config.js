@@ -2,7 +2,20 @@
 // query), type-only imports, and the import boundaries of deterministic workflow code and pure policies.
 import tseslint from 'typescript-eslint';
 
-const nodeAndIo = ['pg', 'pgvector', '@electric-sql/*', '@aws-sdk/*', 'llamaindex', '@llamaindex/*', 'node:*', 'fs', 'path', 'crypto', 'os', 'child_process'];
+const nodeAndIo = [
+  'pg',
+  'pgvector',
+  '@electric-sql/*',
+  '@aws-sdk/*',
+  'llamaindex',
+  '@llamaindex/*',
+  'node:*',
+  'fs',
+  'path',
+  'crypto',
+  'os',
+  'child_process',
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.tools/**', 'var/**', 'dist/**', 'test/replay/histories/**'] },
@@ -19,26 +32,50 @@ export default tseslint.config(
   {
     files: ['workflows/**/*.ts', 'test/replay/altered/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: nodeAndIo, message: 'workflow code is deterministic: no I/O modules' },
-          { group: ['**/src/config*', '**/src/db/**', '**/src/archive/**', '**/src/worker*'], message: 'workflows import only types from these', allowTypeImports: true },
-          { group: ['**/activities/**'], message: 'workflows import only types from activities/', allowTypeImports: true },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: nodeAndIo, message: 'workflow code is deterministic: no I/O modules' },
+            {
+              group: ['**/src/config*', '**/src/db/**', '**/src/archive/**', '**/src/worker*'],
+              message: 'workflows import only types from these',
+              allowTypeImports: true,
+            },
+            {
+              group: ['**/activities/**'],
+              message: 'workflows import only types from activities/',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
       'no-restricted-globals': ['error', { name: 'process', message: 'no environment access in workflow code' }],
-      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'use the workflow API, not Math.random' }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+          message: 'use the workflow API, not Math.random',
+        },
+      ],
     },
   },
   {
     files: ['policies/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: nodeAndIo, message: 'policies are pure functions' },
-          { group: ['**/src/db/**', '**/src/archive/**', '**/activities/**', '**/src/config*'], message: 'policies import only other policies and plain types', allowTypeImports: true },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: nodeAndIo, message: 'policies are pure functions' },
+            {
+              group: ['**/src/db/**', '**/src/archive/**', '**/activities/**', '**/src/config*'],
+              message: 'policies import only other policies and plain types',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
     },
   },
 );

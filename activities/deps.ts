@@ -30,7 +30,11 @@ export const KEEPALIVE_INTERVAL_MS = 5000;
  * writing notes): without it a call longer than the heartbeat timeout gets the attempt timed
  * out and retried while the first is still working, and the server's queue only grows.
  */
-export async function whileHeartbeating<T>(work: Promise<T>, details?: unknown, intervalMs = KEEPALIVE_INTERVAL_MS): Promise<T> {
+export async function whileHeartbeating<T>(
+  work: Promise<T>,
+  details?: unknown,
+  intervalMs = KEEPALIVE_INTERVAL_MS,
+): Promise<T> {
   if (!inActivity()) return work;
   const timer = setInterval(() => heartbeat(details), intervalMs);
   try {
@@ -55,14 +59,35 @@ function inActivity(): boolean {
  */
 export function asActivityFailure(error: unknown): unknown {
   if (error instanceof ZodError) {
-    const detail = error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    const detail = error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.')}: ${i.message}`)
+      .join('; ');
     return ApplicationFailure.nonRetryable(`invalid input: ${detail}`, 'InvalidActivityInput', error.issues);
   }
   const name = (error as Error | undefined)?.name;
-  if (name === 'NoteVersionConflictError') return ApplicationFailure.create({ message: (error as Error).message, type: 'NoteVersionConflict', nonRetryable: true, cause: error as Error });
+  if (name === 'NoteVersionConflictError')
+    return ApplicationFailure.create({
+      message: (error as Error).message,
+      type: 'NoteVersionConflict',
+      nonRetryable: true,
+      cause: error as Error,
+    });
   // A model that answers with the wrong dimension or zero vectors will do so again.
-  if (name === 'EmbeddingError' || name === 'EmbeddingDimensionError') return ApplicationFailure.create({ message: (error as Error).message, type: name, nonRetryable: true, cause: error as Error });
-  if (name === 'ArchiveManifestError') return ApplicationFailure.create({ message: (error as Error).message, type: 'ArchiveManifestInvalid', nonRetryable: true, cause: error as Error });
+  if (name === 'EmbeddingError' || name === 'EmbeddingDimensionError')
+    return ApplicationFailure.create({
+      message: (error as Error).message,
+      type: name,
+      nonRetryable: true,
+      cause: error as Error,
+    });
+  if (name === 'ArchiveManifestError')
+    return ApplicationFailure.create({
+      message: (error as Error).message,
+      type: 'ArchiveManifestInvalid',
+      nonRetryable: true,
+      cause: error as Error,
+    });
   return error;
 }
 

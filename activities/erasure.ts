@@ -20,7 +20,14 @@ import {
   type StoreFinding,
 } from '../src/db/erasure-queries.ts';
 import type { NoteOp } from '../src/db/notes/ops.ts';
-import { deleteObject, findSubjectObjects, rewriteWithoutSubject, scanArchiveForSubject, type ArchiveFinding, type RecordMove } from '../src/erasure/archive.ts';
+import {
+  deleteObject,
+  findSubjectObjects,
+  rewriteWithoutSubject,
+  scanArchiveForSubject,
+  type ArchiveFinding,
+  type RecordMove,
+} from '../src/erasure/archive.ts';
 import { sha256, subjectKey } from '../src/erasure/subject.ts';
 import { resolveEvidence } from '../src/replay/episodes.ts';
 import { classified, heartbeat, type ActivityDeps } from './deps.ts';
@@ -60,25 +67,51 @@ export interface ErasureScan {
   database: StoreFinding[];
 }
 
-const shortHash = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
+const shortHash = (value: unknown): string =>
+  createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
 
 /** Re-checks a note on the evidence that remains once the subject's records are gone. */
-async function survives(deps: ActivityDeps, tenantId: string, note: NoteVersion, remaining: EvidenceRef[]): Promise<boolean> {
+async function survives(
+  deps: ActivityDeps,
+  tenantId: string,
+  note: NoteVersion,
+  remaining: EvidenceRef[],
+): Promise<boolean> {
   if (remaining.length === 0) return false;
   const resolved = await resolveEvidence(deps.archive, remaining, []);
   const content = {
-    scope: note.scope, kind: note.kind, claim: note.claim, evidence: remaining, sourceKind: note.sourceKind, confidence: note.confidence,
-    importance: note.importance, validFrom: note.validFrom, validUntil: note.validUntil, sourceCount: note.sourceCount,
-    lastConfirmedAt: note.lastConfirmedAt, contradictedAt: note.contradictedAt,
+    scope: note.scope,
+    kind: note.kind,
+    claim: note.claim,
+    evidence: remaining,
+    sourceKind: note.sourceKind,
+    confidence: note.confidence,
+    importance: note.importance,
+    validFrom: note.validFrom,
+    validUntil: note.validUntil,
+    sourceCount: note.sourceCount,
+    lastConfirmedAt: note.lastConfirmedAt,
+    contradictedAt: note.contradictedAt,
   };
   return validateProposal({ content } as Proposal, tenantId, resolved).verdict === 'accept';
 }
 
 /** A new version with other evidence, keeping status and (for superseded notes) the successor. */
 function evidenceOp(note: NoteVersion, evidence: EvidenceRef[], reason: string): NoteOp {
-  const changes = { evidence, sourceCount: Math.max(1, Math.min(note.sourceCount, new Set(evidence.map((e) => e.recordId)).size)) };
+  const changes = {
+    evidence,
+    sourceCount: Math.max(1, Math.min(note.sourceCount, new Set(evidence.map((e) => e.recordId)).size)),
+  };
   return note.status === 'superseded' && note.supersededBy
-    ? { op: 'newVersion', action: 'supersede', noteId: note.noteId, expectedVersion: note.version, supersededBy: note.supersededBy, changes, reason }
+    ? {
+        op: 'newVersion',
+        action: 'supersede',
+        noteId: note.noteId,
+        expectedVersion: note.version,
+        supersededBy: note.supersededBy,
+        changes,
+        reason,
+      }
     : { op: 'newVersion', action: 'revise', noteId: note.noteId, expectedVersion: note.version, changes, reason };
 }
 
@@ -89,7 +122,8 @@ export function createErasureActivities(deps: ActivityDeps) {
     return {
       subject,
       actor: `erasure/${subject.slice(0, 16)}`,
-      read: (kind: 'record' | 'needle') => withTenant(deps.db, input.tenantId, (tx) => selectErasureWork(tx, { subject, kind })),
+      read: (kind: 'record' | 'needle') =>
+        withTenant(deps.db, input.tenantId, (tx) => selectErasureWork(tx, { subject, kind })),
     };
   };
 
@@ -98,17 +132,19 @@ export function createErasureActivities(deps: ActivityDeps) {
      * Finds the archive objects holding the subject's records and keeps their record ids and
      * the subject's words in erasure_work (the workflow passes only object keys).
      */
-    prepareErasure: classified(async (input: SubjectInput): Promise<{ objectKeys: string[]; records: number; needles: number }> => {
-      const { subject } = work(input);
-      const found = await findSubjectObjects(deps.archive, input.tenantId, input.userId, () => heartbeat());
-      const recordIds = found.flatMap((f) => f.recordIds);
-      const needles = [input.userId, ...new Set(found.flatMap((f) => f.needles))];
-      await withTenant(deps.db, input.tenantId, async (tx) => {
-        await insertErasureWork(tx, { tenantId: input.tenantId, subject, kind: 'record', values: recordIds });
-        await insertErasureWork(tx, { tenantId: input.tenantId, subject, kind: 'needle', values: needles });
-      });
-      return { objectKeys: found.map((f) => f.objectKey), records: recordIds.length, needles: needles.length };
-    }),
+    prepareErasure: classified(
+      async (input: SubjectInput): Promise<{ objectKeys: string[]; records: number; needles: number }> => {
+        const { subject } = work(input);
+        const found = await findSubjectObjects(deps.archive, input.tenantId, input.userId, () => heartbeat());
+        const recordIds = found.flatMap((f) => f.recordIds);
+        const needles = [input.userId, ...new Set(found.flatMap((f) => f.needles))];
+        await withTenant(deps.db, input.tenantId, async (tx) => {
+          await insertErasureWork(tx, { tenantId: input.tenantId, subject, kind: 'record', values: recordIds });
+          await insertErasureWork(tx, { tenantId: input.tenantId, subject, kind: 'needle', values: needles });
+        });
+        return { objectKeys: found.map((f) => f.objectKey), records: recordIds.length, needles: needles.length };
+      },
+    ),
 
     /**
      * Notes citing the subject's records, scoped to them or quoting them: a note keeps its claim
@@ -118,22 +154,40 @@ export function createErasureActivities(deps: ActivityDeps) {
       const { subject, actor, read } = work(input);
       const records = new Set(await read('record'));
       const needles = await read('needle');
-      const notes = await withTenant(deps.db, input.tenantId, (tx) => selectNotesTouchingSubject(tx, { recordIds: [...records], userId: input.userId, needles }));
+      const notes = await withTenant(deps.db, input.tenantId, (tx) =>
+        selectNotesTouchingSubject(tx, { recordIds: [...records], userId: input.userId, needles }),
+      );
       const erase: string[] = [];
       const ops: NoteOp[] = [];
       for (const note of notes) {
         heartbeat({ noteId: note.noteId });
         const remaining = note.evidence.filter((e) => !records.has(e.recordId));
-        const aboutSubject = (note.scope.level === 'user' && note.scope.key === input.userId) || needles.some((n) => note.claim.includes(n));
+        const aboutSubject =
+          (note.scope.level === 'user' && note.scope.key === input.userId) ||
+          needles.some((n) => note.claim.includes(n));
         if (!aboutSubject && (await survives(deps, input.tenantId, note, remaining))) {
-          ops.push(evidenceOp(note, remaining, 'erasure: evidence from erased records removed; re-validated on the remaining evidence'));
+          ops.push(
+            evidenceOp(
+              note,
+              remaining,
+              'erasure: evidence from erased records removed; re-validated on the remaining evidence',
+            ),
+          );
         } else erase.push(note.noteId);
       }
       await writeErasedVersions(deps.db, {
-        tenantId: input.tenantId, noteIds: erase, actor, reason: `erasure of a data subject (${subject.slice(0, 16)})`, at: now().toISOString(),
+        tenantId: input.tenantId,
+        noteIds: erase,
+        actor,
+        reason: `erasure of a data subject (${subject.slice(0, 16)})`,
+        at: now().toISOString(),
       });
       if (ops.length > 0) {
-        await applyNoteBatch(deps.db, { tenantId: input.tenantId, runId: `${actor}/revalidate/${shortHash(ops)}`, batchNo: 0, actor, ops }, deps.clock);
+        await applyNoteBatch(
+          deps.db,
+          { tenantId: input.tenantId, runId: `${actor}/revalidate/${shortHash(ops)}`, batchNo: 0, actor, ops },
+          deps.clock,
+        );
       }
       // Read back rather than counted here, so a retried attempt still reports what the first did.
       return withTenant(deps.db, input.tenantId, (tx) => selectErasureOutcome(tx, { actor }));
@@ -152,7 +206,14 @@ export function createErasureActivities(deps: ActivityDeps) {
         if (outcome.status === 'absent' || outcome.status === 'clean') continue;
         result.recordsRemoved += outcome.removed;
         if (outcome.status === 'rewritten') {
-          result.notesRepointed += await repoint(deps, input.tenantId, actor, objectKey, outcome.newObjectKey, outcome.moves);
+          result.notesRepointed += await repoint(
+            deps,
+            input.tenantId,
+            actor,
+            objectKey,
+            outcome.newObjectKey,
+            outcome.moves,
+          );
           result.rewritten += 1;
         } else result.deleted += 1;
         await deleteObject(deps.archive, objectKey);
@@ -170,17 +231,28 @@ export function createErasureActivities(deps: ActivityDeps) {
       });
       const audit = await redactAudit(deps.db, { tenantId: input.tenantId, subject, needles, digest: sha256 });
       return {
-        versionsScrubbed: notes.versions, embeddingsRemoved: notes.embeddings, usageRowsDeleted: notes.usageRows,
-        runWorkRowsDeleted: runWork, auditEntriesRedacted: audit.redacted, auditEntriesRelinked: audit.relinked,
+        versionsScrubbed: notes.versions,
+        embeddingsRemoved: notes.embeddings,
+        usageRowsDeleted: notes.usageRows,
+        runWorkRowsDeleted: runWork,
+        auditEntriesRedacted: audit.redacted,
+        auditEntriesRelinked: audit.relinked,
       };
     }),
 
     /** The proof: nothing of the subject in the archive or in any table of the note store. */
     verifyErasure: classified(async (input: SubjectInput): Promise<ErasureScan> => {
       const needles = await work(input).read('needle');
-      const archive = await scanArchiveForSubject(deps.archive, input.tenantId, input.userId, needles, () => heartbeat());
+      const archive = await scanArchiveForSubject(deps.archive, input.tenantId, input.userId, needles, () =>
+        heartbeat(),
+      );
       const database = await withTenant(deps.db, input.tenantId, (tx) => scanDatabaseForSubject(tx, { needles }));
-      return { clean: archive.findings.length === 0 && database.length === 0, archiveObjectsScanned: archive.objects, archive: archive.findings, database };
+      return {
+        clean: archive.findings.length === 0 && database.length === 0,
+        archiveObjectsScanned: archive.objects,
+        archive: archive.findings,
+        database,
+      };
     }),
 
     /** Drops the working set (the last copy of the subject's words); only after a clean scan. */
@@ -191,7 +263,14 @@ export function createErasureActivities(deps: ActivityDeps) {
   };
 }
 
-async function repoint(deps: ActivityDeps, tenantId: string, actor: string, oldKey: string, newKey: string, moves: RecordMove[]): Promise<number> {
+async function repoint(
+  deps: ActivityDeps,
+  tenantId: string,
+  actor: string,
+  oldKey: string,
+  newKey: string,
+  moves: RecordMove[],
+): Promise<number> {
   const byId = new Map(moves.map((m) => [m.recordId, m]));
   const notes = await withTenant(deps.db, tenantId, (tx) => selectNotesCitingObject(tx, { objectKey: oldKey }));
   const ops: NoteOp[] = [];
@@ -202,11 +281,24 @@ async function repoint(deps: ActivityDeps, tenantId: string, actor: string, oldK
       return moved && moved.contentHash === ref.contentHash ? [{ ...ref, objectKey: newKey, line: moved.line }] : [];
     });
     if (evidence.length === 0) {
-      throw ApplicationFailure.nonRetryable(`note ${note.noteId} cites only erased records of ${oldKey}; erase notes before the archive`, 'ErasureOrder');
+      throw ApplicationFailure.nonRetryable(
+        `note ${note.noteId} cites only erased records of ${oldKey}; erase notes before the archive`,
+        'ErasureOrder',
+      );
     }
-    ops.push(evidenceOp(note, evidence, 'erasure: cited archive object rewritten without an erased subject; same records, new location'));
+    ops.push(
+      evidenceOp(
+        note,
+        evidence,
+        'erasure: cited archive object rewritten without an erased subject; same records, new location',
+      ),
+    );
   }
   if (ops.length === 0) return 0;
-  await applyNoteBatch(deps.db, { tenantId, runId: `${actor}/move/${shortHash(oldKey)}`, batchNo: 0, actor, ops }, deps.clock);
+  await applyNoteBatch(
+    deps.db,
+    { tenantId, runId: `${actor}/move/${shortHash(oldKey)}`, batchNo: 0, actor, ops },
+    deps.clock,
+  );
   return ops.length;
 }

@@ -43,45 +43,83 @@ export interface FinishRunInput {
 export function createPlanActivities(deps: ActivityDeps) {
   return {
     /** Records the run and stores its budgeted, importance-weighted sample of episodes. Idempotent. */
-    planRun: classified(async (input: PlanRunInput): Promise<{ candidates: number; sampled: number; batches: number }> => {
-      const zero = { sampled: 0, replayed: 0, proposed: 0, rejected: 0, committed: 0, quarantined: 0 };
-      await insertRun(deps.db, {
-        runId: input.runId, workflowId: input.workflowId, tenantId: input.tenantId, trigger: input.trigger, budget: input.budget,
-        spent: { episodes: 0, llmTokens: 0, noteChanges: 0, seconds: 0 }, status: 'running', counts: zero, startedAt: input.now,
-      });
-      const existing = await withTenant(deps.db, input.tenantId, (tx) => selectPlanSummary(tx, { runId: input.runId }));
-      if (existing.sampled > 0) return { candidates: existing.sampled, ...existing };
-      const candidates = await listCandidates(deps.archive, input.tenantId, input.window);
-      const focused = await focusedKeys(deps, input, candidates);
-      const now = new Date(input.now);
-      const weight = (c: EpisodeCandidate) => samplingWeight(c.signals, now) * (focused.has(c.key) ? FOCUS_BOOST : 1);
-      const sample = weightedSample(candidates, weight, input.budget.maxEpisodes, input.seed);
-      const rows: PlannedEpisodeRow[] = sample.map((c, seq) => ({ seq, batchNo: Math.floor(seq / EPISODES_PER_BATCH), key: c.key, parts: c.parts, weight: weight(c) }));
-      await withTenant(deps.db, input.tenantId, (tx) => insertRunEpisodes(tx, { tenantId: input.tenantId, runId: input.runId, episodes: rows }));
-      return { candidates: candidates.length, sampled: rows.length, batches: Math.ceil(rows.length / EPISODES_PER_BATCH) };
-    }),
+    planRun: classified(
+      async (input: PlanRunInput): Promise<{ candidates: number; sampled: number; batches: number }> => {
+        const zero = { sampled: 0, replayed: 0, proposed: 0, rejected: 0, committed: 0, quarantined: 0 };
+        await insertRun(deps.db, {
+          runId: input.runId,
+          workflowId: input.workflowId,
+          tenantId: input.tenantId,
+          trigger: input.trigger,
+          budget: input.budget,
+          spent: { episodes: 0, llmTokens: 0, noteChanges: 0, seconds: 0 },
+          status: 'running',
+          counts: zero,
+          startedAt: input.now,
+        });
+        const existing = await withTenant(deps.db, input.tenantId, (tx) =>
+          selectPlanSummary(tx, { runId: input.runId }),
+        );
+        if (existing.sampled > 0) return { candidates: existing.sampled, ...existing };
+        const candidates = await listCandidates(deps.archive, input.tenantId, input.window);
+        const focused = await focusedKeys(deps, input, candidates);
+        const now = new Date(input.now);
+        const weight = (c: EpisodeCandidate) => samplingWeight(c.signals, now) * (focused.has(c.key) ? FOCUS_BOOST : 1);
+        const sample = weightedSample(candidates, weight, input.budget.maxEpisodes, input.seed);
+        const rows: PlannedEpisodeRow[] = sample.map((c, seq) => ({
+          seq,
+          batchNo: Math.floor(seq / EPISODES_PER_BATCH),
+          key: c.key,
+          parts: c.parts,
+          weight: weight(c),
+        }));
+        await withTenant(deps.db, input.tenantId, (tx) =>
+          insertRunEpisodes(tx, { tenantId: input.tenantId, runId: input.runId, episodes: rows }),
+        );
+        return {
+          candidates: candidates.length,
+          sampled: rows.length,
+          batches: Math.ceil(rows.length / EPISODES_PER_BATCH),
+        };
+      },
+    ),
 
     /** Writes the run's outcome and returns the note versions it changed (what an operator reads). */
     finishRun: classified(async (input: FinishRunInput) => {
       const ok = await updateRun(deps.db, {
-        tenantId: input.tenantId, runId: input.runId, status: input.status, counts: input.counts, spent: input.spent,
+        tenantId: input.tenantId,
+        runId: input.runId,
+        status: input.status,
+        counts: input.counts,
+        spent: input.spent,
         finishedAt: (deps.clock ?? (() => new Date()))().toISOString(),
       });
       if (!ok) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'RunNotFound');
       const run = await getRun(deps.db, { tenantId: input.tenantId, runId: input.runId });
       const changed = run?.changedVersions ?? [];
-      return { changedVersions: changed.slice(0, MAX_LISTED_CHANGES), changedVersionsTruncated: changed.length > MAX_LISTED_CHANGES };
+      return {
+        changedVersions: changed.slice(0, MAX_LISTED_CHANGES),
+        changedVersionsTruncated: changed.length > MAX_LISTED_CHANGES,
+      };
     }),
   };
 }
 
 /** Episodes holding records that the focused notes cite as evidence. */
-async function focusedKeys(deps: ActivityDeps, input: PlanRunInput, candidates: EpisodeCandidate[]): Promise<Set<string>> {
+async function focusedKeys(
+  deps: ActivityDeps,
+  input: PlanRunInput,
+  candidates: EpisodeCandidate[],
+): Promise<Set<string>> {
   if (!input.focus?.noteIds.length) return new Set();
   const places = new Set<string>();
   for (const noteId of input.focus.noteIds) {
     const note = await getNote(deps.db, { tenantId: input.tenantId, noteId });
     for (const ref of note?.evidence ?? []) places.add(`${ref.objectKey}#${ref.line}`);
   }
-  return new Set(candidates.filter((c) => c.parts.some((p) => p.lines.some((l) => places.has(`${p.objectKey}#${l}`)))).map((c) => c.key));
+  return new Set(
+    candidates
+      .filter((c) => c.parts.some((p) => p.lines.some((l) => places.has(`${p.objectKey}#${l}`))))
+      .map((c) => c.key),
+  );
 }

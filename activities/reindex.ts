@@ -1,8 +1,14 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { readEmbeddingDimension, withTenant } from '../src/db/index.ts';
 import {
-  clearNextEmbeddings, countReindexable, markReindexPending, markReindexSwitched, promoteNextEmbeddings,
-  selectEmbeddingProjection, selectReindexPage, writeNextEmbeddings,
+  clearNextEmbeddings,
+  countReindexable,
+  markReindexPending,
+  markReindexSwitched,
+  promoteNextEmbeddings,
+  selectEmbeddingProjection,
+  selectReindexPage,
+  writeNextEmbeddings,
 } from '../src/db/reindex-queries.ts';
 import { EmbeddingDimensionError, EmbeddingError } from '../src/embeddings/embedder.ts';
 import { asActivityFailure, heartbeat, whileHeartbeating, type ActivityDeps } from './deps.ts';
@@ -35,8 +41,20 @@ export interface ReindexSwitch {
 
 /** Permanent embedding faults must not retry for an hour: the server's answer will not change. */
 function classify(error: unknown): unknown {
-  if (error instanceof EmbeddingDimensionError) return ApplicationFailure.create({ message: error.message, type: 'EmbeddingDimensionMismatch', nonRetryable: true, cause: error });
-  if (error instanceof EmbeddingError) return ApplicationFailure.create({ message: error.message, type: 'EmbeddingInvalid', nonRetryable: true, cause: error });
+  if (error instanceof EmbeddingDimensionError)
+    return ApplicationFailure.create({
+      message: error.message,
+      type: 'EmbeddingDimensionMismatch',
+      nonRetryable: true,
+      cause: error,
+    });
+  if (error instanceof EmbeddingError)
+    return ApplicationFailure.create({
+      message: error.message,
+      type: 'EmbeddingInvalid',
+      nonRetryable: true,
+      cause: error,
+    });
   return asActivityFailure(error);
 }
 
@@ -76,40 +94,60 @@ export function createReindexActivities(deps: ActivityDeps) {
     }),
 
     /** Embeds one page of claims as passages into the next generation; the live vectors are untouched. */
-    reembedPage: classifiedReindex(async (input: ReindexKey & { model: string; after: string | null; limit: number }): Promise<ReindexPageResult> => {
-      if (deps.embedder.name !== input.model) {
-        throw ApplicationFailure.nonRetryable(
-          `this rebuild embeds with ${input.model} but this worker's embedder is ${deps.embedder.name}: workers changed model mid-rebuild; start a new reindex`,
-          'EmbeddingModelChanged',
-        );
-      }
-      const page = await withTenant(deps.db, input.tenantId, (tx) => selectReindexPage(tx, { after: input.after, limit: input.limit }));
-      if (page.length === 0) return { embedded: 0, after: null };
-      const vectors = await whileHeartbeating(deps.embedder.embed(page.map((p) => p.claim), { kind: 'passage' }));
-      heartbeat({ embedded: page.length });
-      await withTenant(deps.db, input.tenantId, (tx) =>
-        writeNextEmbeddings(tx, { items: page.map((p, i) => ({ noteId: p.noteId, version: p.version, embedding: vectors[i] as number[] })) }),
-      );
-      const last = page[page.length - 1] as { noteId: string };
-      return { embedded: page.length, after: page.length < input.limit ? null : last.noteId };
-    }),
-
-    /** The switch, in one transaction; a retry after it committed changes nothing. */
-    switchEmbeddings: classifiedReindex(async (input: ReindexKey & { model: string; dimension: number }): Promise<ReindexSwitch> =>
-      withTenant(deps.db, input.tenantId, async (tx) => {
-        const current = await selectEmbeddingProjection(tx);
-        if (current?.lastReindex === input.reindexId && current.pendingReindex === null) {
-          return { switched: 0, generation: current.generation, previousModel: current.model };
-        }
-        if (current?.pendingReindex !== input.reindexId) {
+    reembedPage: classifiedReindex(
+      async (
+        input: ReindexKey & { model: string; after: string | null; limit: number },
+      ): Promise<ReindexPageResult> => {
+        if (deps.embedder.name !== input.model) {
           throw ApplicationFailure.nonRetryable(
-            `reindex ${input.reindexId} was superseded by ${current?.pendingReindex ?? 'nothing'} for tenant ${input.tenantId}; its vectors were dropped`,
-            'ReindexSuperseded',
+            `this rebuild embeds with ${input.model} but this worker's embedder is ${deps.embedder.name}: workers changed model mid-rebuild; start a new reindex`,
+            'EmbeddingModelChanged',
           );
         }
-        const switched = await promoteNextEmbeddings(tx);
-        const generation = await markReindexSwitched(tx, { tenantId: input.tenantId, model: input.model, dimension: input.dimension, reindexId: input.reindexId });
-        return { switched, generation, previousModel: current.model };
-      })),
+        const page = await withTenant(deps.db, input.tenantId, (tx) =>
+          selectReindexPage(tx, { after: input.after, limit: input.limit }),
+        );
+        if (page.length === 0) return { embedded: 0, after: null };
+        const vectors = await whileHeartbeating(
+          deps.embedder.embed(
+            page.map((p) => p.claim),
+            { kind: 'passage' },
+          ),
+        );
+        heartbeat({ embedded: page.length });
+        await withTenant(deps.db, input.tenantId, (tx) =>
+          writeNextEmbeddings(tx, {
+            items: page.map((p, i) => ({ noteId: p.noteId, version: p.version, embedding: vectors[i] as number[] })),
+          }),
+        );
+        const last = page[page.length - 1] as { noteId: string };
+        return { embedded: page.length, after: page.length < input.limit ? null : last.noteId };
+      },
+    ),
+
+    /** The switch, in one transaction; a retry after it committed changes nothing. */
+    switchEmbeddings: classifiedReindex(
+      async (input: ReindexKey & { model: string; dimension: number }): Promise<ReindexSwitch> =>
+        withTenant(deps.db, input.tenantId, async (tx) => {
+          const current = await selectEmbeddingProjection(tx);
+          if (current?.lastReindex === input.reindexId && current.pendingReindex === null) {
+            return { switched: 0, generation: current.generation, previousModel: current.model };
+          }
+          if (current?.pendingReindex !== input.reindexId) {
+            throw ApplicationFailure.nonRetryable(
+              `reindex ${input.reindexId} was superseded by ${current?.pendingReindex ?? 'nothing'} for tenant ${input.tenantId}; its vectors were dropped`,
+              'ReindexSuperseded',
+            );
+          }
+          const switched = await promoteNextEmbeddings(tx);
+          const generation = await markReindexSwitched(tx, {
+            tenantId: input.tenantId,
+            model: input.model,
+            dimension: input.dimension,
+            reindexId: input.reindexId,
+          });
+          return { switched, generation, previousModel: current.model };
+        }),
+    ),
   };
 }

@@ -7,7 +7,13 @@ import type { NoteVersion } from '../src/contracts/note.ts';
 import { withTenant } from '../src/db/index.ts';
 import type { NoteOp } from '../src/db/notes/ops.ts';
 import { selectCurrentVersion } from '../src/db/notes/read-queries.ts';
-import { insertRejections, insertRunBatch, selectCurrentInScopes, selectBatchEpisodes, selectRunBatch } from '../src/db/run-work.ts';
+import {
+  insertRejections,
+  insertRunBatch,
+  selectCurrentInScopes,
+  selectBatchEpisodes,
+  selectRunBatch,
+} from '../src/db/run-work.ts';
 import { loadEpisodes, resolveEvidence } from '../src/replay/episodes.ts';
 import { classified, heartbeat, whileHeartbeating, type ActivityDeps } from './deps.ts';
 
@@ -45,22 +51,40 @@ export function createReplayActivities(deps: ActivityDeps) {
       const stored = await withTenant(deps.db, input.tenantId, (tx) => selectRunBatch(tx, key));
       if (stored) return stored.summary as ReplayBatchResult;
       const planned = await withTenant(deps.db, input.tenantId, (tx) => selectBatchEpisodes(tx, key));
-      const { episodes } = await loadEpisodes(deps.archive, input.tenantId, planned, { onObject: (objectKey) => heartbeat({ objectKey }), ...(input.window ? { window: input.window } : {}) });
+      const { episodes } = await loadEpisodes(deps.archive, input.tenantId, planned, {
+        onObject: (objectKey) => heartbeat({ objectKey }),
+        ...(input.window ? { window: input.window } : {}),
+      });
       const known = await knownNotes(deps, input.tenantId, episodes);
-      const succeeded = episodes.filter((e) => e.records.some((r) => r.record.kind === 'task_outcome' && r.record.outcome?.status === 'success'));
+      const succeeded = episodes.filter((e) =>
+        e.records.some((r) => r.record.kind === 'task_outcome' && r.record.outcome?.status === 'success'),
+      );
       const findings = episodes.flatMap((e) => attributeEpisode(e, succeeded));
       const now = (deps.clock ?? (() => new Date()))();
       const active = known.filter((n) => n.status === 'active');
-      const { proposals, llmTokens } = await whileHeartbeating(deps.engine.propose({ episodes, findings, activeNotes: active, now, tokenBudget: Math.max(0, input.llmTokensLeft) }));
+      const { proposals, llmTokens } = await whileHeartbeating(
+        deps.engine.propose({
+          episodes,
+          findings,
+          activeNotes: active,
+          now,
+          tokenBudget: Math.max(0, input.llmTokensLeft),
+        }),
+      );
       const redacted = proposals.map(redactClaim);
-      const resolved = await resolveEvidence(deps.archive, redacted.flatMap((p) => p.content.evidence), episodes.flatMap((e) => e.records));
+      const resolved = await resolveEvidence(
+        deps.archive,
+        redacted.flatMap((p) => p.content.evidence),
+        episodes.flatMap((e) => e.records),
+      );
       const accepted: Proposal[] = [];
       const quarantined: Proposal[] = [];
       const rejections: Array<{ rule: string; detail: string; proposal: Proposal }> = [];
       for (const p of redacted) {
         const v = validateProposal(p, input.tenantId, resolved);
         if (v.verdict === 'accept') accepted.push(p);
-        else if (v.verdict === 'quarantine') quarantined.push({ ...p, op: 'quarantine', reason: `${v.rule}: ${v.detail}` });
+        else if (v.verdict === 'quarantine')
+          quarantined.push({ ...p, op: 'quarantine', reason: `${v.rule}: ${v.detail}` });
         else rejections.push({ rule: v.rule, detail: v.detail, proposal: p });
       }
       const reconciled = reconcile(accepted, known, () => deps.newId());
@@ -87,19 +111,26 @@ export function createReplayActivities(deps: ActivityDeps) {
 /** Active notes in the scopes these episodes touch, plus the notes they recalled. */
 async function knownNotes(deps: ActivityDeps, tenantId: string, episodes: Episode[]): Promise<KnownNote[]> {
   const scopes = new Map<string, { level: 'user' | 'agent' | 'task_type' | 'tenant'; key: string }>();
-  const add = (level: 'user' | 'agent' | 'task_type' | 'tenant', key: string | undefined) => key && scopes.set(`${level}:${key}`, { level, key });
+  const add = (level: 'user' | 'agent' | 'task_type' | 'tenant', key: string | undefined) =>
+    key && scopes.set(`${level}:${key}`, { level, key });
   add('tenant', tenantId);
   for (const e of episodes) {
     add('user', e.userId);
     add('agent', e.agentId);
     add('task_type', e.taskType);
   }
-  const recalled = new Set(episodes.flatMap((e) => e.records.filter((r) => r.record.kind === 'memory_used').flatMap((r) => recalledNoteIds(r.record.payload))));
+  const recalled = new Set(
+    episodes.flatMap((e) =>
+      e.records.filter((r) => r.record.kind === 'memory_used').flatMap((r) => recalledNoteIds(r.record.payload)),
+    ),
+  );
   const versions = await withTenant(deps.db, tenantId, async (tx) => {
     const inScope = await selectCurrentInScopes(tx, { scopes: [...scopes.values()] });
     const extra: NoteVersion[] = [];
     for (const noteId of recalled) {
-      const v = inScope.some((n) => n.noteId === noteId) ? undefined : await selectCurrentVersion(tx, { tenantId, noteId });
+      const v = inScope.some((n) => n.noteId === noteId)
+        ? undefined
+        : await selectCurrentVersion(tx, { tenantId, noteId });
       if (v && v.status !== 'erased') extra.push(v);
     }
     return [...inScope, ...extra];
@@ -109,9 +140,18 @@ async function knownNotes(deps: ActivityDeps, tenantId: string, episodes: Episod
     version: v.version,
     status: v.status,
     content: {
-      scope: v.scope, kind: v.kind, claim: v.claim, evidence: v.evidence, sourceKind: v.sourceKind, confidence: v.confidence,
-      importance: v.importance, validFrom: v.validFrom, validUntil: v.validUntil, sourceCount: v.sourceCount,
-      lastConfirmedAt: v.lastConfirmedAt, contradictedAt: v.contradictedAt,
+      scope: v.scope,
+      kind: v.kind,
+      claim: v.claim,
+      evidence: v.evidence,
+      sourceKind: v.sourceKind,
+      confidence: v.confidence,
+      importance: v.importance,
+      validFrom: v.validFrom,
+      validUntil: v.validUntil,
+      sourceCount: v.sourceCount,
+      lastConfirmedAt: v.lastConfirmedAt,
+      contradictedAt: v.contradictedAt,
     },
   }));
 }
@@ -124,11 +164,22 @@ function redactClaim(p: Proposal): Proposal {
 export function toNoteOp(p: Proposal): NoteOp {
   const reason = `${p.finding}: ${p.reason}`.slice(0, 2000);
   if (p.op === 'create' || (p.op === 'quarantine' && p.expectedVersion === undefined)) {
-    return { op: 'create', noteId: p.noteId as string, content: p.content, status: p.op === 'quarantine' ? 'quarantined' : 'active', reason };
+    return {
+      op: 'create',
+      noteId: p.noteId as string,
+      content: p.content,
+      status: p.op === 'quarantine' ? 'quarantined' : 'active',
+      reason,
+    };
   }
   const action = p.op === 'quarantine' ? 'quarantine' : p.op;
   return {
-    op: 'newVersion', action, noteId: p.noteId as string, expectedVersion: p.expectedVersion as number, changes: p.content, reason,
+    op: 'newVersion',
+    action,
+    noteId: p.noteId as string,
+    expectedVersion: p.expectedVersion as number,
+    changes: p.content,
+    reason,
     ...(p.supersededBy ? { supersededBy: p.supersededBy } : {}),
   };
 }

@@ -35,7 +35,17 @@ export const rollbackRunBatchKey = (requestId: string) => ({ runId: `rollback-ru
  * comparison rollbackNote makes, so both rollbacks agree on what a no-op is).
  */
 function sameMemory(a: NoteVersion, b: NoteVersion): boolean {
-  const pick = (v: NoteVersion) => [v.status, v.claim, v.kind, v.scope.level, v.scope.key, v.confidence, v.validUntil, v.supersededBy, JSON.stringify(v.evidence)];
+  const pick = (v: NoteVersion) => [
+    v.status,
+    v.claim,
+    v.kind,
+    v.scope.level,
+    v.scope.key,
+    v.confidence,
+    v.validUntil,
+    v.supersededBy,
+    JSON.stringify(v.evidence),
+  ];
   return JSON.stringify(pick(a)) === JSON.stringify(pick(b));
 }
 
@@ -49,7 +59,11 @@ interface Plan {
  * retirement when the run created it. Notes already equal to their target are skipped, which
  * makes a repeated rollback a no-op; erased notes are never brought back.
  */
-async function planRollback(deps: ActivityDeps, input: RollbackRunActivityInput, changed: Array<{ noteId: string; fromVersion: number | null }>): Promise<Plan> {
+async function planRollback(
+  deps: ActivityDeps,
+  input: RollbackRunActivityInput,
+  changed: Array<{ noteId: string; fromVersion: number | null }>,
+): Promise<Plan> {
   const before = new Map<string, number | null>();
   for (const c of changed) {
     const seen = before.get(c.noteId);
@@ -69,13 +83,29 @@ async function planRollback(deps: ActivityDeps, input: RollbackRunActivityInput,
     }
     if (target === null) {
       if (NOT_RECALLED.has(current.status)) plan.skipped.push({ noteId, why: 'not_recalled' });
-      else plan.ops.push({ op: 'newVersion', action: 'retire', noteId, expectedVersion: current.version, reason: `created by the run; ${reason}` });
+      else
+        plan.ops.push({
+          op: 'newVersion',
+          action: 'retire',
+          noteId,
+          expectedVersion: current.version,
+          reason: `created by the run; ${reason}`,
+        });
       continue;
     }
     const wanted = versions.find((v: NoteVersion) => v.version === target);
-    if (!wanted) throw ApplicationFailure.nonRetryable(`note ${noteId} has no version ${target}`, 'InvalidRollbackTarget');
+    if (!wanted)
+      throw ApplicationFailure.nonRetryable(`note ${noteId} has no version ${target}`, 'InvalidRollbackTarget');
     if (sameMemory(current, wanted)) plan.skipped.push({ noteId, why: 'already_at_target' });
-    else plan.ops.push({ op: 'newVersion', action: 'rollback', noteId, expectedVersion: current.version, targetVersion: target, reason: `rollback to v${target}: ${reason}` });
+    else
+      plan.ops.push({
+        op: 'newVersion',
+        action: 'rollback',
+        noteId,
+        expectedVersion: current.version,
+        targetVersion: target,
+        reason: `rollback to v${target}: ${reason}`,
+      });
   }
   return plan;
 }
@@ -88,18 +118,39 @@ export function createRollbackRunActivities(deps: ActivityDeps) {
      */
     rollbackRun: classified(async (input: RollbackRunActivityInput): Promise<RollbackRunResult> => {
       const run = await getRun(deps.db, { tenantId: input.tenantId, runId: input.runId });
-      if (!run) throw ApplicationFailure.nonRetryable(`runId: no run ${input.runId} in tenant ${input.tenantId}`, 'RunNotFound');
+      if (!run)
+        throw ApplicationFailure.nonRetryable(
+          `runId: no run ${input.runId} in tenant ${input.tenantId}`,
+          'RunNotFound',
+        );
       const plan = await planRollback(deps, input, run.changedVersions);
       const key = rollbackRunBatchKey(input.requestId);
       const base = { runId: input.runId, tenantId: input.tenantId, skipped: plan.skipped };
       let changes: RollbackRunResult['changes'];
       if (plan.ops.length > 0) {
-        const result = await applyNoteBatch(deps.db, { tenantId: input.tenantId, ...key, actor: input.operator, ops: plan.ops }, deps.clock);
-        changes = result.changes.map((c) => ({ noteId: c.noteId, action: c.action, fromVersion: c.fromVersion, toVersion: c.toVersion }));
+        const result = await applyNoteBatch(
+          deps.db,
+          { tenantId: input.tenantId, ...key, actor: input.operator, ops: plan.ops },
+          deps.clock,
+        );
+        changes = result.changes.map((c) => ({
+          noteId: c.noteId,
+          action: c.action,
+          fromVersion: c.fromVersion,
+          toVersion: c.toVersion,
+        }));
       } else {
         // Nothing left to do: either a repeated rollback, or this request's batch already committed.
-        const applied = await withTenant(deps.db, input.tenantId, (tx) => selectAppliedBatch(tx, { tenantId: input.tenantId, ...key }));
-        changes = applied?.result.changes.map((c) => ({ noteId: c.noteId, action: c.action, fromVersion: c.fromVersion, toVersion: c.toVersion })) ?? [];
+        const applied = await withTenant(deps.db, input.tenantId, (tx) =>
+          selectAppliedBatch(tx, { tenantId: input.tenantId, ...key }),
+        );
+        changes =
+          applied?.result.changes.map((c) => ({
+            noteId: c.noteId,
+            action: c.action,
+            fromVersion: c.fromVersion,
+            toVersion: c.toVersion,
+          })) ?? [];
       }
       await updateRun(deps.db, { tenantId: input.tenantId, runId: input.runId, status: 'rolled_back' });
       return { ...base, noop: changes.length === 0, changes };

@@ -6,7 +6,8 @@ import { contentTokens, sentences } from './text.ts';
  * and which records show it. Pure: the same episodes always give the same findings.
  */
 
-export const PREFERENCE_MARKERS = /\b(always|never|prefer|i (want|like|need|asked for)|please (always|never|don't|do not))\b/i;
+export const PREFERENCE_MARKERS =
+  /\b(always|never|prefer|i (want|like|need|asked for)|please (always|never|don't|do not))\b/i;
 
 const toolOf = (r: ArchivedRecord): string | undefined => {
   const payload = r.record.payload as { tool?: unknown } | undefined;
@@ -41,7 +42,9 @@ function toolErrors(ep: Episode): Finding[] {
     const success = retry
       ? after.slice(retryIndex + 1).find((x) => x.record.kind === 'tool_result' && toolOf(x) === tool && !isFailure(x))
       : undefined;
-    const evidence = [failedCall, r, ...(retry && success ? [retry, success] : [])].filter((x): x is ArchivedRecord => !!x);
+    const evidence = [failedCall, r, ...(retry && success ? [retry, success] : [])].filter(
+      (x): x is ArchivedRecord => !!x,
+    );
     out.push({
       type: 'tool_error',
       episodeKey: ep.key,
@@ -57,26 +60,37 @@ function corrections(ep: Episode): Finding[] {
   return ep.records.flatMap((r, i) => {
     if (r.record.kind !== 'user_correction') return [];
     const contradicted = [...ep.records.slice(0, i)].reverse().find((x) => x.record.kind === 'agent_message');
-    return [{
-      type: 'factual_conflict' as const,
-      episodeKey: ep.key,
-      summary: r.record.text ?? '',
-      evidence: contradicted ? [contradicted, r] : [r],
-    }];
+    return [
+      {
+        type: 'factual_conflict' as const,
+        episodeKey: ep.key,
+        summary: r.record.text ?? '',
+        evidence: contradicted ? [contradicted, r] : [r],
+      },
+    ];
   });
 }
 
 function preferences(ep: Episode): Finding[] {
   return ep.records
-    .filter((r) => r.record.kind === 'user_message' && r.record.source !== 'tool' && PREFERENCE_MARKERS.test(r.record.text ?? ''))
-    .map((r) => ({ type: 'stated_preference' as const, episodeKey: ep.key, summary: r.record.text ?? '', evidence: [r] }));
+    .filter(
+      (r) =>
+        r.record.kind === 'user_message' && r.record.source !== 'tool' && PREFERENCE_MARKERS.test(r.record.text ?? ''),
+    )
+    .map((r) => ({
+      type: 'stated_preference' as const,
+      episodeKey: ep.key,
+      summary: r.record.text ?? '',
+      evidence: [r],
+    }));
 }
 
 /** A speaker talking about themselves: `I`, `my`, `we`, `our` (not `me`, which requests use: "book me …"). */
 const FIRST_PERSON = /\b(i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|our)\b/i;
 
 /** Words a request opens with ("Put a meeting in my calendar", "Can you add …"): asking, not stating. */
-const REQUEST_OPENER = /^(please|can|could|would|will|put|add|book|send|make|create|export|show|give|find|get|set|schedule|remind|tell|list|help|let's|lets|check|update|change|cancel|remove|delete)\b/i;
+const REQUEST_OPENER =
+  /^(please|can|could|would|will|put|add|book|send|make|create|export|show|give|find|get|set|schedule|remind|tell|list|help|let's|lets|check|update|change|cancel|remove|delete)\b/i;
 
 /** Statements shorter than this many content words are small talk, not facts worth a note. @default 4 */
 export const STATED_FACT_MIN_WORDS = 4;
@@ -105,7 +119,8 @@ function declarativePart(text: string): string {
   let out = '';
   for (const s of sentences(text)) {
     if (s.trimEnd().endsWith('?') || REQUEST_OPENER.test(s.trim()) || !FIRST_PERSON.test(s)) continue;
-    if (out.length === 0 && s.length > STATED_FACT_MAX_CHARS) return s.slice(0, s.lastIndexOf(' ', STATED_FACT_MAX_CHARS));
+    if (out.length === 0 && s.length > STATED_FACT_MAX_CHARS)
+      return s.slice(0, s.lastIndexOf(' ', STATED_FACT_MAX_CHARS));
     if (out.length + s.length + 1 > STATED_FACT_MAX_CHARS) break;
     out = out.length === 0 ? s : `${out} ${s}`;
   }
@@ -119,19 +134,25 @@ function outdatedConstraints(ep: Episode): Finding[] {
     const noteIds = recalledNoteIds(r.record.payload);
     const trouble = ep.records.slice(i + 1).find((x) => isFailure(x) || x.record.kind === 'user_correction');
     if (noteIds.length === 0 || !trouble) return [];
-    return [{
-      type: 'outdated_constraint' as const,
-      episodeKey: ep.key,
-      summary: `recalled notes preceded: ${trouble.record.text ?? trouble.record.kind}`,
-      evidence: [r, trouble],
-      noteIds,
-    }];
+    return [
+      {
+        type: 'outdated_constraint' as const,
+        episodeKey: ep.key,
+        summary: `recalled notes preceded: ${trouble.record.text ?? trouble.record.kind}`,
+        evidence: [r, trouble],
+        noteIds,
+      },
+    ];
   });
 }
 
 export function recalledNoteIds(payload: unknown): string[] {
   const p = payload as { noteIds?: unknown; notes?: unknown } | undefined;
-  const ids = Array.isArray(p?.noteIds) ? p.noteIds : Array.isArray(p?.notes) ? p.notes.map((n: { noteId?: unknown }) => n?.noteId) : [];
+  const ids = Array.isArray(p?.noteIds)
+    ? p.noteIds
+    : Array.isArray(p?.notes)
+      ? p.notes.map((n: { noteId?: unknown }) => n?.noteId)
+      : [];
   return ids.filter((x): x is string => typeof x === 'string');
 }
 
@@ -141,7 +162,13 @@ export function recalledNoteIds(payload: unknown): string[] {
  */
 function toolContent(ep: Episode): Finding[] {
   return ep.records
-    .filter((r) => r.record.kind === 'tool_result' && (r.record.text ?? '').trim().length >= 12 && !isFailure(r) && !isJsonDocument(r.record.text ?? ''))
+    .filter(
+      (r) =>
+        r.record.kind === 'tool_result' &&
+        (r.record.text ?? '').trim().length >= 12 &&
+        !isFailure(r) &&
+        !isJsonDocument(r.record.text ?? ''),
+    )
     .map((r) => ({
       type: 'tool_content' as const,
       episodeKey: ep.key,
@@ -156,14 +183,22 @@ function omittedSteps(ep: Episode, peers: readonly Episode[]): Finding[] {
   const failed = ep.records.find((r) => r.record.kind === 'task_outcome' && r.record.outcome?.status === 'failure');
   const sameType = peers.filter((p) => p.key !== ep.key && p.taskType !== undefined && p.taskType === ep.taskType);
   if (!failed || sameType.length < 2) return [];
-  const toolsOf = (e: Episode) => new Set(e.records.filter((r) => r.record.kind === 'tool_call').map(toolOf).filter((t): t is string => !!t));
+  const toolsOf = (e: Episode) =>
+    new Set(
+      e.records
+        .filter((r) => r.record.kind === 'tool_call')
+        .map(toolOf)
+        .filter((t): t is string => !!t),
+    );
   const used = toolsOf(ep);
   const common = [...toolsOf(sameType[0] as Episode)].filter((t) => sameType.every((p) => toolsOf(p).has(t)));
   return common
     .filter((tool) => !used.has(tool))
     .sort()
     .map((tool) => {
-      const example = (sameType[0] as Episode).records.find((r) => r.record.kind === 'tool_call' && toolOf(r) === tool) as ArchivedRecord;
+      const example = (sameType[0] as Episode).records.find(
+        (r) => r.record.kind === 'tool_call' && toolOf(r) === tool,
+      ) as ArchivedRecord;
       return {
         type: 'omitted_step' as const,
         episodeKey: ep.key,

@@ -20,7 +20,11 @@ export interface Contender {
   confidence: number;
 }
 
-export type ConflictDecision = { winner: string; loser: string; decidedBy: 'evidence' | 'recency' | 'confidence' | 'id' };
+export type ConflictDecision = {
+  winner: string;
+  loser: string;
+  decidedBy: 'evidence' | 'recency' | 'confidence' | 'id';
+};
 
 /**
  * Two notes in one scope disagree: stronger evidence wins (source rank × independent count),

@@ -15,7 +15,13 @@ import { contentTokens, coverage } from './text.ts';
  */
 export interface RecallScorePolicy {
   readonly name: string;
-  readonly weights: { readonly vector: number; readonly text: number; readonly confidence: number; readonly importance: number; readonly decay: number };
+  readonly weights: {
+    readonly vector: number;
+    readonly text: number;
+    readonly confidence: number;
+    readonly importance: number;
+    readonly decay: number;
+  };
   /** Share of the score that the prior cannot take away (0..1). */
   readonly priorFloor: number;
   /** Two claims at least this similar (jaccard of content tokens) are one note in the context. */
@@ -67,7 +73,8 @@ export function scoreCandidate(input: ScoreInput, policy: RecallScorePolicy = DE
   const importance = clamp01(input.importance);
   const decay = clamp01(decayFactor(input.kind, input.lastConfirmedAt, input.at));
   const relevance = (w.vector * vector + w.text * text) / (w.vector + w.text);
-  const prior = (w.confidence * confidence + w.importance * importance + w.decay * decay) / (w.confidence + w.importance + w.decay);
+  const prior =
+    (w.confidence * confidence + w.importance * importance + w.decay * decay) / (w.confidence + w.importance + w.decay);
   const score = relevance * (policy.priorFloor + (1 - policy.priorFloor) * prior);
   return { vector, text, confidence, importance, decay, relevance, prior, score };
 }
@@ -94,10 +101,12 @@ export function candidateIdf(query: string, claims: readonly string[]): Map<stri
   const q = [...new Set(contentTokens(query))];
   const docs = claims.map((c) => new Set(contentTokens(c)));
   const n = docs.length;
-  return new Map(q.map((t) => {
-    const df = docs.reduce((s, d) => s + (d.has(t) ? 1 : 0), 0);
-    return [t, Math.log(1 + (n - df + 0.5) / (df + 0.5))];
-  }));
+  return new Map(
+    q.map((t) => {
+      const df = docs.reduce((s, d) => s + (d.has(t) ? 1 : 0), 0);
+      return [t, Math.log(1 + (n - df + 0.5) / (df + 0.5))];
+    }),
+  );
 }
 
 /** The context budget's unit: about four characters per token, rounded up. */
@@ -112,7 +121,8 @@ export type VectorState = 'compared' | 'not_embedded' | 'other_model';
 export function explainScore(p: ScoreParts, vectorState: VectorState): string {
   const reasons: string[] = [];
   if (vectorState === 'not_embedded') reasons.push('not embedded yet: matched on text only');
-  else if (vectorState === 'other_model') reasons.push('vectors from another model (reindex pending): matched on text only');
+  else if (vectorState === 'other_model')
+    reasons.push('vectors from another model (reindex pending): matched on text only');
   else if (p.vector >= 0.5) reasons.push(`semantically close (${p.vector.toFixed(2)})`);
   else reasons.push(`semantic similarity ${p.vector.toFixed(2)}`);
   if (p.text > 0) reasons.push(`${Math.round(p.text * 100)}% of query terms in the claim`);

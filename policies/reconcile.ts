@@ -16,7 +16,9 @@ export const CONFLICT_SIMILARITY = 0.25;
 export const STATEMENT_CONFLICT_SIMILARITY = 0.5;
 
 function conflictThreshold(a: NoteContent, b: NoteContent): number {
-  return a.sourceKind === 'user_statement' && b.sourceKind === 'user_statement' ? STATEMENT_CONFLICT_SIMILARITY : CONFLICT_SIMILARITY;
+  return a.sourceKind === 'user_statement' && b.sourceKind === 'user_statement'
+    ? STATEMENT_CONFLICT_SIMILARITY
+    : CONFLICT_SIMILARITY;
 }
 
 /**
@@ -65,15 +67,31 @@ export function alreadyKnown(p: Proposal, known: readonly KnownNote[]): boolean 
  * order of their latest evidence so the outcome does not depend on batch order.
  * `newId` gives the note id of each create (ids are assigned by the caller, so retries reuse them).
  */
-export function reconcile(proposals: readonly Proposal[], known: readonly KnownNote[], newId: (p: Proposal) => string): Proposal[] {
-  const notes = known.filter((n) => (n.status ?? 'active') === 'active').map((n) => ({ ...n, content: { ...n.content } }));
+export function reconcile(
+  proposals: readonly Proposal[],
+  known: readonly KnownNote[],
+  newId: (p: Proposal) => string,
+): Proposal[] {
+  const notes = known
+    .filter((n) => (n.status ?? 'active') === 'active')
+    .map((n) => ({ ...n, content: { ...n.content } }));
   const out: Proposal[] = [];
-  const creates = proposals.filter((p) => p.op === 'create' && !alreadyKnown(p, known)).sort((a, b) => a.content.lastConfirmedAt.localeCompare(b.content.lastConfirmedAt));
-  for (const p of proposals.filter((x) => x.op !== 'create')) out.push(p.op === 'revise' ? chainRevision(p, notes, known) : p);
+  const creates = proposals
+    .filter((p) => p.op === 'create' && !alreadyKnown(p, known))
+    .sort((a, b) => a.content.lastConfirmedAt.localeCompare(b.content.lastConfirmedAt));
+  for (const p of proposals.filter((x) => x.op !== 'create'))
+    out.push(p.op === 'revise' ? chainRevision(p, notes, known) : p);
   for (const p of creates) {
     const tokens = contentTokens(p.content.claim);
-    const sameScope = notes.filter((n) => n.content.scope.level === p.content.scope.level && n.content.scope.key === p.content.scope.key && n.content.kind === p.content.kind);
-    const scored = sameScope.map((n) => ({ n, sim: jaccard(tokens, contentTokens(n.content.claim)) })).sort((a, b) => b.sim - a.sim);
+    const sameScope = notes.filter(
+      (n) =>
+        n.content.scope.level === p.content.scope.level &&
+        n.content.scope.key === p.content.scope.key &&
+        n.content.kind === p.content.kind,
+    );
+    const scored = sameScope
+      .map((n) => ({ n, sim: jaccard(tokens, contentTokens(n.content.claim)) }))
+      .sort((a, b) => b.sim - a.sim);
     const best = scored[0];
     if (best && best.sim >= NEAR_DUPLICATE_SIMILARITY) {
       out.push(reinforce(best.n, p));
@@ -84,7 +102,9 @@ export function reconcile(proposals: readonly Proposal[], known: readonly KnownN
     const created = { noteId, version: 1, content: { ...p.content, sourceCount: p.content.sourceCount ?? 1 } };
     out.push({ ...p, noteId });
     notes.push(created);
-    const rival = CONFLICTING_KINDS.has(p.content.kind) ? scored.find((s) => s.sim >= conflictThreshold(p.content, s.n.content)) : undefined;
+    const rival = CONFLICTING_KINDS.has(p.content.kind)
+      ? scored.find((s) => s.sim >= conflictThreshold(p.content, s.n.content))
+      : undefined;
     if (rival) out.push(...supersedeLoser(created, rival.n, notes));
   }
   return out;
@@ -101,13 +121,16 @@ function chainRevision(p: Proposal, notes: KnownNote[], known: readonly KnownNot
   const original = known.find((x) => x.noteId === p.noteId);
   if (!n || !original) return p;
   const base = n.content;
-  const content = n.version !== p.expectedVersion
-    ? {
-        ...p.content,
-        evidence: capEvidence([...new Map([...base.evidence, ...p.content.evidence].map((r) => [r.recordId, r])).values()]),
-        confidence: base.confidence * (p.content.confidence / Math.max(1e-9, original.content.confidence)),
-      }
-    : p.content;
+  const content =
+    n.version !== p.expectedVersion
+      ? {
+          ...p.content,
+          evidence: capEvidence([
+            ...new Map([...base.evidence, ...p.content.evidence].map((r) => [r.recordId, r])).values(),
+          ]),
+          confidence: base.confidence * (p.content.confidence / Math.max(1e-9, original.content.confidence)),
+        }
+      : p.content;
   n.version += 1;
   n.content = { ...content, sourceCount: content.sourceCount ?? base.sourceCount };
   return { ...p, expectedVersion: n.version - 1, content };
@@ -120,9 +143,17 @@ function reinforce(n: KnownNote, p: Proposal): Proposal {
     evidence: capEvidence([...refs.values()]),
     sourceCount: n.content.sourceCount + 1,
     confidence: confirm(n.content.confidence, n.content.sourceKind),
-    lastConfirmedAt: p.content.lastConfirmedAt > n.content.lastConfirmedAt ? p.content.lastConfirmedAt : n.content.lastConfirmedAt,
+    lastConfirmedAt:
+      p.content.lastConfirmedAt > n.content.lastConfirmedAt ? p.content.lastConfirmedAt : n.content.lastConfirmedAt,
   };
-  return { op: 'reinforce', noteId: n.noteId, expectedVersion: n.version, content: n.content, finding: p.finding, reason: `confirmed again: ${p.reason}` };
+  return {
+    op: 'reinforce',
+    noteId: n.noteId,
+    expectedVersion: n.version,
+    content: n.content,
+    finding: p.finding,
+    reason: `confirmed again: ${p.reason}`,
+  };
 }
 
 function supersedeLoser(created: KnownNote, rival: KnownNote, notes: KnownNote[]): Proposal[] {
@@ -138,13 +169,15 @@ function supersedeLoser(created: KnownNote, rival: KnownNote, notes: KnownNote[]
   const winner = loser === created ? rival : created;
   const index = notes.indexOf(loser);
   if (index >= 0) notes.splice(index, 1);
-  return [{
-    op: 'supersede',
-    noteId: loser.noteId,
-    expectedVersion: loser.version,
-    content: { ...loser.content, contradictedAt: winner.content.lastConfirmedAt },
-    supersededBy: winner.noteId,
-    finding: 'factual_conflict',
-    reason: `superseded by ${winner.noteId} (decided by ${decision.decidedBy})`,
-  }];
+  return [
+    {
+      op: 'supersede',
+      noteId: loser.noteId,
+      expectedVersion: loser.version,
+      content: { ...loser.content, contradictedAt: winner.content.lastConfirmedAt },
+      supersededBy: winner.noteId,
+      finding: 'factual_conflict',
+      reason: `superseded by ${winner.noteId} (decided by ${decision.decidedBy})`,
+    },
+  ];
 }

@@ -17,9 +17,13 @@ export function checkScopeBreadth(scope: NoteScope, evidence: EvidenceFacts): Sc
   const all = <T>(values: readonly T[], expected: T) => values.length > 0 && values.every((v) => v === expected);
   switch (scope.level) {
     case 'user':
-      return all(evidence.userIds, scope.key) ? { ok: true } : { ok: false, reason: `user scope ${scope.key} cites records of other users` };
+      return all(evidence.userIds, scope.key)
+        ? { ok: true }
+        : { ok: false, reason: `user scope ${scope.key} cites records of other users` };
     case 'agent':
-      return all(evidence.agentIds, scope.key) ? { ok: true } : { ok: false, reason: `agent scope ${scope.key} cites records of other agents` };
+      return all(evidence.agentIds, scope.key)
+        ? { ok: true }
+        : { ok: false, reason: `agent scope ${scope.key} cites records of other agents` };
     case 'task_type':
       return all(evidence.taskTypes, scope.key)
         ? { ok: true }
@@ -29,7 +33,10 @@ export function checkScopeBreadth(scope: NoteScope, evidence: EvidenceFacts): Sc
       const sessions = new Set(evidence.sessionIds).size;
       return Math.max(users, sessions) >= TENANT_SCOPE_MIN_INDEPENDENT
         ? { ok: true }
-        : { ok: false, reason: `tenant scope needs ${TENANT_SCOPE_MIN_INDEPENDENT} distinct users or sessions, evidence has ${Math.max(users, sessions)}` };
+        : {
+            ok: false,
+            reason: `tenant scope needs ${TENANT_SCOPE_MIN_INDEPENDENT} distinct users or sessions, evidence has ${Math.max(users, sessions)}`,
+          };
     }
   }
 }

@@ -1,10 +1,11 @@
 /** Plain-text helpers shared by the similarity, support and injection rules. */
 
 const STOPWORDS = new Set(
-  ('a an and are as at be been but by can did do does for from had has have i if in into is it its me my no not of on or our ' +
+  (
+    'a an and are as at be been but by can did do does for from had has have i if in into is it its me my no not of on or our ' +
     'please so than that the their them then there these they this those to too us was we were what when which while who will with ' +
-    'you your yours')
-    .split(' '),
+    'you your yours'
+  ).split(' '),
 );
 
 /** Lower-case word and number tokens, stopwords removed; keeps identifiers like `crm.export` and `$1,299.00` whole. */

@@ -12,9 +12,7 @@ const envBoolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-const hostPort = z
-  .string()
-  .regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port, e.g. 127.0.0.1:7233');
+const hostPort = z.string().regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port, e.g. 127.0.0.1:7233');
 
 const archiveUri = z
   .string()
@@ -61,7 +59,12 @@ export const envSchema = z.object({
     .regex(/^\S+( \S+){4}$/, 'expected a 5-field cron expression, e.g. "0 2 * * *"')
     .default('0 2 * * *'),
   NOCTURNE_CONFLICT_THRESHOLD: z.coerce.number().int().min(1).max(10_000).default(5),
-  NOCTURNE_CONFLICT_COOLDOWN_SECONDS: z.coerce.number().int().min(0).max(30 * 86400).default(3600),
+  NOCTURNE_CONFLICT_COOLDOWN_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86400)
+    .default(3600),
   NOCTURNE_NIGHTLY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   CI: envBoolean.optional(),
   /** The recall HTTP API (`nocturne serve`). Loopback unless an operator opens it on purpose. */
@@ -85,12 +88,21 @@ export interface Config {
     producer: string;
     s3?: { endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string };
   };
-  embedding: { provider: 'openai' | 'ollama' | 'lexical'; url: string; model: string; dimension: number; similarityFloor: number };
-  llm:
-    | { provider: 'none' }
-    | { provider: 'openai' | 'ollama'; url: string; model: string; apiKey?: string };
+  embedding: {
+    provider: 'openai' | 'ollama' | 'lexical';
+    url: string;
+    model: string;
+    dimension: number;
+    similarityFloor: number;
+  };
+  llm: { provider: 'none' } | { provider: 'openai' | 'ollama'; url: string; model: string; apiKey?: string };
   /** The nightly Schedule and the conflict monitor (`nocturne schedule apply`, `reportConflict`). */
-  triggers: { scheduleCron: string; nightlyConcurrency: number; conflictThreshold: number; conflictCooldownSeconds: number };
+  triggers: {
+    scheduleCron: string;
+    nightlyConcurrency: number;
+    conflictThreshold: number;
+    conflictCooldownSeconds: number;
+  };
   /** The recall HTTP API. Tokens are kept as sha256 digests only. */
   api: { host: string; port: number; tokens: ApiToken[] };
   dataDir: string;
@@ -117,14 +129,17 @@ export function parseApiTokens(value: string | undefined): ApiToken[] {
     const tenantId = colon > 0 ? entry.slice(0, colon) : '';
     const secret = colon > 0 ? entry.slice(colon + 1) : '';
     const where = `invalid configuration: NOCTURNE_API_TOKENS: entry ${i + 1}`;
-    if (!API_TENANT.test(tenantId)) throw new ConfigError(`${where}: expected tenant:token or tenant:sha256=<64 hex digits> with a valid tenant id`);
+    if (!API_TENANT.test(tenantId))
+      throw new ConfigError(`${where}: expected tenant:token or tenant:sha256=<64 hex digits> with a valid tenant id`);
     if (secret.startsWith('sha256=')) {
       const digest = secret.slice('sha256='.length).toLowerCase();
       if (!/^[0-9a-f]{64}$/.test(digest)) throw new ConfigError(`${where}: sha256= must be followed by 64 hex digits`);
       return { tenantId, sha256: digest };
     }
     if (secret.length < MIN_API_TOKEN_LENGTH || /[\s,]/.test(secret)) {
-      throw new ConfigError(`${where}: the token must be at least ${MIN_API_TOKEN_LENGTH} characters without spaces or commas`);
+      throw new ConfigError(
+        `${where}: the token must be at least ${MIN_API_TOKEN_LENGTH} characters without spaces or commas`,
+      );
     }
     return { tenantId, sha256: createHash('sha256').update(secret).digest('hex') };
   });
@@ -136,9 +151,7 @@ export class ConfigError extends Error {
 
 /** One line per problem, each naming the variable: what an operator needs to fix it. */
 function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`)
-    .join('; ');
+  return error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`).join('; ');
 }
 
 export function parseConfig(env: Record<string, string | undefined>): Config {

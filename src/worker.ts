@@ -48,7 +48,10 @@ export async function createWorker(
 ): Promise<WorkerHandle> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   installRuntime(options.sdkLogLevel ?? 'WARN');
-  const embedder = await createEmbedder(config.embedding, { ...(options.embeddingFallback ? { fallback: options.embeddingFallback } : {}), log });
+  const embedder = await createEmbedder(config.embedding, {
+    ...(options.embeddingFallback ? { fallback: options.embeddingFallback } : {}),
+    log,
+  });
   const archive = openArchive(config.archive);
   const db = options.db ?? (await openDb(config.database, { dimension: config.embedding.dimension }));
   const engine = createEngine(config);
@@ -61,7 +64,9 @@ export async function createWorker(
       workflowsPath: WORKFLOWS_PATH,
       activities: createActivities({ archive, db, embedder, engine, newId: () => ulid() }),
     });
-    log(`worker: task queue ${config.temporal.taskQueue} on ${config.temporal.address}, archive ${archive.location}, embeddings ${embedder.name}, notes ${engine.name}`);
+    log(
+      `worker: task queue ${config.temporal.taskQueue} on ${config.temporal.address}, archive ${archive.location}, embeddings ${embedder.name}, notes ${engine.name}`,
+    );
     return {
       worker,
       db,

@@ -4,7 +4,13 @@ import type { ActivityOptions } from '@temporalio/workflow';
  * Named presets for every activity call. Timeouts are explicit, retries capped; the
  * non-retryable types are the permanent faults activities raise on purpose.
  */
-const NON_RETRYABLE = ['InvalidActivityInput', 'NoteVersionConflict', 'RunNotFound', 'TenantMismatch', 'ValidationFailed'];
+const NON_RETRYABLE = [
+  'InvalidActivityInput',
+  'NoteVersionConflict',
+  'RunNotFound',
+  'TenantMismatch',
+  'ValidationFailed',
+];
 
 /** Short database bookkeeping: planning rows, run status. */
 export const BOOKKEEPING: ActivityOptions = {
@@ -19,7 +25,12 @@ export const BOOKKEEPING: ActivityOptions = {
 export const REPLAY: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 6, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '2s',
+    maximumInterval: '1 minute',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 };
 
 /**
@@ -35,5 +46,10 @@ export const COMMIT: ActivityOptions = {
 export const REINDEX: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 8, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    initialInterval: '2s',
+    maximumInterval: '1 minute',
+    maximumAttempts: 8,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 };

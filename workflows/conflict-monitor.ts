@@ -1,5 +1,12 @@
 import {
-  allHandlersFinished, ApplicationFailure, condition, continueAsNew, defineQuery, defineSignal, setHandler, workflowInfo,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { z } from 'zod';
 import { TenantId } from '../src/contracts/ids.ts';
@@ -25,16 +32,27 @@ export const ConflictMonitorInput = z.object({
   /** Conflicts that trigger a focused consolidation. @default 5 */
   threshold: z.number().int().min(1).max(10_000).default(5),
   /** After a focused run, no other starts for this long (conflicts still count). @default 3600 */
-  cooldownSeconds: z.number().int().min(0).max(30 * 86400).default(3600),
+  cooldownSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86400)
+    .default(3600),
   /** Continue as new after this many signals. @default 500 */
   signalsPerExecution: z.number().int().min(1).max(5000).default(SIGNALS_PER_EXECUTION),
   /** While another consolidation of the tenant runs, look again after this long. @default 60 */
   busyRetrySeconds: z.number().int().min(1).max(86400).default(BUSY_RETRY_SECONDS),
   /** Carried across continue-as-new. */
-  carry: z.object({
-    count: z.number().int().min(0), pendingNoteIds: z.array(z.string()), totalConflicts: z.number().int().min(0),
-    runs: z.number().int().min(0), cooldownUntilMs: z.number().int().optional(), lastRun: z.custom<TenantOutcome>().optional(),
-  }).optional(),
+  carry: z
+    .object({
+      count: z.number().int().min(0),
+      pendingNoteIds: z.array(z.string()),
+      totalConflicts: z.number().int().min(0),
+      runs: z.number().int().min(0),
+      cooldownUntilMs: z.number().int().optional(),
+      lastRun: z.custom<TenantOutcome>().optional(),
+    })
+    .optional(),
 });
 export type ConflictMonitorInput = z.input<typeof ConflictMonitorInput>;
 
@@ -63,12 +81,23 @@ export const conflictProgressQuery = defineQuery<ConflictProgress>('progress');
  */
 export async function conflictMonitorWorkflow(raw: ConflictMonitorInput): Promise<void> {
   const parsed = ConflictMonitorInput.safeParse(raw);
-  if (!parsed.success) throw ApplicationFailure.nonRetryable(`invalid conflictMonitorWorkflow input: ${describeInputError(parsed.error)}`, 'InvalidWorkflowInput');
+  if (!parsed.success)
+    throw ApplicationFailure.nonRetryable(
+      `invalid conflictMonitorWorkflow input: ${describeInputError(parsed.error)}`,
+      'InvalidWorkflowInput',
+    );
   const { tenantId, threshold, cooldownSeconds, signalsPerExecution, busyRetrySeconds, carry } = parsed.data;
   const pending = new Set(carry?.pendingNoteIds ?? []);
   const p: ConflictProgress = {
-    tenantId, phase: 'counting', count: carry?.count ?? 0, threshold, pendingNoteIds: [], totalConflicts: carry?.totalConflicts ?? 0,
-    runs: carry?.runs ?? 0, signalsThisExecution: 0, ...(carry?.lastRun ? { lastRun: carry.lastRun } : {}),
+    tenantId,
+    phase: 'counting',
+    count: carry?.count ?? 0,
+    threshold,
+    pendingNoteIds: [],
+    totalConflicts: carry?.totalConflicts ?? 0,
+    runs: carry?.runs ?? 0,
+    signalsThisExecution: 0,
+    ...(carry?.lastRun ? { lastRun: carry.lastRun } : {}),
   };
   let cooldownUntilMs = carry?.cooldownUntilMs;
   setHandler(conflictSignal, (report) => {
@@ -80,7 +109,9 @@ export async function conflictMonitorWorkflow(raw: ConflictMonitorInput): Promis
     for (const id of ok.data.noteIds) if (pending.size < MAX_FOCUS_NOTES) pending.add(id);
   });
   setHandler(conflictProgressQuery, () => ({
-    ...p, pendingNoteIds: [...pending], ...(cooldownUntilMs !== undefined ? { cooldownUntil: new Date(cooldownUntilMs).toISOString() } : {}),
+    ...p,
+    pendingNoteIds: [...pending],
+    ...(cooldownUntilMs !== undefined ? { cooldownUntil: new Date(cooldownUntilMs).toISOString() } : {}),
   }));
   const shouldContinue = () => workflowInfo().continueAsNewSuggested || p.signalsThisExecution >= signalsPerExecution;
 
@@ -97,7 +128,12 @@ export async function conflictMonitorWorkflow(raw: ConflictMonitorInput): Promis
     p.phase = 'running';
     const noteIds = [...pending];
     const countedAtStart = p.count;
-    const outcome = await consolidateExclusively({ tenantId, date: new Date().toISOString().slice(0, 10), trigger: 'conflict', focus: { noteIds } });
+    const outcome = await consolidateExclusively({
+      tenantId,
+      date: new Date().toISOString().slice(0, 10),
+      trigger: 'conflict',
+      focus: { noteIds },
+    });
     p.lastRun = outcome;
     if (outcome.outcome === 'skipped') {
       // Another run of this tenant holds it: keep the count and the notes, try again later.
@@ -114,10 +150,18 @@ export async function conflictMonitorWorkflow(raw: ConflictMonitorInput): Promis
 
   await condition(allHandlersFinished);
   await continueAsNew<typeof conflictMonitorWorkflow>({
-    tenantId, threshold, cooldownSeconds, signalsPerExecution, busyRetrySeconds,
+    tenantId,
+    threshold,
+    cooldownSeconds,
+    signalsPerExecution,
+    busyRetrySeconds,
     carry: {
-      count: p.count, pendingNoteIds: [...pending], totalConflicts: p.totalConflicts, runs: p.runs,
-      ...(cooldownUntilMs !== undefined ? { cooldownUntilMs } : {}), ...(p.lastRun ? { lastRun: p.lastRun } : {}),
+      count: p.count,
+      pendingNoteIds: [...pending],
+      totalConflicts: p.totalConflicts,
+      runs: p.runs,
+      ...(cooldownUntilMs !== undefined ? { cooldownUntilMs } : {}),
+      ...(p.lastRun ? { lastRun: p.lastRun } : {}),
     },
   });
 }

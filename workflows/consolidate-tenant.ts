@@ -1,12 +1,30 @@
 import {
-  ApplicationFailure, condition, continueAsNew, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { ConsolidationActivities, ReplayBatchResult } from '../activities/index.ts';
 import { seedFrom } from '../policies/random.ts';
-import { ConsolidateInput, DEFAULT_BUDGET, describeInputError, type ConsolidateParams, type ResumeState } from '../src/contracts/workflow-inputs.ts';
+import {
+  ConsolidateInput,
+  DEFAULT_BUDGET,
+  describeInputError,
+  type ConsolidateParams,
+  type ResumeState,
+} from '../src/contracts/workflow-inputs.ts';
 import type { Budget, RunCounts } from '../src/contracts/run.ts';
 import { COMMIT, BOOKKEEPING, REINDEX, REPLAY } from './activity-options.ts';
-import { approveUpdate, progressQuery, rejectUpdate, type ApprovalInput, type ConsolidateProgress } from './consolidate-messages.ts';
+import {
+  approveUpdate,
+  progressQuery,
+  rejectUpdate,
+  type ApprovalInput,
+  type ConsolidateProgress,
+} from './consolidate-messages.ts';
 import { STATUS, TENANT, TRIGGER } from './search-attributes.ts';
 import { workflowNowMs } from './workflow-time.ts';
 
@@ -32,16 +50,37 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
   const input = parseInput(raw);
   const info = workflowInfo();
   const budget: Budget = { ...DEFAULT_BUDGET, ...input.budget };
-  const state: ResumeState = input.resume ? copyState(input.resume) : freshState(info.workflowId, info.runId, workflowNowMs());
+  const state: ResumeState = input.resume
+    ? copyState(input.resume)
+    : freshState(info.workflowId, info.runId, workflowNowMs());
   const firstBatchHere = state.nextBatch;
-  const progress: ConsolidateProgress = { runId: state.runId, phase: 'planning', batch: state.nextBatch, batches: 0, counts: state.counts, spent: state.spent };
+  const progress: ConsolidateProgress = {
+    runId: state.runId,
+    phase: 'planning',
+    batch: state.nextBatch,
+    batches: 0,
+    counts: state.counts,
+    spent: state.spent,
+  };
   setHandler(progressQuery, () => progress);
   const approval = registerApproval(progress);
-  upsertSearchAttributes([{ key: TENANT, value: input.tenantId }, { key: TRIGGER, value: input.trigger }, { key: STATUS, value: 'running' }]);
+  upsertSearchAttributes([
+    { key: TENANT, value: input.tenantId },
+    { key: TRIGGER, value: input.trigger },
+    { key: STATUS, value: 'running' },
+  ]);
 
   const plan = await bookkeeping.planRun({
-    runId: state.runId, workflowId: info.workflowId, tenantId: input.tenantId, window: input.window, budget,
-    trigger: input.trigger, mode: input.mode, seed: input.seed ?? seedFrom(state.runId), now: new Date().toISOString(), ...(input.focus ? { focus: input.focus } : {}),
+    runId: state.runId,
+    workflowId: info.workflowId,
+    tenantId: input.tenantId,
+    window: input.window,
+    budget,
+    trigger: input.trigger,
+    mode: input.mode,
+    seed: input.seed ?? seedFrom(state.runId),
+    now: new Date().toISOString(),
+    ...(input.focus ? { focus: input.focus } : {}),
   });
   state.counts.sampled = plan.sampled;
   progress.batches = plan.batches;
@@ -54,7 +93,11 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
     stopReason = budgetStop(state, budget, deadline);
     if (stopReason) break;
     const batch = { runId: state.runId, tenantId: input.tenantId, batchNo: state.nextBatch };
-    const replayed = await replayBatch({ ...batch, window: input.window, llmTokensLeft: budget.maxLlmTokens - state.spent.llmTokens });
+    const replayed = await replayBatch({
+      ...batch,
+      window: input.window,
+      llmTokensLeft: budget.maxLlmTokens - state.spent.llmTokens,
+    });
     state.spent.llmTokens += replayed.llmTokens;
     if (state.spent.noteChanges + replayed.plannedChanges > budget.maxNoteChanges) {
       stopReason = 'note change budget: the next batch would exceed it';
@@ -70,7 +113,10 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
     const doneHere = state.nextBatch + 1 - firstBatchHere;
     const historyFull = workflowInfo().continueAsNewSuggested || doneHere >= input.batchesPerExecution;
     if (historyFull && state.nextBatch + 1 < plan.batches) {
-      await continueAsNew<typeof consolidateTenantWorkflow>({ ...raw, resume: { ...state, nextBatch: state.nextBatch + 1 } });
+      await continueAsNew<typeof consolidateTenantWorkflow>({
+        ...raw,
+        resume: { ...state, nextBatch: state.nextBatch + 1 },
+      });
     }
   }
 
@@ -78,20 +124,42 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
   let status: ConsolidateResult['status'] = stopReason ? 'partial' : 'completed';
   if (input.mode === 'staged' && state.counts.committed + state.counts.quarantined > 0) {
     progress.phase = 'awaiting_approval';
-    status = (await awaitApproval(approval, state.runId, input.tenantId, input.approvalTimeoutSeconds)) ? status : 'rejected';
+    status = (await awaitApproval(approval, state.runId, input.tenantId, input.approvalTimeoutSeconds))
+      ? status
+      : 'rejected';
   }
   progress.phase = 'finishing';
   state.spent.seconds = (workflowNowMs() - state.startedAtMs) / 1000;
-  const report = await bookkeeping.finishRun({ runId: state.runId, tenantId: input.tenantId, status, counts: state.counts, spent: state.spent, rejectedByRule: state.rejectedByRule, leftover });
+  const report = await bookkeeping.finishRun({
+    runId: state.runId,
+    tenantId: input.tenantId,
+    status,
+    counts: state.counts,
+    spent: state.spent,
+    rejectedByRule: state.rejectedByRule,
+    leftover,
+  });
   upsertSearchAttributes([{ key: STATUS, value: status }]);
   progress.phase = 'done';
-  return { runId: state.runId, status, counts: state.counts, rejectedByRule: state.rejectedByRule, budget, spent: state.spent, leftover, ...report };
+  return {
+    runId: state.runId,
+    status,
+    counts: state.counts,
+    rejectedByRule: state.rejectedByRule,
+    budget,
+    spent: state.spent,
+    leftover,
+    ...report,
+  };
 }
 
 function parseInput(raw: ConsolidateInput): ConsolidateParams {
   const parsed = ConsolidateInput.safeParse(raw);
   if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(`invalid consolidateTenantWorkflow input: ${describeInputError(parsed.error)}`, 'InvalidWorkflowInput');
+    throw ApplicationFailure.nonRetryable(
+      `invalid consolidateTenantWorkflow input: ${describeInputError(parsed.error)}`,
+      'InvalidWorkflowInput',
+    );
   }
   return parsed.data;
 }
@@ -135,17 +203,37 @@ type Decision = { approve: boolean; by: ApprovalInput };
 function registerApproval(progress: ConsolidateProgress): { decision?: Decision } {
   const box: { decision?: Decision } = {};
   const validator = (by: ApprovalInput) => {
-    if (typeof by?.operator !== 'string' || by.operator.trim() === '') throw new Error('operator: required (who decides)');
+    if (typeof by?.operator !== 'string' || by.operator.trim() === '')
+      throw new Error('operator: required (who decides)');
     if (progress.phase !== 'awaiting_approval') throw new Error(`run is ${progress.phase}, not awaiting approval`);
     if (box.decision) throw new Error('run already decided');
   };
-  setHandler(approveUpdate, (by) => { box.decision = { approve: true, by }; return { accepted: true as const }; }, { validator });
-  setHandler(rejectUpdate, (by) => { box.decision = { approve: false, by }; return { accepted: true as const }; }, { validator });
+  setHandler(
+    approveUpdate,
+    (by) => {
+      box.decision = { approve: true, by };
+      return { accepted: true as const };
+    },
+    { validator },
+  );
+  setHandler(
+    rejectUpdate,
+    (by) => {
+      box.decision = { approve: false, by };
+      return { accepted: true as const };
+    },
+    { validator },
+  );
   return box;
 }
 
 /** Waits for an operator's decision; no decision before the timeout means reject. */
-async function awaitApproval(box: { decision?: Decision }, runId: string, tenantId: string, timeoutSeconds: number): Promise<boolean> {
+async function awaitApproval(
+  box: { decision?: Decision },
+  runId: string,
+  tenantId: string,
+  timeoutSeconds: number,
+): Promise<boolean> {
   upsertSearchAttributes([{ key: STATUS, value: 'awaiting_approval' }]);
   await condition(() => box.decision !== undefined, timeoutSeconds * 1000);
   const decision = box.decision;

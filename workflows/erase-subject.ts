@@ -40,14 +40,20 @@ export interface EraseSubjectResult {
 export async function eraseSubjectWorkflow(raw: EraseSubjectInput): Promise<EraseSubjectResult> {
   const parsed = EraseSubjectInput.safeParse(raw);
   if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(`invalid eraseSubjectWorkflow input: ${describeInputError(parsed.error)}`, 'InvalidWorkflowInput');
+    throw ApplicationFailure.nonRetryable(
+      `invalid eraseSubjectWorkflow input: ${describeInputError(parsed.error)}`,
+      'InvalidWorkflowInput',
+    );
   }
   const subject = parsed.data;
   const found = await archive.prepareErasure(subject);
   const notes = await store.eraseSubjectNotes(subject);
   const totals: ArchiveErasure = { rewritten: 0, deleted: 0, recordsRemoved: 0, notesRepointed: 0 };
   for (let i = 0; i < found.objectKeys.length; i += OBJECTS_PER_CALL) {
-    const r = await archive.eraseArchiveObjects({ ...subject, objectKeys: found.objectKeys.slice(i, i + OBJECTS_PER_CALL) });
+    const r = await archive.eraseArchiveObjects({
+      ...subject,
+      objectKeys: found.objectKeys.slice(i, i + OBJECTS_PER_CALL),
+    });
     totals.rewritten += r.rewritten;
     totals.deleted += r.deleted;
     totals.recordsRemoved += r.recordsRemoved;
@@ -56,11 +62,24 @@ export async function eraseSubjectWorkflow(raw: EraseSubjectInput): Promise<Eras
   const scrubbed = await store.scrubSubjectData(subject);
   const scan = await archive.verifyErasure(subject);
   const report: EraseSubjectResult = {
-    tenantId: subject.tenantId, recordsFound: found.records, archive: { ...totals, objectsWithSubject: found.objectKeys.length }, notes, scrubbed, scan,
+    tenantId: subject.tenantId,
+    recordsFound: found.records,
+    archive: { ...totals, objectsWithSubject: found.objectKeys.length },
+    notes,
+    scrubbed,
+    scan,
   };
   if (!scan.clean) {
-    const where = [...scan.archive.map((f) => `${f.objectKey} (${f.what})`), ...scan.database.map((f) => `${f.store} (${f.count} rows)`)];
-    throw ApplicationFailure.create({ message: `erasure incomplete: the scan still finds the subject in ${where.join(', ')}`, type: 'ErasureIncomplete', nonRetryable: true, details: [report] });
+    const where = [
+      ...scan.archive.map((f) => `${f.objectKey} (${f.what})`),
+      ...scan.database.map((f) => `${f.store} (${f.count} rows)`),
+    ];
+    throw ApplicationFailure.create({
+      message: `erasure incomplete: the scan still finds the subject in ${where.join(', ')}`,
+      type: 'ErasureIncomplete',
+      nonRetryable: true,
+      details: [report],
+    });
   }
   await bookkeeping.finishErasure(subject);
   return report;

@@ -1,5 +1,11 @@
 import {
-  ApplicationFailure, ChildWorkflowFailure, continueAsNew, ParentClosePolicy, proxyActivities, startChild, workflowInfo,
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  continueAsNew,
+  ParentClosePolicy,
+  proxyActivities,
+  startChild,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { z } from 'zod';
@@ -22,8 +28,12 @@ const Outcome = z.enum(['completed', 'partial', 'rejected', 'skipped', 'failed']
 export type TenantOutcomeKind = z.infer<typeof Outcome>;
 
 const TenantOutcome = z.object({
-  tenantId: z.string(), workflowId: z.string(), outcome: Outcome,
-  runId: z.string().optional(), committed: z.number().optional(), reason: z.string().optional(),
+  tenantId: z.string(),
+  workflowId: z.string(),
+  outcome: Outcome,
+  runId: z.string().optional(),
+  committed: z.number().optional(),
+  reason: z.string().optional(),
 });
 export type TenantOutcome = z.infer<typeof TenantOutcome>;
 
@@ -38,7 +48,9 @@ export const NightlyInput = z.object({
   /** Tenants per page and per execution before continuing as new. @default 200 */
   tenantsPerExecution: z.number().int().min(1).max(1000).default(TENANTS_PER_EXECUTION),
   /** Carried across continue-as-new: tenants up to and including `after` are done. */
-  carry: z.object({ after: z.string(), totals: z.record(Outcome, z.number().int()), results: z.array(TenantOutcome) }).optional(),
+  carry: z
+    .object({ after: z.string(), totals: z.record(Outcome, z.number().int()), results: z.array(TenantOutcome) })
+    .optional(),
 });
 export type NightlyInput = z.input<typeof NightlyInput>;
 
@@ -56,19 +68,41 @@ export interface NightlyResult {
  */
 export async function nightlyConsolidationWorkflow(raw: NightlyInput = {}): Promise<NightlyResult> {
   const parsed = NightlyInput.safeParse(raw ?? {});
-  if (!parsed.success) throw ApplicationFailure.nonRetryable(`invalid nightlyConsolidationWorkflow input: ${describeInputError(parsed.error)}`, 'InvalidWorkflowInput');
+  if (!parsed.success)
+    throw ApplicationFailure.nonRetryable(
+      `invalid nightlyConsolidationWorkflow input: ${describeInputError(parsed.error)}`,
+      'InvalidWorkflowInput',
+    );
   const input = parsed.data;
   const date = input.date ?? new Date().toISOString().slice(0, 10);
-  const totals: Record<TenantOutcomeKind, number> = { completed: 0, partial: 0, rejected: 0, skipped: 0, failed: 0, ...input.carry?.totals };
+  const totals: Record<TenantOutcomeKind, number> = {
+    completed: 0,
+    partial: 0,
+    rejected: 0,
+    skipped: 0,
+    failed: 0,
+    ...input.carry?.totals,
+  };
   const results = input.carry?.results ?? [];
   let after = input.carry?.after;
   let startedHere = 0;
-  const since = new Date(Date.parse(`${date}T00:00:00Z`) - (input.activeDays - 1) * 86_400_000).toISOString().slice(0, 10);
+  const since = new Date(Date.parse(`${date}T00:00:00Z`) - (input.activeDays - 1) * 86_400_000)
+    .toISOString()
+    .slice(0, 10);
 
   for (;;) {
-    const page = await listActiveTenants({ since, limit: input.tenantsPerExecution, ...(after !== undefined ? { after } : {}) });
+    const page = await listActiveTenants({
+      since,
+      limit: input.tenantsPerExecution,
+      ...(after !== undefined ? { after } : {}),
+    });
     await inLanes(page.tenants, input.concurrency, async (tenantId) => {
-      const outcome = await consolidateExclusively({ tenantId, date, trigger: 'schedule', ...(input.budget ? { budget: input.budget } : {}) });
+      const outcome = await consolidateExclusively({
+        tenantId,
+        date,
+        trigger: 'schedule',
+        ...(input.budget ? { budget: input.budget } : {}),
+      });
       totals[outcome.outcome]++;
       if (results.length < MAX_LISTED_TENANTS) results.push(outcome);
     });
@@ -123,16 +157,28 @@ export async function consolidateExclusively(run: ExclusiveRun): Promise<TenantO
   try {
     const child = await startChild(consolidateTenantWorkflow, {
       workflowId,
-      args: [{ tenantId: run.tenantId, trigger: run.trigger, ...(run.budget ? { budget: run.budget } : {}), ...(run.focus ? { focus: run.focus } : {}) }],
+      args: [
+        {
+          tenantId: run.tenantId,
+          trigger: run.trigger,
+          ...(run.budget ? { budget: run.budget } : {}),
+          ...(run.focus ? { focus: run.focus } : {}),
+        },
+      ],
       // The monitor may continue-as-new while a run goes on; the run must not die with it.
       parentClosePolicy: ParentClosePolicy.ABANDON,
       // Set at start, not only by the child's first task: shrinks the window the visibility guard misses.
-      typedSearchAttributes: [{ key: TENANT, value: run.tenantId }, { key: TRIGGER, value: run.trigger }, { key: STATUS, value: 'running' }],
+      typedSearchAttributes: [
+        { key: TENANT, value: run.tenantId },
+        { key: TRIGGER, value: run.trigger },
+        { key: STATUS, value: 'running' },
+      ],
     });
     const result = await child.result();
     return { ...base, outcome: result.status, runId: result.runId, committed: result.counts.committed };
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return { ...base, outcome: 'skipped', reason: `${workflowId} is already running` };
+    if (error instanceof WorkflowExecutionAlreadyStartedError)
+      return { ...base, outcome: 'skipped', reason: `${workflowId} is already running` };
     if (error instanceof ChildWorkflowFailure) return { ...base, outcome: 'failed', reason: failureReason(error) };
     throw error;
   }

@@ -1,4 +1,11 @@
-import { ApplicationFailure, continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  continueAsNew,
+  defineQuery,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ConsolidationActivities } from '../activities/index.ts';
 import { TenantId } from '../src/contracts/ids.ts';
@@ -65,18 +72,27 @@ export const reindexProgressQuery = defineQuery<ReindexProgress>('reindexProgres
 export async function reindexWorkflow(raw: ReindexInput): Promise<ReindexResult> {
   const parsed = ReindexInput.safeParse(raw);
   if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(`invalid reindexWorkflow input: ${describeInputError(parsed.error)}`, 'InvalidWorkflowInput');
+    throw ApplicationFailure.nonRetryable(
+      `invalid reindexWorkflow input: ${describeInputError(parsed.error)}`,
+      'InvalidWorkflowInput',
+    );
   }
   const input = parsed.data;
   const info = workflowInfo();
-  const progress: ReindexProgress = { tenantId: input.tenantId, phase: 'starting', embedded: input.resume?.embedded ?? 0, total: input.resume?.total ?? 0, pages: input.resume?.pages ?? 0 };
+  const progress: ReindexProgress = {
+    tenantId: input.tenantId,
+    phase: 'starting',
+    embedded: input.resume?.embedded ?? 0,
+    total: input.resume?.total ?? 0,
+    pages: input.resume?.pages ?? 0,
+  };
   setHandler(reindexProgressQuery, () => progress);
 
   const state = input.resume ?? (await start(input.tenantId, `${info.workflowId}/${info.firstExecutionRunId}`));
   Object.assign(progress, { phase: 'embedding', model: state.model, total: state.total });
   const key = { tenantId: input.tenantId, reindexId: state.reindexId };
   let pagesHere = 0;
-  for (let done = false; !done; ) {
+  for (let done = false; !done;) {
     if (pagesHere >= input.pagesPerExecution || workflowInfo().continueAsNewSuggested) {
       await continueAsNew<typeof reindexWorkflow>({ ...raw, resume: state });
     }
@@ -93,12 +109,28 @@ export async function reindexWorkflow(raw: ReindexInput): Promise<ReindexResult>
   const sw = await switchEmbeddings({ ...key, model: state.model, dimension: state.dimension });
   progress.phase = 'done';
   return {
-    tenantId: input.tenantId, ...(input.reason ? { reason: input.reason } : {}), model: state.model, dimension: state.dimension,
-    previousModel: state.previousModel, embedded: state.embedded, pages: state.pages, switched: sw.switched, generation: sw.generation,
+    tenantId: input.tenantId,
+    ...(input.reason ? { reason: input.reason } : {}),
+    model: state.model,
+    dimension: state.dimension,
+    previousModel: state.previousModel,
+    embedded: state.embedded,
+    pages: state.pages,
+    switched: sw.switched,
+    generation: sw.generation,
   };
 }
 
 async function start(tenantId: string, reindexId: string): Promise<z.infer<typeof ReindexResume>> {
   const s = await beginReindex({ tenantId, reindexId });
-  return { reindexId, model: s.model, dimension: s.dimension, total: s.total, previousModel: s.previousModel, after: null, embedded: 0, pages: 0 };
+  return {
+    reindexId,
+    model: s.model,
+    dimension: s.dimension,
+    total: s.total,
+    previousModel: s.previousModel,
+    after: null,
+    embedded: 0,
+    pages: 0,
+  };
 }

@@ -14,7 +14,10 @@ const { reindexBatch } = proxyActivities<ConsolidationActivities>(REINDEX);
 export async function rollbackNoteWorkflow(raw: RollbackNoteInput): Promise<RollbackResult> {
   const parsed = RollbackNoteInput.safeParse(raw);
   if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(`invalid rollbackNoteWorkflow input: ${describeInputError(parsed.error)}`, 'InvalidWorkflowInput');
+    throw ApplicationFailure.nonRetryable(
+      `invalid rollbackNoteWorkflow input: ${describeInputError(parsed.error)}`,
+      'InvalidWorkflowInput',
+    );
   }
   const requestId = workflowInfo().workflowId;
   const result = await rollbackNote({ ...parsed.data, requestId });

@@ -38,8 +38,10 @@ export async function rollbackRunWorkflow(raw: RollbackRunWorkflowInput): Promis
   const { runId, reason, operator } = parsed.data;
   const derived = tenantOfRunId(runId);
   const tenantId = parsed.data.tenantId ?? derived;
-  if (tenantId === undefined) throw invalid('tenantId: required when runId does not name its tenant (consolidate/<tenant>/…)');
-  if (derived !== undefined && derived !== tenantId) throw invalid(`tenantId: ${tenantId} does not match the tenant of runId (${derived})`);
+  if (tenantId === undefined)
+    throw invalid('tenantId: required when runId does not name its tenant (consolidate/<tenant>/…)');
+  if (derived !== undefined && derived !== tenantId)
+    throw invalid(`tenantId: ${tenantId} does not match the tenant of runId (${derived})`);
   const requestId = workflowInfo().workflowId;
   const result = await rollbackRun({ tenantId, runId, reason, operator, requestId });
   if (!result.noop) await reindexBatch({ runId: `rollback-run/${requestId}`, tenantId, batchNo: 0 });

@@ -47,7 +47,10 @@ export function createRecallApp(deps: RecallAppDeps): Hono {
   app.get('/healthz', (c) => c.json({ ok: true, embedder: deps.embedder.name }));
   app.post(
     '/v1/recall',
-    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => fail(413, 'body_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`) }),
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => fail(413, 'body_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`),
+    }),
     async (c) => {
       const auth = verify(c.req.header('authorization'));
       if (!auth.ok) return fail(401, 'unauthorized', auth.reason);
@@ -57,16 +60,20 @@ export function createRecallApp(deps: RecallAppDeps): Hono {
       } catch {
         return fail(400, 'invalid_json', 'request body is not valid JSON');
       }
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) return fail(400, 'invalid_request', '(body): expected a JSON object');
+      if (body === null || typeof body !== 'object' || Array.isArray(body))
+        return fail(400, 'invalid_request', '(body): expected a JSON object');
       const withTenantId = { tenantId: auth.tenantId, ...(body as Record<string, unknown>) };
       const parsed = RecallRequest.safeParse(withTenantId);
       if (!parsed.success) return fail(400, 'invalid_request', describeRequestIssues(parsed.error.issues));
-      if (parsed.data.tenantId !== auth.tenantId) return fail(403, 'forbidden', 'this token does not grant access to the requested tenant');
+      if (parsed.data.tenantId !== auth.tenantId)
+        return fail(403, 'forbidden', 'this token does not grant access to the requested tenant');
       try {
         return c.json(await recall(deps.db, deps.embedder, parsed.data, deps.recallOptions));
       } catch (error) {
         if (error instanceof InvalidRecallRequestError) return fail(400, 'invalid_request', error.message);
-        log(`recall API: POST /v1/recall for tenant ${auth.tenantId} failed: ${error instanceof Error ? error.message : String(error)}`);
+        log(
+          `recall API: POST /v1/recall for tenant ${auth.tenantId} failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
         return fail(500, 'internal', 'recall failed; see the server log');
       }
     },

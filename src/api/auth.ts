@@ -11,7 +11,8 @@ export type AuthResult = { ok: true; tenantId: string } | { ok: false; reason: s
 export function createTokenVerifier(tokens: readonly ApiToken[]): (authorization: string | undefined) => AuthResult {
   const digests = tokens.map((t) => ({ tenantId: t.tenantId, digest: Buffer.from(t.sha256, 'hex') }));
   return (authorization) => {
-    if (authorization === undefined || authorization.trim() === '') return { ok: false, reason: 'missing bearer token (Authorization: Bearer <token>)' };
+    if (authorization === undefined || authorization.trim() === '')
+      return { ok: false, reason: 'missing bearer token (Authorization: Bearer <token>)' };
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match?.[1]) return { ok: false, reason: 'malformed Authorization header: expected "Bearer <token>"' };
     const presented = createHash('sha256').update(match[1]).digest();

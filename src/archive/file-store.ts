@@ -114,7 +114,8 @@ export class FileArchiveStore implements ArchiveStore {
     for (const entry of entries) {
       const full = join(dir, entry.name);
       if (entry.isDirectory()) await this.walk(full, out);
-      else if (entry.isFile() && !entry.name.includes(TEMP_MARKER)) out.push(relative(this.root, full).split(sep).join('/'));
+      else if (entry.isFile() && !entry.name.includes(TEMP_MARKER))
+        out.push(relative(this.root, full).split(sep).join('/'));
     }
   }
 

@@ -4,7 +4,12 @@ export { FileArchiveStore } from './file-store.ts';
 export { S3ArchiveStore } from './s3-store.ts';
 export type { S3StoreOptions } from './s3-store.ts';
 export { openArchive } from './open.ts';
-export { ArchiveObjectCorruptError, ArchiveObjectNotFoundError, ArchiveKeyError, ArchiveManifestError } from './errors.ts';
+export {
+  ArchiveObjectCorruptError,
+  ArchiveObjectNotFoundError,
+  ArchiveKeyError,
+  ArchiveManifestError,
+} from './errors.ts';
 export { dataKey, parseDataKey, manifestKeyFor, dataKeyForManifest, tenantPrefix, utcDate } from './keys.ts';
 export { Manifest, PriorityEntry, EpisodeEntry, episodeKey, priorityLines } from './manifest.ts';
 export { writeBatch, DEFAULT_MAX_OBJECT_BYTES } from './writer.ts';

@@ -46,7 +46,14 @@ export async function ingestJsonlFile(store: ArchiveStore, options: IngestOption
   let lineNumbers: number[] = [];
   const flush = async (): Promise<void> => {
     if (values.length === 0) return;
-    const batch = await writeBatch(store, { tenantId: options.tenantId, producer: options.producer, records: values, lineNumbers, maxLineBytes, ...(options.now ? { now: options.now } : {}) });
+    const batch = await writeBatch(store, {
+      tenantId: options.tenantId,
+      producer: options.producer,
+      records: values,
+      lineNumbers,
+      maxLineBytes,
+      ...(options.now ? { now: options.now } : {}),
+    });
     result.accepted += batch.accepted;
     result.written += batch.written;
     result.alreadyPresent += batch.alreadyPresent;

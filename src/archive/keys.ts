@@ -18,7 +18,8 @@ export interface DataKeyParts {
   seq: string;
 }
 
-const DATA_KEY = /^raw\/tenant=([^/]+)\/date=(\d{4}-\d{2}-\d{2})\/(.+)-([0-9A-HJKMNP-TV-Z]{26}-[0-9a-f]{12})\.jsonl\.gz$/;
+const DATA_KEY =
+  /^raw\/tenant=([^/]+)\/date=(\d{4}-\d{2}-\d{2})\/(.+)-([0-9A-HJKMNP-TV-Z]{26}-[0-9a-f]{12})\.jsonl\.gz$/;
 
 export function tenantPrefix(tenantId: string): string {
   const prefix = `raw/tenant=${tenantId}/`;

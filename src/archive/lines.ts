@@ -28,13 +28,21 @@ const always = (): boolean => true;
  * Yields the lines of each source chunk as one array: per-line async iteration costs more
  * than parsing a small record, so the hot path pays one await per chunk, not per line.
  */
-export async function* splitLineBatches(source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, options: SplitOptions): AsyncGenerator<LineEvent[]> {
+export async function* splitLineBatches(
+  source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  options: SplitOptions,
+): AsyncGenerator<LineEvent[]> {
   const { maxLineBytes, want = always } = options;
   let lineNo = 1;
   let pieces: Buffer[] = [];
   let size = 0;
   for await (const raw of source) {
-    const chunk = typeof raw === 'string' ? Buffer.from(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+    const chunk =
+      typeof raw === 'string'
+        ? Buffer.from(raw)
+        : Buffer.isBuffer(raw)
+          ? raw
+          : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
     const batch: LineEvent[] = [];
     let start = 0;
     while (start < chunk.length) {
@@ -50,7 +58,11 @@ export async function* splitLineBatches(source: AsyncIterable<Uint8Array | strin
         batch.push(
           size > maxLineBytes
             ? { type: 'oversize', line: lineNo, size }
-            : { type: 'line', line: lineNo, bytes: pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces, size) },
+            : {
+                type: 'line',
+                line: lineNo,
+                bytes: pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces, size),
+              },
         );
       }
       lineNo += 1;
@@ -61,11 +73,18 @@ export async function* splitLineBatches(source: AsyncIterable<Uint8Array | strin
     if (batch.length > 0) yield batch;
   }
   if (size > 0 && want(lineNo)) {
-    yield [size <= maxLineBytes ? { type: 'truncated', line: lineNo, size, bytes: Buffer.concat(pieces, size) } : { type: 'truncated', line: lineNo, size }];
+    yield [
+      size <= maxLineBytes
+        ? { type: 'truncated', line: lineNo, size, bytes: Buffer.concat(pieces, size) }
+        : { type: 'truncated', line: lineNo, size },
+    ];
   }
 }
 
 /** One event at a time, for callers where convenience beats per-line overhead. */
-export async function* splitLines(source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>, options: SplitOptions): AsyncGenerator<LineEvent> {
+export async function* splitLines(
+  source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  options: SplitOptions,
+): AsyncGenerator<LineEvent> {
   for await (const batch of splitLineBatches(source, options)) yield* batch;
 }

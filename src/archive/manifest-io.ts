@@ -19,7 +19,10 @@ export async function readManifest(store: ArchiveStore, objectKey: string): Prom
   }
   const parsed = Manifest.safeParse(value);
   if (!parsed.success) {
-    const detail = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    const detail = parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.')}: ${i.message}`)
+      .join('; ');
     throw new ArchiveManifestError(manifestKey, detail, { cause: parsed.error });
   }
   if (parsed.data.objectKey !== dataKeyForManifest(manifestKey)) {

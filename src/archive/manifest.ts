@@ -109,8 +109,15 @@ export class ManifestBuilder {
   private addToEpisode(record: RawRecord, line: number, reasons: readonly string[]): void {
     const key = episodeKey(record);
     const e: EpisodeEntry = this.episodes.get(key) ?? {
-      key, agentId: record.agentId, sessionId: record.sessionId, lines: [], lastObservedAt: record.observedAt,
-      correction: false, failure: false, highValue: false, memoryUsed: false,
+      key,
+      agentId: record.agentId,
+      sessionId: record.sessionId,
+      lines: [],
+      lastObservedAt: record.observedAt,
+      correction: false,
+      failure: false,
+      highValue: false,
+      memoryUsed: false,
     };
     e.lines.push(line);
     if (record.taskType) e.taskType = record.taskType;
@@ -123,7 +130,14 @@ export class ManifestBuilder {
     this.episodes.set(key, e);
   }
 
-  finish(meta: { objectKey: string; tenantId: string; date: string; producer: string; compressedBytes: number; createdAt: string }): Manifest {
+  finish(meta: {
+    objectKey: string;
+    tenantId: string;
+    date: string;
+    producer: string;
+    compressedBytes: number;
+    createdAt: string;
+  }): Manifest {
     if (!this.observed || !this.recorded) throw new Error('a manifest needs at least one record');
     return {
       version: MANIFEST_VERSION,

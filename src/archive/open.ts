@@ -25,7 +25,9 @@ export function openArchive(archive: Pick<Config['archive'], 'uri' | 's3'>): Arc
       ...(archive.s3?.secretAccessKey ? { secretAccessKey: archive.s3.secretAccessKey } : {}),
     });
   }
-  throw new ArchiveKeyError(`unsupported archive URI ${JSON.stringify(uri)}: expected s3://bucket/prefix or file://dir`);
+  throw new ArchiveKeyError(
+    `unsupported archive URI ${JSON.stringify(uri)}: expected s3://bucket/prefix or file://dir`,
+  );
 }
 
 function fileRoot(uri: string): string {

@@ -17,8 +17,7 @@ export const QUARANTINE_REASONS = [
 export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
 export type ParsedLine =
-  | { ok: true; record: RawRecord; contentHash: string }
-  | { ok: false; reason: QuarantineReason; detail: string };
+  { ok: true; record: RawRecord; contentHash: string } | { ok: false; reason: QuarantineReason; detail: string };
 
 // fatal: invalid UTF-8 is quarantined instead of being silently replaced with U+FFFD, which
 // would change the text (and break the content hash's promise to cite exact bytes).
@@ -58,12 +57,17 @@ export function parseLine(bytes: Buffer, tenantId: string | undefined): ParsedLi
   let record = fastRawRecord(value);
   if (record === undefined) {
     const parsed = RawRecord.safeParse(value);
-    if (!parsed.success) return { ok: false, reason: 'schema_violation', detail: summarizeIssues(parsed.error).slice(0, DETAIL_LIMIT) };
+    if (!parsed.success)
+      return { ok: false, reason: 'schema_violation', detail: summarizeIssues(parsed.error).slice(0, DETAIL_LIMIT) };
     record = parsed.data;
   }
   // A record filed under another tenant's prefix must never reach that tenant's runs.
   if (tenantId !== undefined && record.tenantId !== tenantId) {
-    return { ok: false, reason: 'tenant_mismatch', detail: `record tenant ${record.tenantId} in tenant ${tenantId}'s object` };
+    return {
+      ok: false,
+      reason: 'tenant_mismatch',
+      detail: `record tenant ${record.tenantId} in tenant ${tenantId}'s object`,
+    };
   }
   return { ok: true, record, contentHash: lineHash(bytes) };
 }

@@ -146,7 +146,10 @@ export class ObjectReader implements AsyncIterable<ArchivedRecord> {
     const missing = [...wanted].filter((line) => !seen.has(line)).sort((a, b) => a - b);
     yield missing.map((line) => {
       const detail = `line ${line} requested but the object ends before it`;
-      return { kind: 'quarantine', value: { objectKey: this.objectKey, line, reason: 'missing_line', detail } } satisfies Item;
+      return {
+        kind: 'quarantine',
+        value: { objectKey: this.objectKey, line, reason: 'missing_line', detail },
+      } satisfies Item;
     });
   }
 
@@ -158,7 +161,10 @@ export class ObjectReader implements AsyncIterable<ArchivedRecord> {
     return pipeline(source, gunzip, () => undefined);
   }
 
-  private async *items(source: Readable | Buffer[], split: { want?: (line: number) => boolean }): AsyncGenerator<Item[]> {
+  private async *items(
+    source: Readable | Buffer[],
+    split: { want?: (line: number) => boolean },
+  ): AsyncGenerator<Item[]> {
     try {
       for await (const events of splitLineBatches(source, { maxLineBytes: this.maxLineBytes, ...split })) {
         yield events.map((event) => this.toItem(event));
@@ -171,7 +177,9 @@ export class ObjectReader implements AsyncIterable<ArchivedRecord> {
   }
 
   private asCorrupt(error: unknown): unknown {
-    return isZlibError(error) ? new ArchiveObjectCorruptError(this.objectKey, (error as Error).message, { cause: error }) : error;
+    return isZlibError(error)
+      ? new ArchiveObjectCorruptError(this.objectKey, (error as Error).message, { cause: error })
+      : error;
   }
 
   private toItem(event: LineEvent): Item {
@@ -189,7 +197,13 @@ export class ObjectReader implements AsyncIterable<ArchivedRecord> {
       const value = { objectKey, line: event.line, reason: parsed.reason, detail: parsed.detail };
       return { kind: 'quarantine', value };
     }
-    const value = { record: parsed.record, objectKey, line: event.line, contentHash: parsed.contentHash, lineBytes: event.bytes.length };
+    const value = {
+      record: parsed.record,
+      objectKey,
+      line: event.line,
+      contentHash: parsed.contentHash,
+      lineBytes: event.bytes.length,
+    };
     return { kind: 'record', value };
   }
 
@@ -223,7 +237,9 @@ class RecordIterator implements AsyncIterator<ArchivedRecord> {
       const ready = this.take();
       if (ready !== undefined) return Promise.resolve(ready);
     }
-    const p: Promise<IteratorResult<ArchivedRecord>> = this.pending ? this.pending.then(() => this.pull()) : this.pull();
+    const p: Promise<IteratorResult<ArchivedRecord>> = this.pending
+      ? this.pending.then(() => this.pull())
+      : this.pull();
     this.pending = p;
     const settle = (): void => {
       if (this.pending === p) this.pending = undefined;

@@ -186,7 +186,8 @@ function isIsoDateTime(s: string): boolean {
   const yLo = two(s, 2);
   const month = two(s, 5);
   const day = two(s, 8);
-  if (yHi < 0 || yLo < 0 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || month < 1 || month > 12 || day < 1) return false;
+  if (yHi < 0 || yLo < 0 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || month < 1 || month > 12 || day < 1)
+    return false;
   const year = yHi * 100 + yLo;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
@@ -194,7 +195,8 @@ function isIsoDateTime(s: string): boolean {
   const hh = two(s, 11);
   const mm = two(s, 14);
   const ss = two(s, 17);
-  if (hh < 0 || hh > 23 || s.charCodeAt(13) !== 58 || mm < 0 || mm > 59 || s.charCodeAt(16) !== 58 || ss < 0 || ss > 59) return false;
+  if (hh < 0 || hh > 23 || s.charCodeAt(13) !== 58 || mm < 0 || mm > 59 || s.charCodeAt(16) !== 58 || ss < 0 || ss > 59)
+    return false;
   let i = 19;
   if (s.charCodeAt(i) === 46) {
     i += 1;

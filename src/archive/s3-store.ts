@@ -75,7 +75,13 @@ export class S3ArchiveStore implements ArchiveStore {
       // The HEAD above saves an upload in the common re-send case; If-None-Match closes the race
       // between it and this PUT (AWS S3 and SeaweedFS answer 412 when the key exists).
       await this.client.send(
-        new PutObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key), Body: body, ContentType: contentType, IfNoneMatch: '*' }),
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: this.fullKey(key),
+          Body: body,
+          ContentType: contentType,
+          IfNoneMatch: '*',
+        }),
       );
       return 'written';
     } catch (error) {
@@ -99,7 +105,9 @@ export class S3ArchiveStore implements ArchiveStore {
 
   private async get(key: string, extra: { Range?: string }): Promise<unknown> {
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key), ...extra }));
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key), ...extra }),
+      );
       return out.Body;
     } catch (error) {
       if (statusOf(error) === 404) throw new ArchiveObjectNotFoundError(key, { cause: error });

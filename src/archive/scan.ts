@@ -7,7 +7,8 @@ import type { QuarantinedLine } from './reader.ts';
 import type { QuarantineReason } from './parse-line.ts';
 import type { ArchiveStore } from './store.ts';
 
-export type ScanProblemKind = 'missing_manifest' | 'missing_object' | 'invalid_manifest' | 'corrupt_object' | 'count_mismatch';
+export type ScanProblemKind =
+  'missing_manifest' | 'missing_object' | 'invalid_manifest' | 'corrupt_object' | 'count_mismatch';
 
 export interface ScanProblem {
   objectKey: string;
@@ -53,14 +54,23 @@ export interface ScanOptions {
  * checks it decompresses, how many lines are quarantined and why, and that its valid record
  * count matches the manifest.
  */
-export async function scanTenant(store: ArchiveStore, tenantId: string, options: ScanOptions = {}): Promise<TenantScan> {
+export async function scanTenant(
+  store: ArchiveStore,
+  tenantId: string,
+  options: ScanOptions = {},
+): Promise<TenantScan> {
   const { dataKeys, manifestKeys } = await listTenant(store, tenantId);
   const scan = emptyScan(store, tenantId);
   const users = new Set<string>();
   const expected = new Map<string, number>();
   for (const manifestKey of manifestKeys) {
     const objectKey = dataKeyForManifest(manifestKey);
-    if (!dataKeys.has(objectKey)) scan.problems.push({ objectKey, problem: 'missing_object', detail: `manifest ${manifestKey} has no data object` });
+    if (!dataKeys.has(objectKey))
+      scan.problems.push({
+        objectKey,
+        problem: 'missing_object',
+        detail: `manifest ${manifestKey} has no data object`,
+      });
     const manifest = await loadManifest(store, objectKey, scan);
     if (!manifest) continue;
     addManifest(scan, manifest, users);
@@ -68,13 +78,21 @@ export async function scanTenant(store: ArchiveStore, tenantId: string, options:
   }
   scan.userIds = users.size;
   for (const objectKey of dataKeys) {
-    if (!manifestKeys.has(manifestKeyFor(objectKey))) scan.problems.push({ objectKey, problem: 'missing_manifest', detail: 'data object without manifest (re-send the batch to repair)' });
+    if (!manifestKeys.has(manifestKeyFor(objectKey)))
+      scan.problems.push({
+        objectKey,
+        problem: 'missing_manifest',
+        detail: 'data object without manifest (re-send the batch to repair)',
+      });
   }
   if (options.verify) await verifyObjects(store, [...dataKeys], expected, scan, options);
   return scan;
 }
 
-async function listTenant(store: ArchiveStore, tenantId: string): Promise<{ dataKeys: Set<string>; manifestKeys: Set<string> }> {
+async function listTenant(
+  store: ArchiveStore,
+  tenantId: string,
+): Promise<{ dataKeys: Set<string>; manifestKeys: Set<string> }> {
   const dataKeys = new Set<string>();
   const manifestKeys = new Set<string>();
   for await (const info of store.list(tenantPrefix(tenantId))) {
@@ -85,7 +103,18 @@ async function listTenant(store: ArchiveStore, tenantId: string): Promise<{ data
 }
 
 function emptyScan(store: ArchiveStore, tenantId: string): TenantScan {
-  return { tenantId, location: store.location, objects: 0, records: 0, priorityRecords: 0, bytes: { compressed: 0, raw: 0 }, kinds: {}, tags: {}, userIds: 0, problems: [] };
+  return {
+    tenantId,
+    location: store.location,
+    objects: 0,
+    records: 0,
+    priorityRecords: 0,
+    bytes: { compressed: 0, raw: 0 },
+    kinds: {},
+    tags: {},
+    userIds: 0,
+    problems: [],
+  };
 }
 
 async function loadManifest(store: ArchiveStore, objectKey: string, scan: TenantScan): Promise<Manifest | undefined> {
@@ -114,7 +143,13 @@ function addManifest(scan: TenantScan, m: Manifest, users: Set<string>): void {
   };
 }
 
-async function verifyObjects(store: ArchiveStore, keys: string[], expected: Map<string, number>, scan: TenantScan, options: ScanOptions): Promise<void> {
+async function verifyObjects(
+  store: ArchiveStore,
+  keys: string[],
+  expected: Map<string, number>,
+  scan: TenantScan,
+  options: ScanOptions,
+): Promise<void> {
   const limit = options.maxQuarantineDetails ?? 1000;
   const v: NonNullable<TenantScan['verified']> = { objects: 0, records: 0, quarantined: 0, byReason: {}, lines: [] };
   for (const [i, objectKey] of keys.entries()) {
@@ -138,7 +173,12 @@ async function verifyObjects(store: ArchiveStore, keys: string[], expected: Map<
     v.objects += 1;
     v.records += records;
     const want = expected.get(objectKey);
-    if (want !== undefined && want !== records) scan.problems.push({ objectKey, problem: 'count_mismatch', detail: `manifest says ${want} records, read ${records}` });
+    if (want !== undefined && want !== records)
+      scan.problems.push({
+        objectKey,
+        problem: 'count_mismatch',
+        detail: `manifest says ${want} records, read ${records}`,
+      });
   }
   scan.verified = v;
 }

@@ -106,7 +106,13 @@ function prepareRecords(input: WriteBatchInput): { prepared: Prepared[]; rejecte
 }
 
 /** The prepared record, or why it is rejected. */
-function prepareOne(value: unknown, tenantId: string, ids: Set<string>, recordedAt: string, maxLineBytes: number): Prepared | string {
+function prepareOne(
+  value: unknown,
+  tenantId: string,
+  ids: Set<string>,
+  recordedAt: string,
+  maxLineBytes: number,
+): Prepared | string {
   const parsed = RawRecordInput.safeParse(value);
   if (!parsed.success) return `schema: ${summarizeIssues(parsed.error)}`;
   const sent = parsed.data;
@@ -154,11 +160,22 @@ function seqOf(chunk: Prepared[]): string {
   return `${chunk[0]?.record.id}-${hash.digest('hex').slice(0, 12)}`;
 }
 
-async function writeObject(store: ArchiveStore, input: WriteBatchInput, date: string, chunk: Prepared[]): Promise<WrittenObject> {
+async function writeObject(
+  store: ArchiveStore,
+  input: WriteBatchInput,
+  date: string,
+  chunk: Prepared[],
+): Promise<WrittenObject> {
   const objectKey = dataKey({ tenantId: input.tenantId, date, producer: input.producer, seq: seqOf(chunk) });
   const manifestKey = manifestKeyFor(objectKey);
   const base = { objectKey, manifestKey };
-  const meta = { objectKey, tenantId: input.tenantId, date, producer: input.producer, createdAt: (input.now ?? new Date()).toISOString() };
+  const meta = {
+    objectKey,
+    tenantId: input.tenantId,
+    date,
+    producer: input.producer,
+    createdAt: (input.now ?? new Date()).toISOString(),
+  };
   if (await store.head(manifestKey)) return { ...base, status: 'alreadyPresent', recordCount: chunk.length };
 
   const body = await gzip(Buffer.from(chunk.map((p) => `${p.line}\n`).join('')));
@@ -166,9 +183,16 @@ async function writeObject(store: ArchiveStore, input: WriteBatchInput, date: st
   // The stored bytes win: if the object was already there its recordedAt stamps differ from
   // ours, so its manifest is rebuilt from what is actually stored.
   const manifest =
-    status === 'written' ? manifestFromChunk(chunk, { ...meta, compressedBytes: body.length }) : await manifestFromStore(store, objectKey, meta);
+    status === 'written'
+      ? manifestFromChunk(chunk, { ...meta, compressedBytes: body.length })
+      : await manifestFromStore(store, objectKey, meta);
   await store.putIfAbsent(manifestKey, Buffer.from(JSON.stringify(manifest)), 'application/json');
-  return { ...base, status, recordCount: manifest.recordCount, ...(status === 'alreadyPresent' ? { repairedManifest: true } : {}) };
+  return {
+    ...base,
+    status,
+    recordCount: manifest.recordCount,
+    ...(status === 'alreadyPresent' ? { repairedManifest: true } : {}),
+  };
 }
 
 type ManifestMeta = Parameters<ManifestBuilder['finish']>[0];
@@ -180,7 +204,11 @@ function manifestFromChunk(chunk: Prepared[], meta: ManifestMeta): Manifest {
 }
 
 /** Rebuilds a manifest by reading the stored object (only after a crash between the two puts). */
-export async function manifestFromStore(store: ArchiveStore, objectKey: string, meta: Omit<ManifestMeta, 'compressedBytes' | 'objectKey'>): Promise<Manifest> {
+export async function manifestFromStore(
+  store: ArchiveStore,
+  objectKey: string,
+  meta: Omit<ManifestMeta, 'compressedBytes' | 'objectKey'>,
+): Promise<Manifest> {
   const builder = new ManifestBuilder();
   for await (const r of readObject(store, objectKey)) builder.add(r.record, r.line, r.lineBytes);
   const info = await store.head(objectKey);

@@ -76,7 +76,15 @@ export interface ArchiveBenchReport {
     fastPathShare: number;
     sha256: number;
   };
-  memory: { x1: MemorySample; x4: MemorySample; rssRatio: number; heapRatio: number; target: number; pass: boolean; note: string };
+  memory: {
+    x1: MemorySample;
+    x4: MemorySample;
+    rssRatio: number;
+    heapRatio: number;
+    target: number;
+    pass: boolean;
+    note: string;
+  };
   environment: { node: string; platform: string; cpus: number };
 }
 
@@ -107,7 +115,11 @@ export async function runArchiveBench(opts: ArchiveBenchOptions = {}): Promise<A
       throughput,
       costPerRecordUs,
       memory,
-      environment: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: (await import('node:os')).cpus().length },
+      environment: {
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+        cpus: (await import('node:os')).cpus().length,
+      },
     };
   } finally {
     await rm(root, { recursive: true, force: true });
@@ -120,7 +132,13 @@ async function fill(store: ArchiveStore, n: number, limits: { maxObjectBytes?: n
   const batch = 10_000;
   for (let start = 0; start < n; start += batch) {
     // One seed per batch keeps ids unique across batches while staying reproducible.
-    const records = generateRecords({ tenantId: TENANT, count: Math.min(batch, n - start), seed: 1 + start / batch, start: new Date('2026-03-01T00:00:00Z'), gapMs: 2_000 });
+    const records = generateRecords({
+      tenantId: TENANT,
+      count: Math.min(batch, n - start),
+      seed: 1 + start / batch,
+      start: new Date('2026-03-01T00:00:00Z'),
+      gapMs: 2_000,
+    });
     const result = await writeBatch(store, { tenantId: TENANT, producer: 'bench', records, ...limits });
     keys.push(...result.objects.map((o) => o.objectKey));
   }
@@ -148,7 +166,9 @@ async function readAll(store: ArchiveStore, keys: string[]): Promise<number> {
 async function baseline(store: ArchiveStore, keys: string[]): Promise<number> {
   let count = 0;
   for (const key of keys) {
-    for (const line of gunzipSync(await store.getBytes(key)).toString('utf8').split('\n')) {
+    for (const line of gunzipSync(await store.getBytes(key))
+      .toString('utf8')
+      .split('\n')) {
       if (line) {
         JSON.parse(line);
         count += 1;
@@ -169,7 +189,12 @@ async function best(fn: () => Promise<number>, expected: number, rounds = ROUNDS
   return ms;
 }
 
-async function measureThroughput(store: ArchiveStore, keys: string[], n: number, rawBytes: number): Promise<ArchiveBenchReport['throughput']> {
+async function measureThroughput(
+  store: ArchiveStore,
+  keys: string[],
+  n: number,
+  rawBytes: number,
+): Promise<ArchiveBenchReport['throughput']> {
   await readAll(store, keys); // warm-up: JIT and zod's compiled checks
   await baseline(store, keys);
   // Rounds alternate between the two loops so background load hits both alike; best of each.
@@ -189,18 +214,34 @@ async function measureThroughput(store: ArchiveStore, keys: string[], n: number,
     await round1(() => readAll(store, keys), reader);
     await round1(() => baseline(store, keys), base);
   }
-  const rate = (ms: number): Throughput => ({ ms: round(ms), recordsPerSec: Math.round(n / (ms / 1000)), mbPerSec: round(rawBytes / 1024 / 1024 / (ms / 1000)) });
+  const rate = (ms: number): Throughput => ({
+    ms: round(ms),
+    recordsPerSec: Math.round(n / (ms / 1000)),
+    mbPerSec: round(rawBytes / 1024 / 1024 / (ms / 1000)),
+  });
   const r = rate(reader.ms);
   const b = rate(base.ms);
   const ratio = round(r.recordsPerSec / b.recordsPerSec);
-  return { reader: r, baseline: b, ratio, target: THROUGHPUT_TARGET, pass: ratio >= THROUGHPUT_TARGET, rounds: ROUNDS, cpuRatio: round(base.cpuMs / reader.cpuMs) };
+  return {
+    reader: r,
+    baseline: b,
+    ratio,
+    target: THROUGHPUT_TARGET,
+    pass: ratio >= THROUGHPUT_TARGET,
+    rounds: ROUNDS,
+    cpuRatio: round(base.cpuMs / reader.cpuMs),
+  };
 }
 
 async function costBreakdown(store: ArchiveStore, keys: string[]): Promise<ArchiveBenchReport['costPerRecordUs']> {
-  const texts = gunzipSync(await store.getBytes(keys[0] ?? '')).toString('utf8').split('\n').filter(Boolean);
+  const texts = gunzipSync(await store.getBytes(keys[0] ?? ''))
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean);
   const buffers = texts.map((t) => Buffer.from(t));
   const values: unknown[] = texts.map((t) => JSON.parse(t) as unknown);
-  const perRecord = async (fn: () => void): Promise<number> => round(((await best(async () => (fn(), texts.length), texts.length)) * 1000) / texts.length);
+  const perRecord = async (fn: () => void): Promise<number> =>
+    round(((await best(async () => (fn(), texts.length), texts.length)) * 1000) / texts.length);
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   return {
     utf8Decode: await perRecord(() => buffers.forEach((b) => utf8.decode(b))),
@@ -240,7 +281,11 @@ const CHILD_FLAG = '--archive-bench-child';
 
 async function childRead(dir: string): Promise<MemorySample> {
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', tsx, fileURLToPath(import.meta.url), CHILD_FLAG, dir], { maxBuffer: 1 << 20 });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', tsx, fileURLToPath(import.meta.url), CHILD_FLAG, dir],
+    { maxBuffer: 1 << 20 },
+  );
   return JSON.parse(stdout) as MemorySample;
 }
 
@@ -258,7 +303,12 @@ async function childMain(dir: string): Promise<void> {
     }
   }
   peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
-  const sample: MemorySample = { records, rawBytes, peakRssMb: round(process.resourceUsage().maxRSS / 1024), peakHeapMb: round(peakHeap / 1024 / 1024) };
+  const sample: MemorySample = {
+    records,
+    rawBytes,
+    peakRssMb: round(process.resourceUsage().maxRSS / 1024),
+    peakHeapMb: round(peakHeap / 1024 / 1024),
+  };
   process.stdout.write(JSON.stringify(sample));
 }
 

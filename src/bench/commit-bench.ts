@@ -50,9 +50,25 @@ export interface CommitBenchReport {
 }
 
 const COLUMNS = [
-  'tenant_id', 'note_id', 'version', 'status', 'scope_level', 'scope_key', 'kind', 'claim', 'evidence', 'source_kind',
-  'confidence', 'importance', 'valid_from', 'valid_until', 'superseded_by', 'source_count', 'last_confirmed_at',
-  'contradicted_at', 'created_by_run',
+  'tenant_id',
+  'note_id',
+  'version',
+  'status',
+  'scope_level',
+  'scope_key',
+  'kind',
+  'claim',
+  'evidence',
+  'source_kind',
+  'confidence',
+  'importance',
+  'valid_from',
+  'valid_until',
+  'superseded_by',
+  'source_count',
+  'last_confirmed_at',
+  'contradicted_at',
+  'created_by_run',
 ] as const;
 
 const TENANT = 'bench';
@@ -64,7 +80,14 @@ function content(i: number): NoteContent {
     scope: { level: 'user', key: `user-${i % 97}` },
     kind: 'fact',
     claim: `Benchmark claim ${i}: the export tool needs the --utf8 flag for files from region ${i % 13}.`,
-    evidence: [{ recordId: ulid(), objectKey: `raw/tenant=${TENANT}/date=2026-01-01/bench-000001.jsonl.gz`, line: i + 1, contentHash: hash }],
+    evidence: [
+      {
+        recordId: ulid(),
+        objectKey: `raw/tenant=${TENANT}/date=2026-01-01/bench-000001.jsonl.gz`,
+        line: i + 1,
+        contentHash: hash,
+      },
+    ],
     sourceKind: 'tool_fact',
     confidence: 0.8,
     importance: 0.5,
@@ -76,8 +99,27 @@ function content(i: number): NoteContent {
 
 /** The version row of a note, as the equivalent tables store it. */
 function versionValues(noteId: string, c: NoteContent): unknown[] {
-  return [TENANT, noteId, 1, 'active', c.scope.level, c.scope.key, c.kind, c.claim, JSON.stringify(c.evidence), c.sourceKind,
-    c.confidence, c.importance, c.validFrom, null, null, c.sourceCount ?? 1, c.lastConfirmedAt, null, RUN];
+  return [
+    TENANT,
+    noteId,
+    1,
+    'active',
+    c.scope.level,
+    c.scope.key,
+    c.kind,
+    c.claim,
+    JSON.stringify(c.evidence),
+    c.sourceKind,
+    c.confidence,
+    c.importance,
+    c.validFrom,
+    null,
+    null,
+    c.sourceCount ?? 1,
+    c.lastConfirmedAt,
+    null,
+    RUN,
+  ];
 }
 
 const csvField = (v: unknown): string => (v === null ? '' : `"${String(v).replaceAll('"', '""')}"`);
@@ -121,7 +163,9 @@ async function pgliteHarness(dimension: number): Promise<Harness> {
   return {
     db,
     async copy(table, csv) {
-      await pglite.query(`COPY ${table} (${COLUMNS.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`, [], { blob: new Blob([csv]) });
+      await pglite.query(`COPY ${table} (${COLUMNS.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`, [], {
+        blob: new Blob([csv]),
+      });
     },
     close: () => db.close(),
   };
@@ -138,7 +182,8 @@ export async function runCommitBench(opts: CommitBenchOptions): Promise<CommitBe
   const singleRows = Math.min(opts.singleRows ?? 2000, rows);
   const dimension = opts.dimension ?? 384;
   if (opts.driver === 'postgres' && !opts.url) throw new Error('runCommitBench: driver postgres needs a url');
-  const h = opts.driver === 'postgres' ? await postgresHarness(opts.url as string, dimension) : await pgliteHarness(dimension);
+  const h =
+    opts.driver === 'postgres' ? await postgresHarness(opts.url as string, dimension) : await pgliteHarness(dimension);
   try {
     await h.db.query('CREATE TABLE bench_single (LIKE note_versions INCLUDING ALL)');
     await h.db.query('CREATE TABLE bench_copy (LIKE note_versions INCLUDING ALL)');
@@ -152,7 +197,9 @@ export async function runCommitBench(opts: CommitBenchOptions): Promise<CommitBe
     let singleNs = 0n;
     let singleDone = 0;
     for (let b = 0; b < batches; b++) {
-      const ops: NoteOp[] = notes.slice(b * batchSize, (b + 1) * batchSize).map((n) => ({ op: 'create', noteId: n.noteId, content: n.content }));
+      const ops: NoteOp[] = notes
+        .slice(b * batchSize, (b + 1) * batchSize)
+        .map((n) => ({ op: 'create', noteId: n.noteId, content: n.content }));
       let started = process.hrtime.bigint();
       await applyNoteBatch(h.db, { tenantId: TENANT, runId: RUN, batchNo: b, actor: 'bench', ops });
       storeNs += process.hrtime.bigint() - started;

@@ -53,7 +53,11 @@ export async function runConsolidateBench(opts: ConsolidateBenchOptions): Promis
   const episodes = opts.episodes ?? 1000;
   const log = opts.onProgress ?? (() => {});
   const id = randomBytes(3).toString('hex');
-  const config = parseConfig({ ...opts.env, NOCTURNE_ARCHIVE_URI: `s3://nocturne/bench-${id}`, NOCTURNE_TASK_QUEUE: `bench-${id}` });
+  const config = parseConfig({
+    ...opts.env,
+    NOCTURNE_ARCHIVE_URI: `s3://nocturne/bench-${id}`,
+    NOCTURNE_TASK_QUEUE: `bench-${id}`,
+  });
   const small = `bench-${id}-small`;
   const large = `bench-${id}-large`;
   await archiveScaled(config, small, records, log);
@@ -70,8 +74,17 @@ export async function runConsolidateBench(opts: ConsolidateBenchOptions): Promis
         log(`consolidating ${records * scale} records with the same budget …`);
         const l = await measureRun(client, config, large, episodes, records * scale);
         const ratio = l.wallSeconds / s.wallSeconds;
-        const met = Math.max(s.outsideActivitiesShare, l.outsideActivitiesShare) <= 0.15 && ratio <= 1.3 && Math.max(s.maxEventsPerExecution, l.maxEventsPerExecution) <= 4096;
-        return { episodesBudget: episodes, small: s, large: l, costRatioLargeVsSmall: round(ratio), targets: { outsideActivitiesShare: 0.15, costRatio: 1.3, eventsPerExecution: 4096, met } };
+        const met =
+          Math.max(s.outsideActivitiesShare, l.outsideActivitiesShare) <= 0.15 &&
+          ratio <= 1.3 &&
+          Math.max(s.maxEventsPerExecution, l.maxEventsPerExecution) <= 4096;
+        return {
+          episodesBudget: episodes,
+          small: s,
+          large: l,
+          costRatioLargeVsSmall: round(ratio),
+          targets: { outsideActivitiesShare: 0.15, costRatio: 1.3, eventsPerExecution: 4096, met },
+        };
       } finally {
         await connection.close();
       }
@@ -81,28 +94,53 @@ export async function runConsolidateBench(opts: ConsolidateBenchOptions): Promis
   }
 }
 
-async function archiveScaled(config: Config, tenantId: string, records: number, log: (l: string) => void): Promise<void> {
+async function archiveScaled(
+  config: Config,
+  tenantId: string,
+  records: number,
+  log: (l: string) => void,
+): Promise<void> {
   const archive = openArchive(config.archive);
   try {
     const copies = Math.ceil(records / RECORDS_PER_COPY);
     const chunk = 200;
     for (let done = 0; done < copies; done += chunk) {
-      const batch = scaledRecords({ tenantId, copies: Math.min(chunk, copies - done), start: new Date(Date.UTC(2026, 10, 2) + done * 6 * 3_600_000), seed: done + 1 })
-        .map((r) => ({ ...r, sessionId: `${r.sessionId}-b${done}`, taskId: `${r.taskId}-b${done}` }));
+      const batch = scaledRecords({
+        tenantId,
+        copies: Math.min(chunk, copies - done),
+        start: new Date(Date.UTC(2026, 10, 2) + done * 6 * 3_600_000),
+        seed: done + 1,
+      }).map((r) => ({ ...r, sessionId: `${r.sessionId}-b${done}`, taskId: `${r.taskId}-b${done}` }));
       await writeBatch(archive, { tenantId, producer: 'bench', records: batch });
-      log(`archived ${Math.min(done + chunk, copies) * RECORDS_PER_COPY}/${copies * RECORDS_PER_COPY} records for ${tenantId}`);
+      log(
+        `archived ${Math.min(done + chunk, copies) * RECORDS_PER_COPY}/${copies * RECORDS_PER_COPY} records for ${tenantId}`,
+      );
     }
   } finally {
     await archive.close();
   }
 }
 
-async function measureRun(client: Client, config: Config, tenantId: string, episodes: number, archiveRecords: number): Promise<RunMeasure> {
+async function measureRun(
+  client: Client,
+  config: Config,
+  tenantId: string,
+  episodes: number,
+  archiveRecords: number,
+): Promise<RunMeasure> {
   const workflowId = `consolidate/${tenantId}/bench`;
   const started = Date.now();
   const handle = await client.workflow.start('consolidateTenantWorkflow', {
-    taskQueue: config.temporal.taskQueue, workflowId,
-    args: [{ tenantId, trigger: 'backfill', seed: 1, budget: { maxEpisodes: episodes, maxNoteChanges: 1_000_000, deadlineSeconds: 86_400 } }],
+    taskQueue: config.temporal.taskQueue,
+    workflowId,
+    args: [
+      {
+        tenantId,
+        trigger: 'backfill',
+        seed: 1,
+        budget: { maxEpisodes: episodes, maxNoteChanges: 1_000_000, deadlineSeconds: 86_400 },
+      },
+    ],
   });
   const result = (await handle.result()) as ConsolidateResult;
   const wallSeconds = (Date.now() - started) / 1000;
@@ -128,7 +166,8 @@ async function activityTime(client: Client, workflowId: string) {
   let executions = 0;
   let maxEvents = 0;
   const latest = await client.workflow.getHandle(workflowId).fetchHistory();
-  let runId: string | null | undefined = latest.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId;
+  let runId: string | null | undefined =
+    latest.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId;
   while (runId) {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const events = history.events ?? [];
@@ -138,9 +177,13 @@ async function activityTime(client: Client, workflowId: string) {
     const scheduledType = new Map<number, string>();
     for (const e of events) {
       const at = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
-      if (e.activityTaskScheduledEventAttributes) scheduledType.set(Number(e.eventId), e.activityTaskScheduledEventAttributes.activityType?.name ?? '');
+      if (e.activityTaskScheduledEventAttributes)
+        scheduledType.set(Number(e.eventId), e.activityTaskScheduledEventAttributes.activityType?.name ?? '');
       if (e.activityTaskStartedEventAttributes) {
-        startedAt.set(Number(e.activityTaskStartedEventAttributes.scheduledEventId), { at, type: scheduledType.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId)) ?? '' });
+        startedAt.set(Number(e.activityTaskStartedEventAttributes.scheduledEventId), {
+          at,
+          type: scheduledType.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId)) ?? '',
+        });
       }
       const done = e.activityTaskCompletedEventAttributes;
       if (done) {

@@ -70,9 +70,26 @@ const RUN = 'bench-recall';
 
 /** Columns of the note_versions COPY, in the order versionLines writes them. */
 export const VERSION_COPY_COLUMNS = [
-  'tenant_id', 'note_id', 'version', 'status', 'scope_level', 'scope_key', 'kind', 'claim', 'evidence', 'source_kind',
-  'confidence', 'importance', 'valid_from', 'valid_until', 'superseded_by', 'source_count', 'last_confirmed_at',
-  'contradicted_at', 'created_by_run', 'embedding',
+  'tenant_id',
+  'note_id',
+  'version',
+  'status',
+  'scope_level',
+  'scope_key',
+  'kind',
+  'claim',
+  'evidence',
+  'source_kind',
+  'confidence',
+  'importance',
+  'valid_from',
+  'valid_until',
+  'superseded_by',
+  'source_count',
+  'last_confirmed_at',
+  'contradicted_at',
+  'created_by_run',
+  'embedding',
 ] as const;
 
 /** Columns of the notes (current pointer) COPY, in the order pointerLines writes them. */
@@ -241,7 +258,11 @@ export class SyntheticCorpus {
     return out;
   }
 
-  private draw(tenant: number, gauss: () => number, uniform: () => number): { vector: number[]; topic: number; subtopic: number } {
+  private draw(
+    tenant: number,
+    gauss: () => number,
+    uniform: () => number,
+  ): { vector: number[]; topic: number; subtopic: number } {
     const topic = pick(this.tenantMixes[tenant] as Float64Array, uniform());
     const subtopic = Math.floor(uniform() * SUBTOPICS_PER_TOPIC);
     const t = this.topics[topic] as Float64Array;
@@ -250,17 +271,50 @@ export class SyntheticCorpus {
     const { subtopic: ws, tenant: wt, noise } = this.geometry;
     const sigma = noise / Math.sqrt(this.dimension);
     const v = new Float64Array(this.dimension);
-    for (let i = 0; i < v.length; i++) v[i] = (t[i] as number) + ws * (s[i] as number) + wt * (d[i] as number) + sigma * gauss();
+    for (let i = 0; i < v.length; i++)
+      v[i] = (t[i] as number) + ws * (s[i] as number) + wt * (d[i] as number) + sigma * gauss();
     return { vector: Array.from(normalize(v)), topic, subtopic };
   }
 
-  private versionLine(tenant: number, note: number, version: number, status: string, claim: string, embedding: string): string {
+  private versionLine(
+    tenant: number,
+    note: number,
+    version: number,
+    status: string,
+    claim: string,
+    embedding: string,
+  ): string {
     const tenantId = tenantIdOf(tenant);
     const evidence = JSON.stringify([
-      { recordId: syntheticUlid(tenant * 1_000_000 + note), objectKey: `raw/tenant=${tenantId}/date=2025-01-01/bench.jsonl.gz`, line: note + 1, contentHash: '0'.repeat(64) },
+      {
+        recordId: syntheticUlid(tenant * 1_000_000 + note),
+        objectKey: `raw/tenant=${tenantId}/date=2025-01-01/bench.jsonl.gz`,
+        line: note + 1,
+        contentHash: '0'.repeat(64),
+      },
     ]);
-    const values = [tenantId, noteIdOf(tenant, note), version, status, 'user', `user-${note % 97}`, 'fact', csvQuote(claim), csvQuote(evidence),
-      'tool_fact', 0.8, 0.5, VALID_FROM, '', '', 1, VALID_FROM, '', RUN, csvQuote(embedding)];
+    const values = [
+      tenantId,
+      noteIdOf(tenant, note),
+      version,
+      status,
+      'user',
+      `user-${note % 97}`,
+      'fact',
+      csvQuote(claim),
+      csvQuote(evidence),
+      'tool_fact',
+      0.8,
+      0.5,
+      VALID_FROM,
+      '',
+      '',
+      1,
+      VALID_FROM,
+      '',
+      RUN,
+      csvQuote(embedding),
+    ];
     return `${values.join(',')}\n`;
   }
 }

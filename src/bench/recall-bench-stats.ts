@@ -28,7 +28,9 @@ export function median(values: readonly number[]): number {
   if (values.length === 0) throw new Error('median of no values');
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length / 2;
-  return Number.isInteger(mid) ? ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2 : (sorted[Math.floor(mid)] as number);
+  return Number.isInteger(mid)
+    ? ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
+    : (sorted[Math.floor(mid)] as number);
 }
 
 /** Share of rank r (1-based) among n ranks under a Zipf law with exponent s. */
@@ -45,8 +47,10 @@ function zipfShare(r: number, n: number, s: number): number {
  * up to `total` exactly (largest-remainder rounding).
  */
 export function skewedTenantSizes(total: number, tenants: number, smallestShare: number): number[] {
-  if (!Number.isInteger(total) || total < tenants) throw new Error(`skewedTenantSizes: need at least one note per tenant, got ${total} for ${tenants}`);
-  if (!Number.isInteger(tenants) || tenants < 1) throw new Error(`skewedTenantSizes: tenants must be a positive integer, got ${tenants}`);
+  if (!Number.isInteger(total) || total < tenants)
+    throw new Error(`skewedTenantSizes: need at least one note per tenant, got ${total} for ${tenants}`);
+  if (!Number.isInteger(tenants) || tenants < 1)
+    throw new Error(`skewedTenantSizes: tenants must be a positive integer, got ${tenants}`);
   if (tenants === 1) return [total];
   // Equal sizes give the smallest tenant 1/n; a Zipf exponent of 0 is that, and larger exponents shrink it.
   if (!(smallestShare > 0 && smallestShare <= 1 / tenants)) {
@@ -61,12 +65,17 @@ export function skewedTenantSizes(total: number, tenants: number, smallestShare:
   }
   const exact = Array.from({ length: tenants }, (_, i) => total * zipfShare(i + 1, tenants, lo));
   const sizes = exact.map((x) => Math.floor(x));
-  const byRemainder = exact.map((x, i) => ({ i, rest: x - Math.floor(x) })).sort((a, b) => b.rest - a.rest || a.i - b.i);
+  const byRemainder = exact
+    .map((x, i) => ({ i, rest: x - Math.floor(x) }))
+    .sort((a, b) => b.rest - a.rest || a.i - b.i);
   for (let left = total - sizes.reduce((a, b) => a + b, 0), j = 0; left > 0; left--, j++) {
     const slot = byRemainder[j % tenants] as { i: number };
     sizes[slot.i] = (sizes[slot.i] as number) + 1;
   }
-  if (sizes.some((n) => n === 0)) throw new Error(`skewedTenantSizes: ${total} notes leave the smallest of ${tenants} tenants empty at a ${smallestShare} share`);
+  if (sizes.some((n) => n === 0))
+    throw new Error(
+      `skewedTenantSizes: ${total} notes leave the smallest of ${tenants} tenants empty at a ${smallestShare} share`,
+    );
   return sizes;
 }
 

@@ -8,9 +8,24 @@ import { z } from 'zod';
 import type { Db, Queryable } from '../db/db.ts';
 import { openDb } from '../db/open-db.ts';
 import { withTenant } from '../db/tenant.ts';
-import { selectVectorCandidates, setIndexScanSettings, vectorCandidatesSql, type CandidateParams, type CandidateRow } from '../recall/queries.ts';
+import {
+  selectVectorCandidates,
+  setIndexScanSettings,
+  vectorCandidatesSql,
+  type CandidateParams,
+  type CandidateRow,
+} from '../recall/queries.ts';
 import { candidateLimit } from '../recall/recall.ts';
-import { EMPTY_TENANT, GEOMETRIES, POINTER_COPY_COLUMNS, SyntheticCorpus, VERSION_COPY_COLUMNS, type BenchQuery, type GeometryName, type TenantPlan } from './recall-bench-data.ts';
+import {
+  EMPTY_TENANT,
+  GEOMETRIES,
+  POINTER_COPY_COLUMNS,
+  SyntheticCorpus,
+  VERSION_COPY_COLUMNS,
+  type BenchQuery,
+  type GeometryName,
+  type TenantPlan,
+} from './recall-bench-data.ts';
 import { median, percentile, ratio, recallAtK } from './recall-bench-stats.ts';
 
 /**
@@ -108,7 +123,12 @@ export interface RecallBenchReport {
     /** Queries whose recall@k is below 0.5: the search settled in the wrong part of the graph. */
     recallBelowHalf: { asPlanned: number; hnswForced: number };
   };
-  ratios: { filteredVsUnfilteredP95: number; emptyTenantVsUnfilteredP95: number; exactVsHnswP50: number; exactVsHnswP50LargestTenant: number };
+  ratios: {
+    filteredVsUnfilteredP95: number;
+    emptyTenantVsUnfilteredP95: number;
+    exactVsHnswP50: number;
+    exactVsHnswP50LargestTenant: number;
+  };
   targets: {
     minMedianRecall: { target: number; worstTenant: number; met: boolean };
     minMedianRecallHnswForced: { target: number; worstTenant: number; met: boolean };
@@ -138,7 +158,13 @@ async function copyClient(url: string, schema: string): Promise<pg.Client> {
   return client;
 }
 
-async function copyLines(client: pg.Client, table: string, columns: readonly string[], chunks: Iterable<string>, onChunk: () => void): Promise<void> {
+async function copyLines(
+  client: pg.Client,
+  table: string,
+  columns: readonly string[],
+  chunks: Iterable<string>,
+  onChunk: () => void,
+): Promise<void> {
   const sink = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv)`));
   const counted = function* () {
     for (const chunk of chunks) {
@@ -157,18 +183,30 @@ const Setting = z.object({ value: z.string() });
  * bulk build is what an operator does for a large import, and inserting 100k vectors one by one
  * into the graph would dominate the run. The index is the migration's, unchanged.
  */
-async function loadCorpus(db: Db, client: pg.Client, corpus: SyntheticCorpus, report: (phase: string, done: number, total: number) => void) {
-  const { rows } = await db.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1`, [HNSW_INDEX]);
+async function loadCorpus(
+  db: Db,
+  client: pg.Client,
+  corpus: SyntheticCorpus,
+  report: (phase: string, done: number, total: number) => void,
+) {
+  const { rows } = await db.query(
+    `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1`,
+    [HNSW_INDEX],
+  );
   const indexDefinition = IndexDef.parse(rows[0]).indexdef;
   await db.query(`DROP INDEX ${HNSW_INDEX}`);
 
   const started = process.hrtime.bigint();
   const versionRows = corpus.versionRows;
   let done = 0;
-  await copyLines(client, 'note_versions', VERSION_COPY_COLUMNS, corpus.versionLines(COPY_CHUNK), () => report('load note versions', (done = Math.min(done + COPY_CHUNK, versionRows)), versionRows));
+  await copyLines(client, 'note_versions', VERSION_COPY_COLUMNS, corpus.versionLines(COPY_CHUNK), () =>
+    report('load note versions', (done = Math.min(done + COPY_CHUNK, versionRows)), versionRows),
+  );
   const notes = corpus.tenants.reduce((s, t) => s + t.notes, 0);
   done = 0;
-  await copyLines(client, 'notes', POINTER_COPY_COLUMNS, corpus.pointerLines(COPY_CHUNK * 10), () => report('load current pointers', (done = Math.min(done + COPY_CHUNK * 10, notes)), notes));
+  await copyLines(client, 'notes', POINTER_COPY_COLUMNS, corpus.pointerLines(COPY_CHUNK * 10), () =>
+    report('load current pointers', (done = Math.min(done + COPY_CHUNK * 10, notes)), notes),
+  );
   const loadSeconds = elapsedMs(started) / 1000;
 
   report('build HNSW index', 0, 1);
@@ -186,7 +224,15 @@ async function loadCorpus(db: Db, client: pg.Client, corpus: SyntheticCorpus, re
 }
 
 function candidateParams(tenantId: string, q: BenchQuery, limit: number): CandidateParams {
-  return { tenantId, at: new Date().toISOString(), pointInTime: false, scopes: undefined, queryVector: q.vector, queryText: q.text, limit };
+  return {
+    tenantId,
+    at: new Date().toISOString(),
+    pointInTime: false,
+    scopes: undefined,
+    queryVector: q.vector,
+    queryText: q.text,
+    limit,
+  };
 }
 
 interface PathRead {
@@ -211,7 +257,11 @@ async function readLikeRecall(tx: Queryable, p: CandidateParams): Promise<PathRe
   return { rows, hnswRows, fellBack, ms: elapsedMs(started) };
 }
 
-async function timedRead(tx: Queryable, p: CandidateParams, exact: boolean): Promise<{ rows: CandidateRow[]; ms: number }> {
+async function timedRead(
+  tx: Queryable,
+  p: CandidateParams,
+  exact: boolean,
+): Promise<{ rows: CandidateRow[]; ms: number }> {
   const started = process.hrtime.bigint();
   const rows = await selectVectorCandidates(tx, p, exact);
   return { rows, ms: elapsedMs(started) };
@@ -262,7 +312,14 @@ interface QueryOutcome {
  * graph, so whichever of it and the recall path runs second finds those pages cached; they
  * take turns going first.
  */
-async function measureQuery(db: Db, corpus: SyntheticCorpus, q: BenchQuery, k: number, limit: number, unfilteredFirst: boolean): Promise<QueryOutcome> {
+async function measureQuery(
+  db: Db,
+  corpus: SyntheticCorpus,
+  q: BenchQuery,
+  k: number,
+  limit: number,
+  unfilteredFirst: boolean,
+): Promise<QueryOutcome> {
   const plan = corpus.tenants[q.tenant] as TenantPlan;
   const p = candidateParams(plan.tenantId, q, limit);
   let unfilteredMs = unfilteredFirst ? await readUnfiltered(db, q, k) : 0;
@@ -310,17 +367,35 @@ async function explain(tx: Queryable, sql: string, params: unknown[], analyze = 
 }
 
 /** EXPLAIN of the candidate query with the parameters recall binds ($1 tenant … $6 limit, see vectorCandidatesSql). */
-async function explainCandidates(db: Db, tenantId: string, q: BenchQuery, limit: number, exact: boolean, analyze = true, forceHnsw = false): Promise<PlanCheck> {
+async function explainCandidates(
+  db: Db,
+  tenantId: string,
+  q: BenchQuery,
+  limit: number,
+  exact: boolean,
+  analyze = true,
+  forceHnsw = false,
+): Promise<PlanCheck> {
   const p = candidateParams(tenantId, q, limit);
   return withTenant(db, tenantId, async (tx) => {
     await setIndexScanSettings(tx, limit);
     if (forceHnsw) await tx.query('SET LOCAL enable_sort = off');
-    return explain(tx, vectorCandidatesSql(false, exact), [p.tenantId, p.at, null, toSql(p.queryVector), p.queryText, p.limit], analyze);
+    return explain(
+      tx,
+      vectorCandidatesSql(false, exact),
+      [p.tenantId, p.at, null, toSql(p.queryVector), p.queryText, p.limit],
+      analyze,
+    );
   });
 }
 
 /** Per tenant, whether the planner serves the candidate query from the HNSW index (it does not depend on the vector). */
-async function plannedPaths(db: Db, corpus: SyntheticCorpus, queries: BenchQuery[], limit: number): Promise<Array<'hnsw' | 'exact'>> {
+async function plannedPaths(
+  db: Db,
+  corpus: SyntheticCorpus,
+  queries: BenchQuery[],
+  limit: number,
+): Promise<Array<'hnsw' | 'exact'>> {
   const paths: Array<'hnsw' | 'exact'> = [];
   for (const [t, plan] of corpus.tenants.entries()) {
     const q = queries.find((x) => x.tenant === t) as BenchQuery;
@@ -329,7 +404,13 @@ async function plannedPaths(db: Db, corpus: SyntheticCorpus, queries: BenchQuery
   return paths;
 }
 
-async function explainPlans(db: Db, corpus: SyntheticCorpus, queries: BenchQuery[], k: number, limit: number): Promise<RecallBenchReport['plans']> {
+async function explainPlans(
+  db: Db,
+  corpus: SyntheticCorpus,
+  queries: BenchQuery[],
+  k: number,
+  limit: number,
+): Promise<RecallBenchReport['plans']> {
   const last = corpus.tenants.length - 1;
   const queryOf = (tenant: number): BenchQuery => queries.find((q) => q.tenant === tenant) as BenchQuery;
   const largest = queryOf(0);
@@ -345,7 +426,11 @@ async function explainPlans(db: Db, corpus: SyntheticCorpus, queries: BenchQuery
 
 const share = (x: number): number => Number(x.toFixed(3));
 
-function tenantMeasures(corpus: SyntheticCorpus, paths: Array<'hnsw' | 'exact'>, outcomes: QueryOutcome[]): TenantMeasure[] {
+function tenantMeasures(
+  corpus: SyntheticCorpus,
+  paths: Array<'hnsw' | 'exact'>,
+  outcomes: QueryOutcome[],
+): TenantMeasure[] {
   return corpus.tenants.map((plan, t) => {
     const mine = outcomes.filter((o) => o.tenant === t);
     const recalls = mine.map((o) => o.recall);
@@ -370,7 +455,11 @@ function tenantMeasures(corpus: SyntheticCorpus, paths: Array<'hnsw' | 'exact'>,
 
 const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
 
-function summarize(corpus: SyntheticCorpus, paths: Array<'hnsw' | 'exact'>, outcomes: QueryOutcome[]): Pick<RecallBenchReport, 'tenants' | 'latencyMs' | 'checks' | 'ratios' | 'targets'> {
+function summarize(
+  corpus: SyntheticCorpus,
+  paths: Array<'hnsw' | 'exact'>,
+  outcomes: QueryOutcome[],
+): Pick<RecallBenchReport, 'tenants' | 'latencyMs' | 'checks' | 'ratios' | 'targets'> {
   const tenants = tenantMeasures(corpus, paths, outcomes);
   const latencyMs = {
     filtered: latency(outcomes.map((o) => o.pathMs)),
@@ -388,7 +477,10 @@ function summarize(corpus: SyntheticCorpus, paths: Array<'hnsw' | 'exact'>, outc
     },
     fallbacks: outcomes.filter((o) => o.fellBack).length,
     emptyTenantRows: sum(outcomes.map((o) => o.emptyTenantRows)),
-    recallBelowHalf: { asPlanned: outcomes.filter((o) => o.recall < 0.5).length, hnswForced: outcomes.filter((o) => o.forcedRecall < 0.5).length },
+    recallBelowHalf: {
+      asPlanned: outcomes.filter((o) => o.recall < 0.5).length,
+      hnswForced: outcomes.filter((o) => o.forcedRecall < 0.5).length,
+    },
   };
   const largest = tenants[0] as TenantMeasure;
   const ratios = {
@@ -403,7 +495,10 @@ function summarize(corpus: SyntheticCorpus, paths: Array<'hnsw' | 'exact'>, outc
     minMedianRecall: { target: 0.95, worstTenant, met: worstTenant >= 0.95 },
     minMedianRecallHnswForced: { target: 0.95, worstTenant: worstForced, met: worstForced >= 0.95 },
     crossTenantRows: { target: 0 as const, met: checks.crossTenantRows === 0 },
-    shortResults: { target: 0 as const, met: checks.shortResults.hnswRead === 0 && checks.shortResults.afterFallback === 0 },
+    shortResults: {
+      target: 0 as const,
+      met: checks.shortResults.hnswRead === 0 && checks.shortResults.afterFallback === 0,
+    },
     filteredVsUnfilteredP95: { target: 4, met: ratios.filteredVsUnfilteredP95 <= 4 },
     emptyTenantVsUnfilteredP95: { target: 10, met: ratios.emptyTenantVsUnfilteredP95 <= 10 },
   };
@@ -429,7 +524,15 @@ export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBe
   const geometry = opts.geometry ?? 'e5';
   const report = opts.onProgress ?? (() => {});
   const limit = candidateLimit(k);
-  const corpus = new SyntheticCorpus({ notes, tenants: tenantCount, smallestShare: SMALLEST_SHARE, retiredShare: RETIRED_SHARE, dimension, seed, geometry: GEOMETRIES[geometry] });
+  const corpus = new SyntheticCorpus({
+    notes,
+    tenants: tenantCount,
+    smallestShare: SMALLEST_SHARE,
+    retiredShare: RETIRED_SHARE,
+    dimension,
+    seed,
+    geometry: GEOMETRIES[geometry],
+  });
   const schema = `nocturne_bench_recall_${randomBytes(4).toString('hex')}`;
   const db = await openDb({ kind: 'postgres', url: opts.url }, { dimension, schema });
   const client = await copyClient(opts.url, schema);
@@ -442,7 +545,8 @@ export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBe
     // Rounds hold one query per tenant; alternating by round and tenant, each tenant's queries
     // (and all queries) go first half the time.
     const unfilteredFirst = (i: number): boolean => (Math.floor(i / tenantCount) + (i % tenantCount)) % 2 === 0;
-    for (const [i, q] of queries.slice(0, tenantCount).entries()) await measureQuery(db, corpus, q, k, limit, unfilteredFirst(i));
+    for (const [i, q] of queries.slice(0, tenantCount).entries())
+      await measureQuery(db, corpus, q, k, limit, unfilteredFirst(i));
     const outcomes: QueryOutcome[] = [];
     for (const [i, q] of queries.entries()) {
       outcomes.push(await measureQuery(db, corpus, q, k, limit, unfilteredFirst(i)));
@@ -457,7 +561,8 @@ export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBe
         smallestTenantShare: Number((smallest.notes / notes).toFixed(4)),
         retiredNotes: sum(corpus.tenants.map((t) => t.retired)),
         dimension,
-        vectors: 'synthetic: shared topics + subtopics + tenant drift + Gaussian noise, seeded (see src/bench/recall-bench-data.ts)',
+        vectors:
+          'synthetic: shared topics + subtopics + tenant drift + Gaussian noise, seeded (see src/bench/recall-bench-data.ts)',
         geometry,
         seed,
         k,

@@ -22,7 +22,23 @@ export function buildProgram(): Command {
     .description('Sleep-time memory consolidation for AI agents')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const register of [registerDemo, registerStack, registerWorker, registerRun, registerArchive, registerNotes, registerRecall, registerServe, registerBench, registerSchedule, registerConflict, registerRollback, registerErase, registerEval, registerSimulate]) {
+  for (const register of [
+    registerDemo,
+    registerStack,
+    registerWorker,
+    registerRun,
+    registerArchive,
+    registerNotes,
+    registerRecall,
+    registerServe,
+    registerBench,
+    registerSchedule,
+    registerConflict,
+    registerRollback,
+    registerErase,
+    registerEval,
+    registerSimulate,
+  ]) {
     register(program);
   }
   return program;
@@ -42,7 +58,11 @@ export async function main(argv: string[]): Promise<number> {
 function reportError(error: unknown): number {
   if (error instanceof CommanderError) {
     // commander already printed its message; help and version are successes.
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+    if (
+      error.code === 'commander.helpDisplayed' ||
+      error.code === 'commander.version' ||
+      error.code === 'commander.help'
+    ) {
       return EXIT.ok;
     }
     return EXIT.usage;

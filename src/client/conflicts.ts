@@ -35,20 +35,29 @@ export const conflictMonitorId = (tenantId: string): string => `conflicts/${tena
  * Reports a memory conflict to the tenant's monitor, starting the monitor if it is not running
  * (signal-with-start: one call, no race between "is it running?" and "start it").
  */
-export async function reportConflict(client: Client, input: ReportConflictInput, opts: ReportConflictOptions = {}): Promise<ReportConflictResult> {
+export async function reportConflict(
+  client: Client,
+  input: ReportConflictInput,
+  opts: ReportConflictOptions = {},
+): Promise<ReportConflictResult> {
   const { tenantId, report } = parseConflictReport(input);
   const workflowId = conflictMonitorId(tenantId);
   const handle = await client.workflow.signalWithStart(conflictMonitorWorkflow, {
     workflowId,
     taskQueue: opts.taskQueue ?? 'nocturne',
-    args: [{
-      tenantId,
-      ...(opts.threshold !== undefined ? { threshold: opts.threshold } : {}),
-      ...(opts.cooldownSeconds !== undefined ? { cooldownSeconds: opts.cooldownSeconds } : {}),
-    }],
+    args: [
+      {
+        tenantId,
+        ...(opts.threshold !== undefined ? { threshold: opts.threshold } : {}),
+        ...(opts.cooldownSeconds !== undefined ? { cooldownSeconds: opts.cooldownSeconds } : {}),
+      },
+    ],
     signal: conflictSignal,
     signalArgs: [report],
-    typedSearchAttributes: [{ key: TENANT, value: tenantId }, { key: TRIGGER, value: 'conflict' }],
+    typedSearchAttributes: [
+      { key: TENANT, value: tenantId },
+      { key: TRIGGER, value: 'conflict' },
+    ],
   });
   return { workflowId, runId: handle.signaledRunId };
 }
@@ -56,10 +65,16 @@ export async function reportConflict(client: Client, input: ReportConflictInput,
 /** Validates a report without sending it (callers such as the CLI check before connecting). */
 export function parseConflictReport(input: ReportConflictInput): { tenantId: string; report: ConflictReport } {
   const tenant = TenantId.safeParse(input.tenantId);
-  if (!tenant.success) throw new InvalidConflictReportError(`tenantId: ${tenant.error.issues[0]?.message ?? 'invalid'}`);
-  const report = ConflictReport.safeParse({ noteIds: input.noteIds, ...(input.reason !== undefined ? { reason: input.reason } : {}) });
+  if (!tenant.success)
+    throw new InvalidConflictReportError(`tenantId: ${tenant.error.issues[0]?.message ?? 'invalid'}`);
+  const report = ConflictReport.safeParse({
+    noteIds: input.noteIds,
+    ...(input.reason !== undefined ? { reason: input.reason } : {}),
+  });
   if (!report.success) {
-    throw new InvalidConflictReportError(report.error.issues.map((i) => `${i.path.join('.') || '(report)'}: ${i.message}`).join('; '));
+    throw new InvalidConflictReportError(
+      report.error.issues.map((i) => `${i.path.join('.') || '(report)'}: ${i.message}`).join('; '),
+    );
   }
   return { tenantId: tenant.data, report: report.data };
 }

@@ -45,7 +45,11 @@ export function createRecallClient(options: RecallClientOptions): RecallClient {
     async recall(request) {
       const local = RecallRequest.safeParse({ ...request, tenantId: request.tenantId ?? 'placeholder' });
       if (!local.success) {
-        throw new RecallApiError(400, 'invalid_request', local.error.issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`).join('; '));
+        throw new RecallApiError(
+          400,
+          'invalid_request',
+          local.error.issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`).join('; '),
+        );
       }
       const response = await doFetch(endpoint, {
         method: 'POST',

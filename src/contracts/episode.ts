@@ -19,7 +19,15 @@ export interface Episode {
   records: ArchivedRecord[];
 }
 
-export const FINDING_TYPES = ['tool_error', 'factual_conflict', 'outdated_constraint', 'omitted_step', 'stated_preference', 'stated_fact', 'tool_content'] as const;
+export const FINDING_TYPES = [
+  'tool_error',
+  'factual_conflict',
+  'outdated_constraint',
+  'omitted_step',
+  'stated_preference',
+  'stated_fact',
+  'tool_content',
+] as const;
 export type FindingType = (typeof FINDING_TYPES)[number];
 
 /** What comparing expected with actual found in an episode, with the records that show it. */

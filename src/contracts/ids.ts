@@ -9,6 +9,9 @@ export const Ulid = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'expected a ULI
  */
 export const TenantId = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'expected 1-64 characters: letters, digits, _ . - (not starting with _ . -)');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/,
+    'expected 1-64 characters: letters, digits, _ . - (not starting with _ . -)',
+  );
 
 export const IsoDateTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 date-time' });

@@ -17,7 +17,14 @@ export const NOTE_KINDS = [
 export type NoteKind = (typeof NOTE_KINDS)[number];
 
 /** `user_statement`: what a user said about themselves or their work, unprompted by a failure (weaker than a requirement). */
-export const SOURCE_KINDS = ['user_requirement', 'user_correction', 'user_statement', 'tool_fact', 'approval', 'inference'] as const;
+export const SOURCE_KINDS = [
+  'user_requirement',
+  'user_correction',
+  'user_statement',
+  'tool_fact',
+  'approval',
+  'inference',
+] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 export const NOTE_STATUSES = ['staged', 'active', 'superseded', 'retired', 'quarantined', 'erased'] as const;

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { IsoDateTime, TenantId } from './ids.ts';
 
 export const RUN_TRIGGERS = ['schedule', 'conflict', 'manual', 'backfill'] as const;
-export const RUN_STATUSES = ['running', 'completed', 'partial', 'failed', 'awaiting_approval', 'rejected', 'rolled_back'] as const;
+export const RUN_STATUSES = [
+  'running',
+  'completed',
+  'partial',
+  'failed',
+  'awaiting_approval',
+  'rejected',
+  'rolled_back',
+] as const;
 
 export const Budget = z.object({
   maxEpisodes: z.number().int().min(0),
@@ -30,7 +38,11 @@ export const RunCounts = z.object({
 });
 export type RunCounts = z.infer<typeof RunCounts>;
 
-export const ChangedVersion = z.object({ noteId: z.string(), fromVersion: z.number().int().nullable(), toVersion: z.number().int() });
+export const ChangedVersion = z.object({
+  noteId: z.string(),
+  fromVersion: z.number().int().nullable(),
+  toVersion: z.number().int(),
+});
 
 export const Run = z.object({
   runId: z.string().min(1),

@@ -3,7 +3,12 @@ import { IsoDateTime, TenantId } from './ids.ts';
 import { Budget, RUN_TRIGGERS, RunCounts, Spent } from './run.ts';
 
 /** Defaults for a nightly run: bounded work, bounded changes, done well within the night. */
-export const DEFAULT_BUDGET: Budget = { maxEpisodes: 500, maxLlmTokens: 200_000, maxNoteChanges: 200, deadlineSeconds: 3600 };
+export const DEFAULT_BUDGET: Budget = {
+  maxEpisodes: 500,
+  maxLlmTokens: 200_000,
+  maxNoteChanges: 200,
+  deadlineSeconds: 3600,
+};
 
 /** Where a continued run picks up (continue-as-new keeps history bounded). */
 export const ResumeState = z.object({
@@ -24,9 +29,19 @@ export const ConsolidateInput = z.object({
   focus: z.object({ noteIds: z.array(z.string().min(1)).max(1000) }).optional(),
   mode: z.enum(['active', 'staged']).default('active'),
   /** Seed for the sample; the same seed over the same archive gives the same sample. */
-  seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional(),
   /** Staged runs wait this long for approve/reject, then reject. @default 86400 */
-  approvalTimeoutSeconds: z.number().int().min(1).max(30 * 86400).default(86400),
+  approvalTimeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86400)
+    .default(86400),
   /**
    * Continue-as-new after this many batches (or earlier when the server suggests it), so one
    * execution stays far below 4,096 history events (about 20 events per batch). @default 100

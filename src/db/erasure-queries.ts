@@ -4,7 +4,12 @@ import type { NoteVersion } from '../contracts/note.ts';
 import { auditHash, chainAuditEntries } from './audit/hash.ts';
 import { insertAuditEntries, selectAuditHead, selectAuditPage } from './audit/queries.ts';
 import type { Db, Queryable } from './db.ts';
-import { insertVersions, lockTenantWrites, movePointers, selectCurrentVersionsForUpdate } from './notes/write-queries.ts';
+import {
+  insertVersions,
+  lockTenantWrites,
+  movePointers,
+  selectCurrentVersionsForUpdate,
+} from './notes/write-queries.ts';
 import { NoteVersionRow, VERSION_COLUMNS } from './notes/version-row.ts';
 import { intColumn } from './rows.ts';
 import { withTenant } from './tenant.ts';
@@ -17,7 +22,10 @@ import { withTenant } from './tenant.ts';
 export const ERASED_CLAIM = '[erased]';
 export const ERASED_SCOPE_KEY = 'erased';
 
-export async function insertErasureWork(tx: Queryable, p: { tenantId: string; subject: string; kind: 'record' | 'needle'; values: string[] }): Promise<void> {
+export async function insertErasureWork(
+  tx: Queryable,
+  p: { tenantId: string; subject: string; kind: 'record' | 'needle'; values: string[] },
+): Promise<void> {
   if (p.values.length === 0) return;
   await tx.query(
     `INSERT INTO erasure_work (tenant_id, subject, kind, value) SELECT $1, $2, $3, x FROM unnest($4::text[]) AS x ON CONFLICT DO NOTHING`,
@@ -25,8 +33,14 @@ export async function insertErasureWork(tx: Queryable, p: { tenantId: string; su
   );
 }
 
-export async function selectErasureWork(tx: Queryable, p: { subject: string; kind: 'record' | 'needle' }): Promise<string[]> {
-  const { rows } = await tx.query(`SELECT value FROM erasure_work WHERE subject = $1 AND kind = $2 ORDER BY value`, [p.subject, p.kind]);
+export async function selectErasureWork(
+  tx: Queryable,
+  p: { subject: string; kind: 'record' | 'needle' },
+): Promise<string[]> {
+  const { rows } = await tx.query(`SELECT value FROM erasure_work WHERE subject = $1 AND kind = $2 ORDER BY value`, [
+    p.subject,
+    p.kind,
+  ]);
   return rows.map((r) => z.object({ value: z.string() }).parse(r).value);
 }
 
@@ -78,7 +92,10 @@ export async function selectNotesCitingObject(tx: Queryable, p: { objectKey: str
  * already erased are skipped, which makes a retry write nothing twice. Returns the note ids
  * erased now.
  */
-export async function writeErasedVersions(db: Db, p: { tenantId: string; noteIds: string[]; actor: string; reason: string; at: string }): Promise<string[]> {
+export async function writeErasedVersions(
+  db: Db,
+  p: { tenantId: string; noteIds: string[]; actor: string; reason: string; at: string },
+): Promise<string[]> {
   if (p.noteIds.length === 0) return [];
   return withTenant(db, p.tenantId, async (tx) => {
     await lockTenantWrites(tx, p);
@@ -99,12 +116,27 @@ export async function writeErasedVersions(db: Db, p: { tenantId: string; noteIds
     const moved = await movePointers(tx, {
       tenantId: p.tenantId,
       at: p.at,
-      pointers: current.map((v) => ({ noteId: v.noteId, version: v.version + 1, status: 'erased' as const, startVersion: v.version })),
+      pointers: current.map((v) => ({
+        noteId: v.noteId,
+        version: v.version + 1,
+        status: 'erased' as const,
+        startVersion: v.version,
+      })),
     });
-    if (moved !== current.length) throw new Error(`tenant ${p.tenantId}: a note pointer moved under the erasure's lock`);
+    if (moved !== current.length)
+      throw new Error(`tenant ${p.tenantId}: a note pointer moved under the erasure's lock`);
     const audit = chainAuditEntries(
       await selectAuditHead(tx, p),
-      current.map((v) => ({ tenantId: p.tenantId, at: p.at, actor: p.actor, action: 'erase' as const, noteId: v.noteId, fromVersion: v.version, toVersion: v.version + 1, reason: p.reason })),
+      current.map((v) => ({
+        tenantId: p.tenantId,
+        at: p.at,
+        actor: p.actor,
+        action: 'erase' as const,
+        noteId: v.noteId,
+        fromVersion: v.version,
+        toVersion: v.version + 1,
+        reason: p.reason,
+      })),
     );
     await insertAuditEntries(tx, { tenantId: p.tenantId, entries: audit });
     return current.map((v) => v.noteId);
@@ -112,7 +144,10 @@ export async function writeErasedVersions(db: Db, p: { tenantId: string; noteIds
 }
 
 /** Notes an erasure (its actor) erased, and notes it re-validated: the report, retry-proof. */
-export async function selectErasureOutcome(tx: Queryable, p: { actor: string }): Promise<{ erased: string[]; revalidated: string[] }> {
+export async function selectErasureOutcome(
+  tx: Queryable,
+  p: { actor: string },
+): Promise<{ erased: string[]; revalidated: string[] }> {
   const { rows } = await tx.query(
     `SELECT n.note_id, n.status, v.created_by_run AS run
        FROM notes n JOIN note_versions v ON v.tenant_id = n.tenant_id AND v.note_id = n.note_id
@@ -135,7 +170,10 @@ export async function selectErasedNoteIds(tx: Queryable): Promise<string[]> {
 
 const ScrubRow = z.object({ versions: intColumn, embeddings: intColumn, usage_rows: intColumn });
 
-export async function scrubErasedNotes(tx: Queryable, p: { noteIds: string[] }): Promise<{ versions: number; embeddings: number; usageRows: number }> {
+export async function scrubErasedNotes(
+  tx: Queryable,
+  p: { noteIds: string[] },
+): Promise<{ versions: number; embeddings: number; usageRows: number }> {
   const { rows } = await tx.query(`SELECT * FROM nocturne_scrub_erased_notes($1::text[])`, [p.noteIds]);
   const r = ScrubRow.parse(rows[0]);
   return { versions: r.versions, embeddings: r.embeddings, usageRows: r.usage_rows };
@@ -166,7 +204,7 @@ export async function redactAudit(
   return withTenant(db, p.tenantId, async (tx) => {
     await lockTenantWrites(tx, p);
     const all: AuditEntry[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await selectAuditPage(tx, { tenantId: p.tenantId, afterSeq: after, limit: 1000 });
       all.push(...page);
       if (page.length < 1000) break;
@@ -187,7 +225,10 @@ export async function redactAudit(
     }
     let relinked = 0;
     for (let i = 0; i < rewritten.length; i += 1000) {
-      const { rows } = await tx.query(`SELECT nocturne_redact_audit($1, $2::jsonb) AS n`, [p.subject, JSON.stringify(rewritten.slice(i, i + 1000))]);
+      const { rows } = await tx.query(`SELECT nocturne_redact_audit($1, $2::jsonb) AS n`, [
+        p.subject,
+        JSON.stringify(rewritten.slice(i, i + 1000)),
+      ]);
       relinked += z.object({ n: intColumn }).parse(rows[0]).n;
     }
     return { redacted, relinked };
@@ -200,7 +241,8 @@ export interface StoreFinding {
 }
 
 const Count = z.object({ n: intColumn });
-const count = async (tx: Queryable, sql: string, params: unknown[]): Promise<number> => Count.parse((await tx.query(sql, params)).rows[0]).n;
+const count = async (tx: Queryable, sql: string, params: unknown[]): Promise<number> =>
+  Count.parse((await tx.query(sql, params)).rows[0]).n;
 
 /**
  * The database half of the verification scan: rows of the tenant in which any of the subject's
@@ -210,15 +252,37 @@ export async function scanDatabaseForSubject(tx: Queryable, p: { needles: string
   const any = (expr: string) => `EXISTS (SELECT 1 FROM unnest($1::text[]) x WHERE x <> '' AND strpos(${expr}, x) > 0)`;
   const n = [p.needles];
   const findings: StoreFinding[] = [
-    { store: 'note_versions', count: await count(tx, `SELECT count(*) AS n FROM note_versions WHERE ${any(`claim || ' ' || scope_key || ' ' || evidence::text || ' ' || coalesce(created_by_run, '')`)}`, n) },
-    { store: 'audit_log', count: await count(tx, `SELECT count(*) AS n FROM audit_log WHERE ${any(`reason || ' ' || actor || ' ' || note_id`)}`, n) },
+    {
+      store: 'note_versions',
+      count: await count(
+        tx,
+        `SELECT count(*) AS n FROM note_versions WHERE ${any(`claim || ' ' || scope_key || ' ' || evidence::text || ' ' || coalesce(created_by_run, '')`)}`,
+        n,
+      ),
+    },
+    {
+      store: 'audit_log',
+      count: await count(
+        tx,
+        `SELECT count(*) AS n FROM audit_log WHERE ${any(`reason || ' ' || actor || ' ' || note_id`)}`,
+        n,
+      ),
+    },
     {
       store: 'memory_usage',
-      count: await count(tx, `SELECT count(*) AS n FROM memory_usage u WHERE ${any('u.task_id')} OR u.note_id IN (SELECT note_id FROM notes WHERE status = 'erased')`, n),
+      count: await count(
+        tx,
+        `SELECT count(*) AS n FROM memory_usage u WHERE ${any('u.task_id')} OR u.note_id IN (SELECT note_id FROM notes WHERE status = 'erased')`,
+        n,
+      ),
     },
     {
       store: 'embeddings',
-      count: await count(tx, `SELECT count(*) AS n FROM note_versions WHERE embedding IS NOT NULL AND note_id IN (SELECT note_id FROM notes WHERE status = 'erased')`, []),
+      count: await count(
+        tx,
+        `SELECT count(*) AS n FROM note_versions WHERE embedding IS NOT NULL AND note_id IN (SELECT note_id FROM notes WHERE status = 'erased')`,
+        [],
+      ),
     },
     {
       store: 'run_work',
@@ -227,7 +291,10 @@ export async function scanDatabaseForSubject(tx: Queryable, p: { needles: string
         (await count(tx, `SELECT count(*) AS n FROM run_rejections WHERE ${any(`detail || proposal::text`)}`, n)) +
         (await count(tx, `SELECT count(*) AS n FROM run_episodes WHERE ${any(`episode_key || parts::text`)}`, n)),
     },
-    { store: 'runs', count: await count(tx, `SELECT count(*) AS n FROM runs WHERE ${any(`run_id || workflow_id`)}`, n) },
+    {
+      store: 'runs',
+      count: await count(tx, `SELECT count(*) AS n FROM runs WHERE ${any(`run_id || workflow_id`)}`, n),
+    },
   ];
   return findings.filter((f) => f.count > 0);
 }

@@ -22,14 +22,24 @@ export class NoteVersionConflictError extends Error {
 
 export class NoteAlreadyExistsError extends Error {
   override name = 'NoteAlreadyExistsError';
-  constructor(readonly tenantId: string, readonly noteId: string, readonly currentVersion: number) {
-    super(`note ${noteId} (tenant ${tenantId}) already exists at version ${currentVersion}; create needs a new note id`);
+  constructor(
+    readonly tenantId: string,
+    readonly noteId: string,
+    readonly currentVersion: number,
+  ) {
+    super(
+      `note ${noteId} (tenant ${tenantId}) already exists at version ${currentVersion}; create needs a new note id`,
+    );
   }
 }
 
 export class NoteVersionNotFoundError extends Error {
   override name = 'NoteVersionNotFoundError';
-  constructor(readonly tenantId: string, readonly noteId: string, readonly version: number) {
+  constructor(
+    readonly tenantId: string,
+    readonly noteId: string,
+    readonly version: number,
+  ) {
     super(`note ${noteId} (tenant ${tenantId}) has no version ${version}`);
   }
 }
@@ -37,14 +47,21 @@ export class NoteVersionNotFoundError extends Error {
 /** The same (run id, batch no) arrived with different operations: a caller bug, never a retry. */
 export class BatchKeyReuseError extends Error {
   override name = 'BatchKeyReuseError';
-  constructor(readonly tenantId: string, readonly runId: string, readonly batchNo: number) {
+  constructor(
+    readonly tenantId: string,
+    readonly runId: string,
+    readonly batchNo: number,
+  ) {
     super(`batch ${batchNo} of run ${runId} (tenant ${tenantId}) was already applied with different operations`);
   }
 }
 
 export class EmbeddingDimensionMismatchError extends Error {
   override name = 'EmbeddingDimensionMismatchError';
-  constructor(readonly databaseDimension: number, readonly configuredDimension: number) {
+  constructor(
+    readonly databaseDimension: number,
+    readonly configuredDimension: number,
+  ) {
     super(
       `the note store holds vector(${databaseDimension}) embeddings but NOCTURNE_EMBEDDING_DIM is ${configuredDimension}: ` +
         `use a ${databaseDimension}-dimension embedding model or a new database (changing it needs a re-embedding migration)`,

@@ -8,7 +8,14 @@ export { withTenant, APP_ROLE } from './tenant.ts';
 export { dropSchema } from './drop-schema.ts';
 export * from './errors.ts';
 export { applyNoteBatch } from './notes/apply-batch.ts';
-export { getNote, listNotes, getNoteHistory, type ListNotesParams, type NotePage, type NoteHistory } from './notes/read.ts';
+export {
+  getNote,
+  listNotes,
+  getNoteHistory,
+  type ListNotesParams,
+  type NotePage,
+  type NoteHistory,
+} from './notes/read.ts';
 export {
   NoteOp,
   NoteBatch,

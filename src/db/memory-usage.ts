@@ -20,7 +20,14 @@ export type MemoryUsageRow = z.infer<typeof MemoryUsageRow>;
 export async function insertMemoryUsage(db: Db, p: { tenantId: string; rows: MemoryUsageRow[] }): Promise<number> {
   const rows = z.array(MemoryUsageRow).parse(p.rows);
   if (rows.length === 0) return 0;
-  const records = rows.map((r) => ({ task_id: r.taskId, note_id: r.noteId, version: r.version, rank: r.rank, score: r.score, at: r.at }));
+  const records = rows.map((r) => ({
+    task_id: r.taskId,
+    note_id: r.noteId,
+    version: r.version,
+    rank: r.rank,
+    score: r.score,
+    at: r.at,
+  }));
   const { rowCount } = await withTenant(db, p.tenantId, (tx) =>
     tx.query(
       `INSERT INTO memory_usage (tenant_id, task_id, note_id, version, rank, score, at)

@@ -16,7 +16,12 @@ export interface MigrateOptions {
   log?: (message: string) => void;
 }
 
-type RunnerLogger = { debug?: (m: string) => void; info: (m: string) => void; warn: (m: string) => void; error: (m: string) => void };
+type RunnerLogger = {
+  debug?: (m: string) => void;
+  info: (m: string) => void;
+  warn: (m: string) => void;
+  error: (m: string) => void;
+};
 
 function runnerLogger(log: MigrateOptions['log']): RunnerLogger {
   const toStderr = (m: string): void => void process.stderr.write(`${m}\n`);
@@ -75,7 +80,8 @@ export async function runMigrations(db: Db, options: MigrateOptions): Promise<st
   }
   return db.session(async (conn) => {
     if (options.schema) {
-      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) throw new Error(`invalid schema name ${JSON.stringify(options.schema)}`);
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema))
+        throw new Error(`invalid schema name ${JSON.stringify(options.schema)}`);
       await conn.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
       await conn.query(`SELECT set_config('search_path', $1, false)`, [`"${options.schema}", public`]);
     }

@@ -22,7 +22,10 @@ const ItemRow = z
   .transform((r) => ({ noteId: r.note_id, version: r.version, claim: r.claim }));
 
 /** One page in note id order after `after` (a note id; the cursor is stable under concurrent writes). */
-export async function selectReindexPage(tx: Queryable, p: { after: string | null; limit: number }): Promise<ReindexItem[]> {
+export async function selectReindexPage(
+  tx: Queryable,
+  p: { after: string | null; limit: number },
+): Promise<ReindexItem[]> {
   const { rows } = await tx.query(
     `SELECT v.note_id, v.version, v.claim
        FROM notes n JOIN note_versions v
@@ -41,7 +44,10 @@ export async function countReindexable(tx: Queryable): Promise<number> {
 }
 
 /** Writes the new model's vectors beside the live ones (idempotent: a retry rewrites the same). */
-export async function writeNextEmbeddings(tx: Queryable, p: { items: Array<{ noteId: string; version: number; embedding: number[] }> }): Promise<number> {
+export async function writeNextEmbeddings(
+  tx: Queryable,
+  p: { items: Array<{ noteId: string; version: number; embedding: number[] }> },
+): Promise<number> {
   if (p.items.length === 0) return 0;
   const { rowCount } = await tx.query(
     `UPDATE note_versions v SET embedding_next = x.embedding::vector
@@ -54,7 +60,9 @@ export async function writeNextEmbeddings(tx: Queryable, p: { items: Array<{ not
 
 /** Drops vectors of an abandoned rebuild (another model, or a run that never switched). */
 export async function clearNextEmbeddings(tx: Queryable): Promise<number> {
-  const { rowCount } = await tx.query(`UPDATE note_versions SET embedding_next = NULL WHERE embedding_next IS NOT NULL`);
+  const { rowCount } = await tx.query(
+    `UPDATE note_versions SET embedding_next = NULL WHERE embedding_next IS NOT NULL`,
+  );
   return rowCount;
 }
 
@@ -84,12 +92,22 @@ export interface EmbeddingProjection {
 
 const ProjectionRow = z
   .object({
-    model: z.string().nullable(), dimension: intColumn.nullable(), generation: intColumn, last_reindex: z.string().nullable(),
-    switched_at: isoColumnNullable, pending_model: z.string().nullable(), pending_reindex: z.string().nullable(),
+    model: z.string().nullable(),
+    dimension: intColumn.nullable(),
+    generation: intColumn,
+    last_reindex: z.string().nullable(),
+    switched_at: isoColumnNullable,
+    pending_model: z.string().nullable(),
+    pending_reindex: z.string().nullable(),
   })
   .transform((r): EmbeddingProjection => ({
-    model: r.model, dimension: r.dimension, generation: r.generation, lastReindex: r.last_reindex,
-    switchedAt: r.switched_at, pendingModel: r.pending_model, pendingReindex: r.pending_reindex,
+    model: r.model,
+    dimension: r.dimension,
+    generation: r.generation,
+    lastReindex: r.last_reindex,
+    switchedAt: r.switched_at,
+    pendingModel: r.pending_model,
+    pendingReindex: r.pending_reindex,
   }));
 
 /** The tenant's projection marker; undefined before its first rebuild (vectors of whichever model the worker had). */
@@ -100,7 +118,10 @@ export async function selectEmbeddingProjection(tx: Queryable): Promise<Embeddin
   return rows[0] === undefined ? undefined : ProjectionRow.parse(rows[0]);
 }
 
-export async function markReindexPending(tx: Queryable, p: { tenantId: string; model: string; reindexId: string }): Promise<void> {
+export async function markReindexPending(
+  tx: Queryable,
+  p: { tenantId: string; model: string; reindexId: string },
+): Promise<void> {
   await tx.query(
     `INSERT INTO embedding_projections (tenant_id, pending_model, pending_reindex, pending_since) VALUES ($1, $2, $3, now())
      ON CONFLICT (tenant_id) DO UPDATE SET pending_model = $2, pending_reindex = $3, pending_since = now(), updated_at = now()`,
@@ -108,7 +129,10 @@ export async function markReindexPending(tx: Queryable, p: { tenantId: string; m
   );
 }
 
-export async function markReindexSwitched(tx: Queryable, p: { tenantId: string; model: string; dimension: number; reindexId: string }): Promise<number> {
+export async function markReindexSwitched(
+  tx: Queryable,
+  p: { tenantId: string; model: string; dimension: number; reindexId: string },
+): Promise<number> {
   const { rows } = await tx.query(
     `UPDATE embedding_projections
         SET model = $2, dimension = $3, generation = generation + 1, last_reindex = $4, switched_at = now(),

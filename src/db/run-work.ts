@@ -21,7 +21,10 @@ export interface PlannedEpisodeRow {
 
 const Parts = z.array(z.object({ objectKey: z.string(), lines: z.array(z.number().int()) }));
 
-export async function insertRunEpisodes(tx: Queryable, p: { tenantId: string; runId: string; episodes: PlannedEpisodeRow[] }): Promise<void> {
+export async function insertRunEpisodes(
+  tx: Queryable,
+  p: { tenantId: string; runId: string; episodes: PlannedEpisodeRow[] },
+): Promise<void> {
   if (p.episodes.length === 0) return;
   // One statement for the whole plan: jsonb_to_recordset works the same on both drivers.
   await tx.query(
@@ -29,21 +32,47 @@ export async function insertRunEpisodes(tx: Queryable, p: { tenantId: string; ru
      SELECT $1, $2, x.seq, x.batch_no, x.episode_key, x.parts, x.weight
        FROM jsonb_to_recordset($3::jsonb) AS x(seq int, batch_no int, episode_key text, parts jsonb, weight float8)
      ON CONFLICT DO NOTHING`,
-    [p.tenantId, p.runId, JSON.stringify(p.episodes.map((e) => ({ seq: e.seq, batch_no: e.batchNo, episode_key: e.key, parts: e.parts, weight: e.weight })))],
+    [
+      p.tenantId,
+      p.runId,
+      JSON.stringify(
+        p.episodes.map((e) => ({
+          seq: e.seq,
+          batch_no: e.batchNo,
+          episode_key: e.key,
+          parts: e.parts,
+          weight: e.weight,
+        })),
+      ),
+    ],
   );
 }
 
-export async function selectPlanSummary(tx: Queryable, p: { runId: string }): Promise<{ sampled: number; batches: number }> {
-  const { rows } = await tx.query(`SELECT count(*) AS sampled, coalesce(max(batch_no) + 1, 0) AS batches FROM run_episodes WHERE run_id = $1`, [p.runId]);
+export async function selectPlanSummary(
+  tx: Queryable,
+  p: { runId: string },
+): Promise<{ sampled: number; batches: number }> {
+  const { rows } = await tx.query(
+    `SELECT count(*) AS sampled, coalesce(max(batch_no) + 1, 0) AS batches FROM run_episodes WHERE run_id = $1`,
+    [p.runId],
+  );
   return z.object({ sampled: intColumn, batches: intColumn }).parse(rows[0]);
 }
 
-export async function selectBatchEpisodes(tx: Queryable, p: { runId: string; batchNo: number }): Promise<Array<{ key: string; parts: z.infer<typeof Parts> }>> {
+export async function selectBatchEpisodes(
+  tx: Queryable,
+  p: { runId: string; batchNo: number },
+): Promise<Array<{ key: string; parts: z.infer<typeof Parts> }>> {
   const { rows } = await tx.query(
     `SELECT episode_key, parts FROM run_episodes WHERE run_id = $1 AND batch_no = $2 ORDER BY seq`,
     [p.runId, p.batchNo],
   );
-  return rows.map((r) => z.object({ episode_key: z.string(), parts: Parts }).transform((x) => ({ key: x.episode_key, parts: x.parts })).parse(r));
+  return rows.map((r) =>
+    z
+      .object({ episode_key: z.string(), parts: Parts })
+      .transform((x) => ({ key: x.episode_key, parts: x.parts }))
+      .parse(r),
+  );
 }
 
 export interface StoredBatch {
@@ -51,7 +80,10 @@ export interface StoredBatch {
   summary: unknown;
 }
 
-export async function insertRunBatch(tx: Queryable, p: { tenantId: string; runId: string; batchNo: number } & StoredBatch): Promise<void> {
+export async function insertRunBatch(
+  tx: Queryable,
+  p: { tenantId: string; runId: string; batchNo: number } & StoredBatch,
+): Promise<void> {
   await tx.query(
     `INSERT INTO run_batches (tenant_id, run_id, batch_no, ops, summary) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT DO NOTHING`,
@@ -59,15 +91,30 @@ export async function insertRunBatch(tx: Queryable, p: { tenantId: string; runId
   );
 }
 
-export async function selectRunBatch(tx: Queryable, p: { runId: string; batchNo: number }): Promise<StoredBatch | undefined> {
-  const { rows } = await tx.query(`SELECT ops, summary FROM run_batches WHERE run_id = $1 AND batch_no = $2`, [p.runId, p.batchNo]);
-  return rows[0] === undefined ? undefined : z.object({ ops: z.array(z.unknown()), summary: z.unknown() }).parse(rows[0]);
+export async function selectRunBatch(
+  tx: Queryable,
+  p: { runId: string; batchNo: number },
+): Promise<StoredBatch | undefined> {
+  const { rows } = await tx.query(`SELECT ops, summary FROM run_batches WHERE run_id = $1 AND batch_no = $2`, [
+    p.runId,
+    p.batchNo,
+  ]);
+  return rows[0] === undefined
+    ? undefined
+    : z.object({ ops: z.array(z.unknown()), summary: z.unknown() }).parse(rows[0]);
 }
 
-export async function selectRunBatches(tx: Queryable, p: { runId: string }): Promise<Array<StoredBatch & { batchNo: number }>> {
-  const { rows } = await tx.query(`SELECT batch_no, ops, summary FROM run_batches WHERE run_id = $1 ORDER BY batch_no`, [p.runId]);
+export async function selectRunBatches(
+  tx: Queryable,
+  p: { runId: string },
+): Promise<Array<StoredBatch & { batchNo: number }>> {
+  const { rows } = await tx.query(
+    `SELECT batch_no, ops, summary FROM run_batches WHERE run_id = $1 ORDER BY batch_no`,
+    [p.runId],
+  );
   return rows.map((r) =>
-    z.object({ batch_no: intColumn, ops: z.array(z.unknown()), summary: z.unknown() })
+    z
+      .object({ batch_no: intColumn, ops: z.array(z.unknown()), summary: z.unknown() })
       .transform((x) => ({ batchNo: x.batch_no, ops: x.ops, summary: x.summary }))
       .parse(r),
   );
@@ -75,7 +122,12 @@ export async function selectRunBatches(tx: Queryable, p: { runId: string }): Pro
 
 export async function insertRejections(
   tx: Queryable,
-  p: { tenantId: string; runId: string; batchNo: number; rejections: Array<{ rule: string; detail: string; proposal: unknown }> },
+  p: {
+    tenantId: string;
+    runId: string;
+    batchNo: number;
+    rejections: Array<{ rule: string; detail: string; proposal: unknown }>;
+  },
 ): Promise<void> {
   if (p.rejections.length === 0) return;
   await tx.query(
@@ -105,16 +157,31 @@ export async function selectCurrentInScopes(tx: Queryable, p: { scopes: NoteScop
 }
 
 /** Versions this run wrote whose claim has not been embedded yet. */
-export async function selectUnembedded(tx: Queryable, p: { runId: string; limit: number }): Promise<Array<{ noteId: string; version: number; claim: string }>> {
+export async function selectUnembedded(
+  tx: Queryable,
+  p: { runId: string; limit: number },
+): Promise<Array<{ noteId: string; version: number; claim: string }>> {
   const { rows } = await tx.query(
     `SELECT note_id, version, claim FROM note_versions WHERE created_by_run = $1 AND embedding IS NULL ORDER BY note_id, version LIMIT $2`,
     [p.runId, p.limit],
   );
-  return rows.map((r) => z.object({ note_id: z.string(), version: intColumn, claim: z.string() }).transform((x) => ({ noteId: x.note_id, version: x.version, claim: x.claim })).parse(r));
+  return rows.map((r) =>
+    z
+      .object({ note_id: z.string(), version: intColumn, claim: z.string() })
+      .transform((x) => ({ noteId: x.note_id, version: x.version, claim: x.claim }))
+      .parse(r),
+  );
 }
 
-export async function updateEmbedding(tx: Queryable, p: { noteId: string; version: number; embedding: number[] }): Promise<void> {
-  await tx.query(`UPDATE note_versions SET embedding = $3::vector WHERE note_id = $1 AND version = $2`, [p.noteId, p.version, toSql(p.embedding)]);
+export async function updateEmbedding(
+  tx: Queryable,
+  p: { noteId: string; version: number; embedding: number[] },
+): Promise<void> {
+  await tx.query(`UPDATE note_versions SET embedding = $3::vector WHERE note_id = $1 AND version = $2`, [
+    p.noteId,
+    p.version,
+    toSql(p.embedding),
+  ]);
 }
 
 /** Notes currently superseded by `noteId`: what rolling that note back must restore. */

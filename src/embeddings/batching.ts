@@ -15,7 +15,13 @@ export interface BatchingOptions {
   maxDelayMs?: number;
 }
 
-export const DEFAULT_BATCHING: Required<BatchingOptions> = { batchSize: 64, concurrency: 2, maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 5000 };
+export const DEFAULT_BATCHING: Required<BatchingOptions> = {
+  batchSize: 64,
+  concurrency: 2,
+  maxAttempts: 5,
+  baseDelayMs: 250,
+  maxDelayMs: 5000,
+};
 
 /** Defaults for every option the caller left out (an explicit `undefined` counts as left out). */
 export function resolveBatching(options: BatchingOptions = {}): Required<BatchingOptions> {
@@ -23,14 +29,24 @@ export function resolveBatching(options: BatchingOptions = {}): Required<Batchin
   for (const key of Object.keys(o) as Array<keyof BatchingOptions>) {
     const v = options[key];
     if (v !== undefined) {
-      if (!Number.isInteger(v) || v < (key === 'baseDelayMs' || key === 'maxDelayMs' ? 0 : 1)) throw new RangeError(`embedding ${key} must be a positive integer, got ${v}`);
+      if (!Number.isInteger(v) || v < (key === 'baseDelayMs' || key === 'maxDelayMs' ? 0 : 1))
+        throw new RangeError(`embedding ${key} must be a positive integer, got ${v}`);
       o[key] = v;
     }
   }
   return o;
 }
 
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
+const TRANSIENT_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+]);
 const TRANSIENT_NAMES = new Set(['APIConnectionError', 'APIConnectionTimeoutError', 'TimeoutError', 'AbortError']);
 
 /**
@@ -41,8 +57,10 @@ const TRANSIENT_NAMES = new Set(['APIConnectionError', 'APIConnectionTimeoutErro
 export function isTransient(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const x = e as { status?: unknown; status_code?: unknown; code?: unknown; name?: unknown };
-    const status = typeof x.status === 'number' ? x.status : typeof x.status_code === 'number' ? x.status_code : undefined;
-    if (status !== undefined) return status === 408 || status === 409 || status === 425 || status === 429 || status >= 500;
+    const status =
+      typeof x.status === 'number' ? x.status : typeof x.status_code === 'number' ? x.status_code : undefined;
+    if (status !== undefined)
+      return status === 408 || status === 409 || status === 425 || status === 429 || status >= 500;
     if (typeof x.code === 'string' && TRANSIENT_CODES.has(x.code)) return true;
     if (typeof x.name === 'string' && TRANSIENT_NAMES.has(x.name)) return true;
     // The OpenAI SDK's error classes keep the default name "Error"; their class names are stable.
@@ -53,7 +71,11 @@ export function isTransient(error: unknown): boolean {
 }
 
 /** Capped exponential backoff with full jitter in the upper half, so two clients do not retry in step. */
-export function backoffMs(attempt: number, o: Pick<Required<BatchingOptions>, 'baseDelayMs' | 'maxDelayMs'>, random = Math.random): number {
+export function backoffMs(
+  attempt: number,
+  o: Pick<Required<BatchingOptions>, 'baseDelayMs' | 'maxDelayMs'>,
+  random = Math.random,
+): number {
   const ceiling = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
@@ -67,7 +89,10 @@ export async function withRetries<T>(fn: () => Promise<T>, source: string, optio
     } catch (error) {
       if (!isTransient(error)) throw error;
       if (attempt >= o.maxAttempts) {
-        throw new EmbeddingUnavailableError(`${source}: ${attempt} attempts failed, last: ${(error as Error).message}`, { cause: error });
+        throw new EmbeddingUnavailableError(
+          `${source}: ${attempt} attempts failed, last: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
       await sleep(backoffMs(attempt, o));
     }
@@ -110,16 +135,25 @@ export async function embedInBatches(
 }
 
 /** The time one request may take: a base for the round trip plus an allowance per input character. */
-export function requestTimeoutMs(input: readonly string[] | number, options: { timeoutMs?: number | undefined; timeoutPerKiloCharMs?: number | undefined }): number {
+export function requestTimeoutMs(
+  input: readonly string[] | number,
+  options: { timeoutMs?: number | undefined; timeoutPerKiloCharMs?: number | undefined },
+): number {
   const chars = typeof input === 'number' ? input : input.reduce((n, text) => n + text.length, 0);
   return (options.timeoutMs ?? 30_000) + Math.ceil((chars / 1000) * (options.timeoutPerKiloCharMs ?? 5_000));
 }
 
 /** An Embedder from one request function: batching, bounded concurrency and retries as above; passages unless asked otherwise. */
-export function batchedEmbedder(source: string, dimension: number, request: (batch: string[], kind: EmbedKind) => Promise<number[][]>, options: BatchingOptions): Embedder {
+export function batchedEmbedder(
+  source: string,
+  dimension: number,
+  request: (batch: string[], kind: EmbedKind) => Promise<number[][]>,
+  options: BatchingOptions,
+): Embedder {
   return {
     name: source,
     dimension,
-    embed: (texts, embedOptions) => embedInBatches(texts, (batch) => request(batch, embedOptions?.kind ?? 'passage'), source, options),
+    embed: (texts, embedOptions) =>
+      embedInBatches(texts, (batch) => request(batch, embedOptions?.kind ?? 'passage'), source, options),
   };
 }

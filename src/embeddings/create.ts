@@ -21,13 +21,21 @@ export class EmbeddingConfigError extends Error {
 }
 
 /** The configured model's embedder, without any network call (the first use fails if it is down). */
-export function createModelEmbedder(config: Config['embedding'], overrides: { timeoutMs?: number; maxAttempts?: number } = {}): Embedder {
-  const calibrated = (embedder: Embedder): Embedder => Object.assign(embedder, { similarityFloor: config.similarityFloor });
+export function createModelEmbedder(
+  config: Config['embedding'],
+  overrides: { timeoutMs?: number; maxAttempts?: number } = {},
+): Embedder {
+  const calibrated = (embedder: Embedder): Embedder =>
+    Object.assign(embedder, { similarityFloor: config.similarityFloor });
   switch (config.provider) {
     case 'openai':
-      return calibrated(createOpenAiEmbedder({ url: config.url, model: config.model, dimension: config.dimension, ...overrides }));
+      return calibrated(
+        createOpenAiEmbedder({ url: config.url, model: config.model, dimension: config.dimension, ...overrides }),
+      );
     case 'ollama':
-      return calibrated(createOllamaEmbedder({ url: config.url, model: config.model, dimension: config.dimension, ...overrides }));
+      return calibrated(
+        createOllamaEmbedder({ url: config.url, model: config.model, dimension: config.dimension, ...overrides }),
+      );
     case 'lexical':
       throw new EmbeddingConfigError('NOCTURNE_EMBEDDING_PROVIDER=lexical has no model server');
   }
@@ -37,7 +45,10 @@ export function createModelEmbedder(config: Config['embedding'], overrides: { ti
  * The embedder for a worker. The lexical fallback is never chosen silently: only with
  * `fallback: 'lexical'`, and then its name (`lexical-hashing-N`) is in every output that used it.
  */
-export async function createEmbedder(config: Config['embedding'], options: CreateEmbedderOptions = {}): Promise<Embedder> {
+export async function createEmbedder(
+  config: Config['embedding'],
+  options: CreateEmbedderOptions = {},
+): Promise<Embedder> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (config.provider === 'lexical') {
     if (options.fallback !== 'lexical') {
@@ -46,7 +57,9 @@ export async function createEmbedder(config: Config['embedding'], options: Creat
       );
     }
     const fallback = createHashingEmbedder(config.dimension);
-    log(`EMBEDDINGS: using the lexical fallback ${fallback.name} (no embedding model configured); recall quality is lexical only`);
+    log(
+      `EMBEDDINGS: using the lexical fallback ${fallback.name} (no embedding model configured); recall quality is lexical only`,
+    );
     return fallback;
   }
   const model = createModelEmbedder(config);
@@ -57,7 +70,9 @@ export async function createEmbedder(config: Config['embedding'], options: Creat
     return model;
   } catch (error) {
     const fallback = createHashingEmbedder(config.dimension);
-    log(`EMBEDDINGS: ${model.name} at ${config.url} did not answer (${(error as Error).message}); using the lexical fallback ${fallback.name}`);
+    log(
+      `EMBEDDINGS: ${model.name} at ${config.url} did not answer (${(error as Error).message}); using the lexical fallback ${fallback.name}`,
+    );
     return fallback;
   }
 }

@@ -27,8 +27,15 @@ export class EmbeddingError extends Error {
 /** The server answers with another dimension than configured: a configuration error, never transient. */
 export class EmbeddingDimensionError extends EmbeddingError {
   override name = 'EmbeddingDimensionError';
-  constructor(readonly source: string, readonly actual: number, readonly expected: number, index: number) {
-    super(`${source} returned dimension ${actual} for input ${index}, expected ${expected} (NOCTURNE_EMBEDDING_DIM / the model do not match)`);
+  constructor(
+    readonly source: string,
+    readonly actual: number,
+    readonly expected: number,
+    index: number,
+  ) {
+    super(
+      `${source} returned dimension ${actual} for input ${index}, expected ${expected} (NOCTURNE_EMBEDDING_DIM / the model do not match)`,
+    );
   }
 }
 
@@ -39,12 +46,15 @@ export class EmbeddingUnavailableError extends Error {
 
 /** Rejects the failure modes servers are known for: wrong dimension, zero or non-finite vectors. */
 export function checkVectors(vectors: readonly number[][], expected: number, dimension: number, source: string): void {
-  if (vectors.length !== expected) throw new EmbeddingError(`${source} returned ${vectors.length} vectors for ${expected} inputs`);
+  if (vectors.length !== expected)
+    throw new EmbeddingError(`${source} returned ${vectors.length} vectors for ${expected} inputs`);
   vectors.forEach((v, i) => {
     if (v.length !== dimension) throw new EmbeddingDimensionError(source, v.length, dimension, i);
     if (!v.every(Number.isFinite)) throw new EmbeddingError(`${source} returned a non-finite value for input ${i}`);
     if (v.every((x) => x === 0)) {
-      throw new EmbeddingError(`${source} returned an all-zero vector for input ${i} (a server answering base64 to a float client does this)`);
+      throw new EmbeddingError(
+        `${source} returned an all-zero vector for input ${i} (a server answering base64 to a float client does this)`,
+      );
     }
   });
 }

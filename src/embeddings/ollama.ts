@@ -35,11 +35,20 @@ export function createOllamaEmbedder(options: OllamaEmbedderOptions): Embedder {
     return fetch(input, { ...init, signal: AbortSignal.timeout(requestTimeoutMs(chars, options)) });
   };
   const client = new Ollama({ model: options.model, config: { host, fetch: timedFetch } }).ollama;
-  const prefixes = options.prefixes ?? (/e5/i.test(options.model) ? { query: 'query: ', passage: 'passage: ' } : { query: '', passage: '' });
+  const prefixes =
+    options.prefixes ??
+    (/e5/i.test(options.model) ? { query: 'query: ', passage: 'passage: ' } : { query: '', passage: '' });
   const request = async (input: string[], kind: EmbedKind): Promise<number[][]> => {
-    const raw: unknown = await client.embed({ model: options.model, input: input.map((t) => `${prefixes[kind]}${t}`), truncate: true });
+    const raw: unknown = await client.embed({
+      model: options.model,
+      input: input.map((t) => `${prefixes[kind]}${t}`),
+      truncate: true,
+    });
     const parsed = EmbedResponse.safeParse(raw);
-    if (!parsed.success) throw new EmbeddingError(`${source} answered an unexpected shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    if (!parsed.success)
+      throw new EmbeddingError(
+        `${source} answered an unexpected shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      );
     checkVectors(parsed.data.embeddings, input.length, options.dimension, source);
     return parsed.data.embeddings;
   };

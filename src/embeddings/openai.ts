@@ -68,7 +68,10 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
     };
     const raw: unknown = await client.embeddings.create(body, { timeout: requestTimeoutMs(input, options) });
     const parsed = EmbeddingResponse.safeParse(raw);
-    if (!parsed.success) throw new EmbeddingError(`${source} answered an unexpected shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    if (!parsed.success)
+      throw new EmbeddingError(
+        `${source} answered an unexpected shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      );
     const vectors = [...parsed.data.data]
       .sort((a, b) => a.index - b.index)
       .map((d) => (typeof d.embedding === 'string' ? decodeBase64Floats(d.embedding) : d.embedding));

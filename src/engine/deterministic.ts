@@ -31,7 +31,9 @@ function proposalsFor(f: Finding, ep: Episode, active: Map<string, ActiveNote>, 
     case 'factual_conflict':
       return [fromCorrection(f, ep)];
     case 'stated_preference':
-      return [create(f, ep, 'preference', 'user_requirement', userScope(ep), cleanPreference(preferencePart(f.summary)))];
+      return [
+        create(f, ep, 'preference', 'user_requirement', userScope(ep), cleanPreference(preferencePart(f.summary))),
+      ];
     case 'stated_fact':
       return [create(f, ep, 'fact', 'user_statement', speakerScope(f, ep), statedBy(f))];
     case 'tool_error':
@@ -39,14 +41,31 @@ function proposalsFor(f: Finding, ep: Episode, active: Map<string, ActiveNote>, 
     case 'tool_content':
       return [create(f, ep, 'fact', 'tool_fact', taskScope(ep), f.summary.trim())];
     case 'omitted_step':
-      return [create(f, ep, 'strategy', 'inference', taskScope(ep), `Successful ${ep.taskType} tasks call ${f.tool}; a failed one skipped it.`)];
+      return [
+        create(
+          f,
+          ep,
+          'strategy',
+          'inference',
+          taskScope(ep),
+          `Successful ${ep.taskType} tasks call ${f.tool}; a failed one skipped it.`,
+        ),
+      ];
     case 'outdated_constraint':
       return (f.noteIds ?? []).flatMap((id) => contradictNote(f, active.get(id), now));
   }
 }
 
-function create(f: Finding, ep: Episode, kind: NoteKind, sourceKind: SourceKind, scope: NoteScope, claim: string): Proposal {
-  const last = f.evidence.at(-1)?.record.observedAt ?? ep.records.at(-1)?.record.observedAt ?? new Date(0).toISOString();
+function create(
+  f: Finding,
+  ep: Episode,
+  kind: NoteKind,
+  sourceKind: SourceKind,
+  scope: NoteScope,
+  claim: string,
+): Proposal {
+  const last =
+    f.evidence.at(-1)?.record.observedAt ?? ep.records.at(-1)?.record.observedAt ?? new Date(0).toISOString();
   const content: NoteContent = {
     scope,
     kind,
@@ -111,7 +130,8 @@ function statedBy(f: Finding): string {
 
 function toolErrorClaim(f: Finding): string {
   const [call, error, retry] = f.evidence.filter((e) => e.record.kind !== 'tool_result');
-  const argsOf = (r: ArchivedRecord | undefined) => JSON.stringify((r?.record.payload as { args?: unknown } | undefined)?.args ?? {});
+  const argsOf = (r: ArchivedRecord | undefined) =>
+    JSON.stringify((r?.record.payload as { args?: unknown } | undefined)?.args ?? {});
   const base = `${f.tool ?? 'A tool'} failed with ${argsOf(call)}: ${error?.record.text ?? f.summary}`;
   return retry ? `${base}. Retrying with ${argsOf(retry)} succeeded.` : `${base}.`;
 }
@@ -128,7 +148,9 @@ function contradictNote(f: Finding, note: ActiveNote | undefined, now: Date): Pr
     contradictedAt: now.toISOString(),
     evidence: [...note.content.evidence, ...f.evidence.map((e) => e.ref)],
   };
-  return [{ op: 'revise', noteId: note.noteId, expectedVersion: note.version, content, finding: f.type, reason: f.summary }];
+  return [
+    { op: 'revise', noteId: note.noteId, expectedVersion: note.version, content, finding: f.type, reason: f.summary },
+  ];
 }
 
 /** Words a failure or correction must share with a recalled note's claim before it counts against the note. @default 2 */
@@ -141,7 +163,10 @@ export const RELATED_TROUBLE_MIN_SHARED_WORDS = 2;
  * with the failure or the correction is contradicted.
  */
 function troubleConcerns(f: Finding, note: ActiveNote): boolean {
-  const trouble = f.evidence.filter((e) => e.record.kind !== 'memory_used').map((e) => recordText(e.record)).join(' ');
+  const trouble = f.evidence
+    .filter((e) => e.record.kind !== 'memory_used')
+    .map((e) => recordText(e.record))
+    .join(' ');
   const troubleWords = new Set(contentTokens(trouble));
   const shared = new Set(contentTokens(note.content.claim).filter((t) => troubleWords.has(t)));
   return shared.size >= RELATED_TROUBLE_MIN_SHARED_WORDS;
@@ -160,10 +185,12 @@ function importanceOf(f: Finding): number {
   return weights[f.type];
 }
 
-const userScope = (ep: Episode): NoteScope => (ep.userId ? { level: 'user', key: ep.userId } : { level: 'agent', key: ep.agentId });
+const userScope = (ep: Episode): NoteScope =>
+  ep.userId ? { level: 'user', key: ep.userId } : { level: 'agent', key: ep.agentId };
 /** In a conversation between people, each statement belongs to whoever said it, not to the episode's first user. */
 const speakerScope = (f: Finding, ep: Episode): NoteScope => {
   const speaker = f.evidence[0]?.record.userId;
   return speaker ? { level: 'user', key: speaker } : userScope(ep);
 };
-const taskScope = (ep: Episode): NoteScope => (ep.taskType ? { level: 'task_type', key: ep.taskType } : { level: 'agent', key: ep.agentId });
+const taskScope = (ep: Episode): NoteScope =>
+  ep.taskType ? { level: 'task_type', key: ep.taskType } : { level: 'agent', key: ep.agentId };

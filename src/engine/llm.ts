@@ -63,14 +63,20 @@ export function createLlmEngine(llm: Llm, options: LlmEngineOptions = {}): NoteE
           if (options.whenBudgetSpent === 'deterministic') batch.forEach((it) => (out[it.at] = [it.fallback]));
           continue;
         }
-        const result = await writeBatch(llm, batch, { maxTokens: perFinding * batch.length, tokenLimit: budget - spent, maxRecordChars: options.maxRecordChars ?? 600 });
+        const result = await writeBatch(llm, batch, {
+          maxTokens: perFinding * batch.length,
+          tokenLimit: budget - spent,
+          maxRecordChars: options.maxRecordChars ?? 600,
+        });
         spent += result.tokens;
         if (result.kind === 'budget') {
           budgetSpent = true;
           i -= batchSize; // revisit this batch under the budget-spent rule
           continue;
         }
-        batch.forEach((it, j) => (out[it.at] = [result.kind === 'ok' ? (result.proposals[j] as Proposal) : it.fallback]));
+        batch.forEach(
+          (it, j) => (out[it.at] = [result.kind === 'ok' ? (result.proposals[j] as Proposal) : it.fallback]),
+        );
       }
       return { proposals: out.flat(), llmTokens: spent };
     },
@@ -82,7 +88,11 @@ type BatchResult =
   | { kind: 'fallback'; tokens: number }
   | { kind: 'budget'; tokens: number };
 
-async function writeBatch(llm: Llm, batch: Item[], limits: { maxTokens: number; tokenLimit: number; maxRecordChars: number }): Promise<BatchResult> {
+async function writeBatch(
+  llm: Llm,
+  batch: Item[],
+  limits: { maxTokens: number; tokenLimit: number; maxRecordChars: number },
+): Promise<BatchResult> {
   try {
     const { value, usage } = await llm.complete({
       system: SYSTEM_PROMPT,
@@ -96,7 +106,8 @@ async function writeBatch(llm: Llm, batch: Item[], limits: { maxTokens: number; 
     return { kind: 'ok', proposals, tokens: totalTokens(usage) };
   } catch (error) {
     // A retry that no longer fits the budget still leaves these findings to the fallback.
-    if (error instanceof LlmBudgetError) return { kind: totalTokens(error.usage) > 0 ? 'fallback' : 'budget', tokens: totalTokens(error.usage) };
+    if (error instanceof LlmBudgetError)
+      return { kind: totalTokens(error.usage) > 0 ? 'fallback' : 'budget', tokens: totalTokens(error.usage) };
     if (error instanceof LlmOutputError) return { kind: 'fallback', tokens: totalTokens(error.usage) };
     throw error;
   }
@@ -117,16 +128,34 @@ function answerSchema(batch: readonly Item[]) {
     const seen = new Set<number>();
     answer.notes.forEach((note, n) => {
       const item = batch[note.finding - 1];
-      if (!item) return ctx.addIssue({ code: 'custom', path: ['notes', n, 'finding'], message: `finding ${note.finding} does not exist (1–${batch.length})` });
-      if (seen.has(note.finding)) ctx.addIssue({ code: 'custom', path: ['notes', n, 'finding'], message: `finding ${note.finding} answered twice` });
+      if (!item)
+        return ctx.addIssue({
+          code: 'custom',
+          path: ['notes', n, 'finding'],
+          message: `finding ${note.finding} does not exist (1–${batch.length})`,
+        });
+      if (seen.has(note.finding))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['notes', n, 'finding'],
+          message: `finding ${note.finding} answered twice`,
+        });
       seen.add(note.finding);
       note.records.forEach((r, k) => {
         if (r < 1 || r > item.finding.evidence.length) {
-          ctx.addIssue({ code: 'custom', path: ['notes', n, 'records', k], message: `record ${r} is not one of finding ${note.finding}'s records (1–${item.finding.evidence.length})` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['notes', n, 'records', k],
+            message: `record ${r} is not one of finding ${note.finding}'s records (1–${item.finding.evidence.length})`,
+          });
         }
       });
       if (note.scope === 'user' && !item.episode.userId) {
-        ctx.addIssue({ code: 'custom', path: ['notes', n, 'scope'], message: `finding ${note.finding} has no user; choose agent, task_type or tenant` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['notes', n, 'scope'],
+          message: `finding ${note.finding} has no user; choose agent, task_type or tenant`,
+        });
       }
     });
     for (let f = 1; f <= batch.length; f++) {
@@ -137,7 +166,11 @@ function answerSchema(batch: readonly Item[]) {
 
 function toProposal(item: Item, note: NoteAnswer, model: string): Proposal {
   const cited = [...new Set(note.records)].map((r) => item.finding.evidence[r - 1] as ArchivedRecord);
-  const last = cited.map((c) => c.record.observedAt).sort().at(-1) ?? item.fallback.content.validFrom;
+  const last =
+    cited
+      .map((c) => c.record.observedAt)
+      .sort()
+      .at(-1) ?? item.fallback.content.validFrom;
   return {
     ...item.fallback,
     content: {

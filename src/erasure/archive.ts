@@ -31,13 +31,23 @@ async function readLines(store: ArchiveStore, objectKey: string): Promise<RawLin
     if (ev.type === 'oversize' || (ev.type === 'truncated' && !ev.bytes)) continue;
     const bytes = ev.bytes as Buffer;
     const parsed = parseLine(bytes, tenantId);
-    out.push(parsed.ok ? { line: ev.line, bytes, id: parsed.record.id, ...(parsed.record.userId ? { userId: parsed.record.userId } : {}) } : { line: ev.line, bytes });
+    out.push(
+      parsed.ok
+        ? {
+            line: ev.line,
+            bytes,
+            id: parsed.record.id,
+            ...(parsed.record.userId ? { userId: parsed.record.userId } : {}),
+          }
+        : { line: ev.line, bytes },
+    );
   }
   return out;
 }
 
 /** A line belongs to the subject when its record names them, or (unparsable) it mentions them. */
-const isSubject = (l: RawLine, userId: string): boolean => (l.id !== undefined ? l.userId === userId : l.bytes.includes(userId));
+const isSubject = (l: RawLine, userId: string): boolean =>
+  l.id !== undefined ? l.userId === userId : l.bytes.includes(userId);
 
 export interface SubjectInObject {
   objectKey: string;
@@ -51,7 +61,12 @@ export interface SubjectInObject {
  * the middle of a rewrite). Needles also said by other users in the same objects are dropped:
  * finding them elsewhere would not point at the subject.
  */
-export async function findSubjectObjects(store: ArchiveStore, tenantId: string, userId: string, onObject: () => void = () => {}): Promise<SubjectInObject[]> {
+export async function findSubjectObjects(
+  store: ArchiveStore,
+  tenantId: string,
+  userId: string,
+  onObject: () => void = () => {},
+): Promise<SubjectInObject[]> {
   const dataKeys: string[] = [];
   const manifests = new Set<string>();
   for await (const info of store.list(tenantPrefix(tenantId))) {
@@ -61,7 +76,8 @@ export async function findSubjectObjects(store: ArchiveStore, tenantId: string, 
   const found: SubjectInObject[] = [];
   for (const objectKey of dataKeys) {
     onObject();
-    if (manifests.has(manifestKeyFor(objectKey)) && !(await readManifest(store, objectKey)).userIds.includes(userId)) continue;
+    if (manifests.has(manifestKeyFor(objectKey)) && !(await readManifest(store, objectKey)).userIds.includes(userId))
+      continue;
     const lines = (await readLines(store, objectKey)) ?? [];
     const mine = lines.filter((l) => isSubject(l, userId));
     if (mine.length === 0) continue;
@@ -69,7 +85,8 @@ export async function findSubjectObjects(store: ArchiveStore, tenantId: string, 
     const needles = new Set<string>();
     for (const l of mine) {
       const parsed = l.id === undefined ? undefined : parseLine(l.bytes, tenantId);
-      for (const n of parsed?.ok ? needlesOf(parsed.record) : []) if (!others.some((o) => o.includes(n))) needles.add(n);
+      for (const n of parsed?.ok ? needlesOf(parsed.record) : [])
+        if (!others.some((o) => o.includes(n))) needles.add(n);
     }
     found.push({ objectKey, recordIds: mine.flatMap((l) => (l.id ? [l.id] : [])), needles: [...needles] });
   }
@@ -94,7 +111,12 @@ export type RewriteOutcome =
  * not delete the old object: the caller re-points evidence first, then calls `deleteObject`.
  * Safe to repeat: the new key derives from the kept bytes and puts are put-if-absent.
  */
-export async function rewriteWithoutSubject(store: ArchiveStore, objectKey: string, userId: string, createdAt: string): Promise<RewriteOutcome> {
+export async function rewriteWithoutSubject(
+  store: ArchiveStore,
+  objectKey: string,
+  userId: string,
+  createdAt: string,
+): Promise<RewriteOutcome> {
   const parts = parseDataKey(objectKey);
   if (!parts) throw new Error(`not an archive data key: ${objectKey}`);
   const lines = await readLines(store, objectKey);
@@ -110,7 +132,12 @@ export async function rewriteWithoutSubject(store: ArchiveStore, objectKey: stri
   await store.putIfAbsent(newObjectKey, await gzip(body), 'application/x-ndjson');
   const newManifestKey = manifestKeyFor(newObjectKey);
   if (!(await store.head(newManifestKey))) {
-    const manifest = await manifestFromStore(store, newObjectKey, { tenantId: parts.tenantId, date: parts.date, producer: parts.producer, createdAt });
+    const manifest = await manifestFromStore(store, newObjectKey, {
+      tenantId: parts.tenantId,
+      date: parts.date,
+      producer: parts.producer,
+      createdAt,
+    });
     await store.putIfAbsent(newManifestKey, Buffer.from(JSON.stringify(manifest)), 'application/json');
   }
   const moves = kept.flatMap((l, i) => (l.id ? [{ recordId: l.id, line: i + 1, contentHash: lineHash(l.bytes) }] : []));
@@ -133,7 +160,13 @@ export interface ArchiveFinding {
  * whole, must hold no record of the subject, no occurrence of the user id and none of the
  * subject's words. Cost follows the archive's size; erasure is rare and must be proven.
  */
-export async function scanArchiveForSubject(store: ArchiveStore, tenantId: string, userId: string, needles: readonly string[], onObject: () => void = () => {}): Promise<{ objects: number; findings: ArchiveFinding[] }> {
+export async function scanArchiveForSubject(
+  store: ArchiveStore,
+  tenantId: string,
+  userId: string,
+  needles: readonly string[],
+  onObject: () => void = () => {},
+): Promise<{ objects: number; findings: ArchiveFinding[] }> {
   const findings: ArchiveFinding[] = [];
   let objects = 0;
   for await (const info of store.list(tenantPrefix(tenantId))) {
@@ -142,7 +175,8 @@ export async function scanArchiveForSubject(store: ArchiveStore, tenantId: strin
     let text: string;
     if (info.key.endsWith(DATA_SUFFIX)) {
       const lines = (await readLines(store, info.key)) ?? [];
-      if (lines.some((l) => l.id !== undefined && l.userId === userId)) findings.push({ objectKey: info.key, what: 'record_of_subject' });
+      if (lines.some((l) => l.id !== undefined && l.userId === userId))
+        findings.push({ objectKey: info.key, what: 'record_of_subject' });
       text = lines.map((l) => l.bytes.toString('utf8')).join('\n');
     } else text = (await store.getBytes(info.key)).toString('utf8');
     if (text.includes(userId)) findings.push({ objectKey: info.key, what: 'user_id' });

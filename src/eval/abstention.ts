@@ -25,12 +25,17 @@ const UNSCORED: ReadonlySet<EvalMethod> = new Set(['no-memory', 'recent-history'
  * outcomes that fall below it (or are empty) as abstained. Returns the thresholds for the report.
  */
 export function calibrateAbstention(cases: readonly EvalCase[], outcomes: QueryOutcome[]): AbstentionThreshold[] {
-  const answerable = new Set(cases.flatMap((c) => c.queries.filter((q) => !q.unanswerable).map((q) => `${c.caseId}\u0000${q.queryId}`)));
+  const answerable = new Set(
+    cases.flatMap((c) => c.queries.filter((q) => !q.unanswerable).map((q) => `${c.caseId}\u0000${q.queryId}`)),
+  );
   const methods = [...new Set(outcomes.map((o) => o.method))];
   return methods.map((method) => {
     const mine = outcomes.filter((o) => o.method === method);
     const top = (o: QueryOutcome) => o.items[0]?.score;
-    const scores = mine.filter((o) => answerable.has(`${o.caseId}\u0000${o.queryId}`)).map(top).filter((s): s is number => s !== undefined);
+    const scores = mine
+      .filter((o) => answerable.has(`${o.caseId}\u0000${o.queryId}`))
+      .map(top)
+      .filter((s): s is number => s !== undefined);
     const threshold = UNSCORED.has(method) || scores.length === 0 ? null : quantile(scores, TOLERATED_FALSE_ABSTENTION);
     for (const o of mine) {
       const best = top(o);

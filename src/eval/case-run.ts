@@ -7,7 +7,15 @@ import { recentHistory } from './baselines/recent-history.ts';
 import { approxTokens, turnsOf, type Turn, type TurnRetriever } from './baselines/turns.ts';
 import { isAfter } from './cutoff.ts';
 import type { EvalPipeline } from './pipeline.ts';
-import type { EvalCase, EvalMethod, EvalQuery, EvalRecord, FailedRunOutcome, QueryOutcome, RetrievedItem } from './types.ts';
+import type {
+  EvalCase,
+  EvalMethod,
+  EvalQuery,
+  EvalRecord,
+  FailedRunOutcome,
+  QueryOutcome,
+  RetrievedItem,
+} from './types.ts';
 
 export interface CaseRunOptions {
   tenantId: string;
@@ -26,7 +34,11 @@ export interface CaseRunResult {
 }
 
 /** One case end to end: archive, consolidate up to the cutoff, build the baselines, ask every question of every method. */
-export async function runCase(pipeline: EvalPipeline, evalCase: EvalCase, opts: CaseRunOptions): Promise<CaseRunResult> {
+export async function runCase(
+  pipeline: EvalPipeline,
+  evalCase: EvalCase,
+  opts: CaseRunOptions,
+): Promise<CaseRunResult> {
   const seconds: Record<string, number> = {};
   const timed = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
@@ -36,10 +48,19 @@ export async function runCase(pipeline: EvalPipeline, evalCase: EvalCase, opts: 
       seconds[phase] = (seconds[phase] ?? 0) + (performance.now() - t0) / 1000;
     }
   };
-  const archived = await timed('archive', () => pipeline.archiveRecords(opts.tenantId, evalCase.records.map((r) => r.record)));
+  const archived = await timed('archive', () =>
+    pipeline.archiveRecords(
+      opts.tenantId,
+      evalCase.records.map((r) => r.record),
+    ),
+  );
   if (archived.rejected > 0) opts.log(`  ${evalCase.caseId}: the archive rejected ${archived.rejected} records`);
-  const run = await timed('consolidate', () => pipeline.consolidate(opts.tenantId, opts.cutoff ? { to: opts.cutoff } : {}));
-  opts.log(`  ${evalCase.caseId}: run ${run.status}: ${run.counts.replayed} records replayed, ${run.counts.committed} note changes, ${run.counts.rejected} proposals rejected, ${run.counts.quarantined} quarantined`);
+  const run = await timed('consolidate', () =>
+    pipeline.consolidate(opts.tenantId, opts.cutoff ? { to: opts.cutoff } : {}),
+  );
+  opts.log(
+    `  ${evalCase.caseId}: run ${run.status}: ${run.counts.replayed} records replayed, ${run.counts.committed} note changes, ${run.counts.rejected} proposals rejected, ${run.counts.quarantined} quarantined`,
+  );
   const byRecordId = new Map(evalCase.records.map((r) => [r.record.id, r]));
   const notes = await currentNotes(pipeline, opts.tenantId);
   const failedRuns = failedRunOutcomes(evalCase, notes, byRecordId);
@@ -47,7 +68,11 @@ export async function runCase(pipeline: EvalPipeline, evalCase: EvalCase, opts: 
   if (evalCase.queries.length === 0) return { outcomes: [], failedRuns, notes: notes.length, seconds };
   const known = evalCase.records.filter((r) => !isAfter(r.record.observedAt, opts.cutoff));
   const turns = turnsOf(known);
-  const baselines = await timed('baselines', async () => ({ 'recent-history': recentHistory(turns), 'full-text': bm25(turns), dense: await dense(turns, pipeline.embedder) }));
+  const baselines = await timed('baselines', async () => ({
+    'recent-history': recentHistory(turns),
+    'full-text': bm25(turns),
+    dense: await dense(turns, pipeline.embedder),
+  }));
   const ask = new Asker(evalCase, opts, pipeline, byRecordId, turns, baselines);
   const outcomes = await timed('query', async () => {
     const out: QueryOutcome[] = [];
@@ -72,21 +97,58 @@ class Asker {
     for (const method of ['recent-history', 'full-text', 'dense'] as const) {
       const t0 = performance.now();
       const hits = await this.baselines[method].search(query.text, this.opts.depth);
-      out.push(this.outcome(query, method, hits.map((h) => this.turnItem(this.turns[h.turn] as Turn, h.score)), performance.now() - t0));
+      out.push(
+        this.outcome(
+          query,
+          method,
+          hits.map((h) => this.turnItem(this.turns[h.turn] as Turn, h.score)),
+          performance.now() - t0,
+        ),
+      );
     }
     const t0 = performance.now();
-    const recalled = await this.pipeline.recall({ tenantId: this.opts.tenantId, query: query.text, k: this.opts.depth }, new Date(query.askedAt));
-    out.push(this.outcome(query, 'nocturne', recalled.notes.map((n) => this.noteItem(n.evidence.map((e) => e.recordId), n.score, n.tokens)), performance.now() - t0));
+    const recalled = await this.pipeline.recall(
+      { tenantId: this.opts.tenantId, query: query.text, k: this.opts.depth },
+      new Date(query.askedAt),
+    );
+    out.push(
+      this.outcome(
+        query,
+        'nocturne',
+        recalled.notes.map((n) =>
+          this.noteItem(
+            n.evidence.map((e) => e.recordId),
+            n.score,
+            n.tokens,
+          ),
+        ),
+        performance.now() - t0,
+      ),
+    );
     return out;
   }
 
   private outcome(query: EvalQuery, method: EvalMethod, items: RetrievedItem[], latencyMs: number): QueryOutcome {
     // Abstention is decided once every question is answered (calibrateAbstention).
-    return { dataset: this.evalCase.dataset, caseId: this.evalCase.caseId, queryId: query.queryId, method, items, latencyMs, abstained: items.length === 0 };
+    return {
+      dataset: this.evalCase.dataset,
+      caseId: this.evalCase.caseId,
+      queryId: query.queryId,
+      method,
+      items,
+      latencyMs,
+      abstained: items.length === 0,
+    };
   }
 
   private turnItem(turn: Turn, score: number): RetrievedItem {
-    return { goldIds: [turn.goldId], goldSessions: [turn.goldSession], score, tokens: approxTokens(turn.text), afterCutoff: isAfter(turn.observedAt, this.opts.cutoff) };
+    return {
+      goldIds: [turn.goldId],
+      goldSessions: [turn.goldSession],
+      score,
+      tokens: approxTokens(turn.text),
+      afterCutoff: isAfter(turn.observedAt, this.opts.cutoff),
+    };
   }
 
   private noteItem(recordIds: readonly string[], score: number, tokens: number): RetrievedItem {
@@ -124,17 +186,34 @@ const explainsFailure = (n: NoteVersion): boolean =>
  */
 function actingStep(evalCase: EvalCase, cited: EvalRecord): EvalRecord {
   if (cited.record.kind !== 'error' && cited.record.kind !== 'tool_result') return cited;
-  const before = evalCase.records.filter((r) => r.goldSession === cited.goldSession && r.step !== undefined && (r.step as number) < (cited.step as number) && (r.record.kind === 'agent_message' || r.record.kind === 'tool_call'));
+  const before = evalCase.records.filter(
+    (r) =>
+      r.goldSession === cited.goldSession &&
+      r.step !== undefined &&
+      (r.step as number) < (cited.step as number) &&
+      (r.record.kind === 'agent_message' || r.record.kind === 'tool_call'),
+  );
   return before.at(-1) ?? cited;
 }
 
 /** Per failed run: the notes drawn from its records, and the earliest step a failure lesson cites. */
-export function failedRunOutcomes(evalCase: EvalCase, notes: readonly NoteVersion[], byRecordId: ReadonlyMap<string, EvalRecord>): FailedRunOutcome[] {
+export function failedRunOutcomes(
+  evalCase: EvalCase,
+  notes: readonly NoteVersion[],
+  byRecordId: ReadonlyMap<string, EvalRecord>,
+): FailedRunOutcome[] {
   const learned = notes.filter((n) => n.status === 'active' || n.status === 'quarantined');
   return evalCase.failedRuns.map((run) => {
-    const citedFrom = (n: NoteVersion) => n.evidence.map((e) => byRecordId.get(e.recordId)).filter((r): r is EvalRecord => r?.goldSession === run.goldSession);
+    const citedFrom = (n: NoteVersion) =>
+      n.evidence
+        .map((e) => byRecordId.get(e.recordId))
+        .filter((r): r is EvalRecord => r?.goldSession === run.goldSession);
     const fromRun = learned.filter((n) => citedFrom(n).length > 0);
-    const cited = fromRun.filter(explainsFailure).flatMap(citedFrom).filter((r) => r.step !== undefined).sort((a, b) => (a.step as number) - (b.step as number))[0];
+    const cited = fromRun
+      .filter(explainsFailure)
+      .flatMap(citedFrom)
+      .filter((r) => r.step !== undefined)
+      .sort((a, b) => (a.step as number) - (b.step as number))[0];
     const blamed = cited ? actingStep(evalCase, cited) : undefined;
     return {
       dataset: evalCase.dataset,

@@ -14,7 +14,8 @@ export function parseCutoff(value: string): Cutoff {
     return { share };
   }
   const at = Date.parse(value);
-  if (Number.isNaN(at)) throw new RangeError(`--cutoff: expected a share such as 0.8 or an ISO date-time, got ${JSON.stringify(value)}`);
+  if (Number.isNaN(at))
+    throw new RangeError(`--cutoff: expected a share such as 0.8 or an ISO date-time, got ${JSON.stringify(value)}`);
   return { at: new Date(at).toISOString() };
 }
 
@@ -30,4 +31,6 @@ export const isAfter = (observedAt: string, cutoff: string | undefined): boolean
   cutoff !== undefined && Date.parse(observedAt) > Date.parse(cutoff);
 
 export const describeCutoff = (cutoff: Cutoff): string =>
-  'at' in cutoff ? `records observed up to ${cutoff.at}` : `first ${Math.round(cutoff.share * 100)}% of each case's records`;
+  'at' in cutoff
+    ? `records observed up to ${cutoff.at}`
+    : `first ${Math.round(cutoff.share * 100)}% of each case's records`;

@@ -37,7 +37,10 @@ function coveredIds(outcome: QueryOutcome, k: number, of: (item: RetrievedItem) 
 
 /** Evidence recall@k: the query's gold evidence against the union of goldIds of the top k. */
 export function evidenceRecall(query: EvalQuery, outcome: QueryOutcome, k: number): CoverageAtK | undefined {
-  return coverage(new Set(query.goldEvidence), coveredIds(outcome, k, (item) => item.goldIds));
+  return coverage(
+    new Set(query.goldEvidence),
+    coveredIds(outcome, k, (item) => item.goldIds),
+  );
 }
 
 /**
@@ -54,8 +57,15 @@ export function goldSessionsOf(query: EvalQuery, sessionOf: ReadonlyMap<string, 
 }
 
 /** Session recall@k: the gold sessions against the union of goldSessions of the top k (`all` is there too). */
-export function sessionRecall(goldSessions: ReadonlySet<string>, outcome: QueryOutcome, k: number): CoverageAtK | undefined {
-  return coverage(goldSessions, coveredIds(outcome, k, (item) => item.goldSessions));
+export function sessionRecall(
+  goldSessions: ReadonlySet<string>,
+  outcome: QueryOutcome,
+  k: number,
+): CoverageAtK | undefined {
+  return coverage(
+    goldSessions,
+    coveredIds(outcome, k, (item) => item.goldSessions),
+  );
 }
 
 /** 1 when the top k holds memory that rests on a record after the cutoff (it should not exist yet). */
@@ -159,7 +169,10 @@ export interface AttributionAccuracy {
  * Attribution accuracy of `attribute` over failed runs. A run with a gold label but no
  * attribution counts as wrong: saying nothing is not a correct answer.
  */
-export function attributionAccuracy(runs: readonly FailedRunOutcome[], attribute: (run: FailedRunOutcome) => Attribution): AttributionAccuracy {
+export function attributionAccuracy(
+  runs: readonly FailedRunOutcome[],
+  attribute: (run: FailedRunOutcome) => Attribution,
+): AttributionAccuracy {
   const withStep = runs.filter((run) => run.mistakeStep !== undefined);
   const withAgent = runs.filter((run) => run.mistakeAgent !== undefined);
   const distance = (run: FailedRunOutcome): number | undefined => {

@@ -39,17 +39,28 @@ export interface EvalPipelineOptions {
 }
 
 /** Episodes and note changes an evaluation run may spend: enough for every episode of a case. */
-const EVAL_BUDGET = { maxEpisodes: 100_000, maxNoteChanges: 1_000_000, maxLlmTokens: 10_000_000, deadlineSeconds: 6 * 3600 };
+const EVAL_BUDGET = {
+  maxEpisodes: 100_000,
+  maxNoteChanges: 1_000_000,
+  maxLlmTokens: 10_000_000,
+  deadlineSeconds: 6 * 3600,
+};
 
 export async function openEvalPipeline(options: EvalPipelineOptions): Promise<EvalPipeline> {
   const suffix = randomBytes(4).toString('hex');
   const base = parseConfig(options.env);
   if (base.database.kind !== 'postgres' || !base.archive.uri.startsWith('s3://')) {
-    throw new Error('evaluation runs on the real stack: eval "$(nocturne stack up)" first (DATABASE_URL and an s3:// archive)');
+    throw new Error(
+      'evaluation runs on the real stack: eval "$(nocturne stack up)" first (DATABASE_URL and an s3:// archive)',
+    );
   }
   const databaseUrl = base.database.url;
   const bucket = new URL(base.archive.uri).host;
-  const config = parseConfig({ ...options.env, NOCTURNE_ARCHIVE_URI: `s3://${bucket}/${options.name}-${suffix}`, NOCTURNE_TASK_QUEUE: `${options.name}-${suffix}` });
+  const config = parseConfig({
+    ...options.env,
+    NOCTURNE_ARCHIVE_URI: `s3://${bucket}/${options.name}-${suffix}`,
+    NOCTURNE_TASK_QUEUE: `${options.name}-${suffix}`,
+  });
   const schema = `nocturne_${options.name.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${suffix}`;
   const db = await openDb(config.database, { dimension: config.embedding.dimension, schema });
   const archive = openArchive(config.archive);
@@ -73,7 +84,15 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
       return (await client.workflow.execute('consolidateTenantWorkflow', {
         taskQueue: config.temporal.taskQueue,
         workflowId: `eval/${tenantId}/${suffix}/${runs}`,
-        args: [{ tenantId, trigger: 'manual', seed: opts.seed ?? 1, window: opts.to ? { to: opts.to } : {}, budget: EVAL_BUDGET }],
+        args: [
+          {
+            tenantId,
+            trigger: 'manual',
+            seed: opts.seed ?? 1,
+            window: opts.to ? { to: opts.to } : {},
+            budget: EVAL_BUDGET,
+          },
+        ],
       })) as ConsolidateResult;
     },
     recall: (request, now) => recall(db, handle.embedder, request, now ? { now: () => now } : {}),

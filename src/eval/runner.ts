@@ -35,8 +35,14 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   const startedAt = new Date().toISOString();
   const all = await loadDataset(opts.dataset, opts.path);
   const cases = opts.limit !== undefined ? all.slice(0, opts.limit) : all;
-  opts.log(`eval ${opts.dataset}: ${cases.length} cases, ${cases.reduce((n, c) => n + c.queries.length, 0)} questions, ${cases.reduce((n, c) => n + c.failedRuns.length, 0)} failed runs from ${opts.path}`);
-  const pipeline = await openEvalPipeline({ env: opts.env, name: `eval-${opts.dataset}`, ...(opts.keep ? { keep: true } : {}) });
+  opts.log(
+    `eval ${opts.dataset}: ${cases.length} cases, ${cases.reduce((n, c) => n + c.queries.length, 0)} questions, ${cases.reduce((n, c) => n + c.failedRuns.length, 0)} failed runs from ${opts.path}`,
+  );
+  const pipeline = await openEvalPipeline({
+    env: opts.env,
+    name: `eval-${opts.dataset}`,
+    ...(opts.keep ? { keep: true } : {}),
+  });
   const outcomes: QueryOutcome[] = [];
   const failedRuns: FailedRunOutcome[] = [];
   const seconds: Record<string, number> = {};
@@ -47,8 +53,15 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
       // The holdout is for questions; failure logs (no questions) are all learned from.
       const cutoff = evalCase.queries.length > 0 ? cutoffInstant(evalCase, opts.cutoff) : undefined;
       cutoffs.set(evalCase, cutoff);
-      opts.log(`[${i + 1}/${cases.length}] ${evalCase.caseId}: ${evalCase.records.length} records, ${evalCase.queries.length} questions, cutoff ${cutoff ?? 'none'}`);
-      const result = await runCase(pipeline, evalCase, { tenantId: tenantFor(opts.dataset, evalCase.caseId), cutoff, depth: Math.max(...opts.ks), log: opts.log });
+      opts.log(
+        `[${i + 1}/${cases.length}] ${evalCase.caseId}: ${evalCase.records.length} records, ${evalCase.queries.length} questions, cutoff ${cutoff ?? 'none'}`,
+      );
+      const result = await runCase(pipeline, evalCase, {
+        tenantId: tenantFor(opts.dataset, evalCase.caseId),
+        cutoff,
+        depth: Math.max(...opts.ks),
+        log: opts.log,
+      });
       outcomes.push(...result.outcomes);
       failedRuns.push(...result.failedRuns);
       notes += result.notes;
@@ -87,7 +100,10 @@ const round = (s: number): number => Math.round(s * 10) / 10;
 
 function gitCommit(): string | undefined {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return undefined;
   }

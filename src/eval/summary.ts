@@ -153,7 +153,10 @@ function caseKey(dataset: EvalDataset, caseId: string): string {
  * Questions no memory built up to the cutoff can answer: every gold evidence record with a known
  * time was observed after it. `cutoff` may differ per case (an ISO time, or a function of the case).
  */
-export function unknowableAfter(cases: readonly EvalCase[], cutoff: string | ((evalCase: EvalCase) => string | undefined)): Set<string> {
+export function unknowableAfter(
+  cases: readonly EvalCase[],
+  cutoff: string | ((evalCase: EvalCase) => string | undefined),
+): Set<string> {
   const keys = new Set<string>();
   for (const evalCase of cases) {
     const at = typeof cutoff === 'string' ? cutoff : cutoff(evalCase);
@@ -162,7 +165,8 @@ export function unknowableAfter(cases: readonly EvalCase[], cutoff: string | ((e
     const observed = new Map(evalCase.records.map((r) => [r.goldId, Date.parse(r.record.observedAt)]));
     for (const query of evalCase.queries) {
       const times = query.goldEvidence.map((id) => observed.get(id)).filter((t): t is number => t !== undefined);
-      if (times.length > 0 && times.every((t) => t > limit)) keys.add(queryKey(evalCase.dataset, evalCase.caseId, query.queryId));
+      if (times.length > 0 && times.every((t) => t > limit))
+        keys.add(queryKey(evalCase.dataset, evalCase.caseId, query.queryId));
     }
   }
   return keys;
@@ -213,9 +217,13 @@ function pairOutcomes(outcomes: readonly QueryOutcome[], queries: Map<string, Qu
   return outcomes.map((outcome) => {
     const key = queryKey(outcome.dataset, outcome.caseId, outcome.queryId);
     const context = queries.get(key);
-    if (!context) throw new Error(`outcome for unknown query ${outcome.queryId} in ${outcome.dataset}/${outcome.caseId}`);
+    if (!context)
+      throw new Error(`outcome for unknown query ${outcome.queryId} in ${outcome.dataset}/${outcome.caseId}`);
     const perMethod = JSON.stringify([key, outcome.method]);
-    if (seen.has(perMethod)) throw new Error(`two outcomes of ${outcome.method} for query ${outcome.queryId} in ${outcome.dataset}/${outcome.caseId}`);
+    if (seen.has(perMethod))
+      throw new Error(
+        `two outcomes of ${outcome.method} for query ${outcome.queryId} in ${outcome.dataset}/${outcome.caseId}`,
+      );
     seen.add(perMethod);
     return { context, outcome };
   });
@@ -247,7 +255,9 @@ function summarizeBlock(scored: readonly Scored[], ks: readonly number[]): Metri
   return {
     queries: scored.length,
     atK: ks.map((k) => summarizeAtK(scored, k)),
-    abstainedOnUnanswerable: mean(scored.map(({ context, outcome }) => abstainedOnUnanswerable(context.query, outcome))),
+    abstainedOnUnanswerable: mean(
+      scored.map(({ context, outcome }) => abstainedOnUnanswerable(context.query, outcome)),
+    ),
     falseAbstention: mean(scored.map(({ context, outcome }) => falseAbstention(context.query, outcome))),
     answeredUnknowable: mean(scored.map(({ context, outcome }) => answeredUnknowable(outcome, context.unknowable))),
     latencyMs: { p50: percentile(latencies, 50) ?? null, p95: percentile(latencies, 95) ?? null, n: latencies.length },
@@ -263,7 +273,13 @@ function summarizeMethod(method: EvalMethod, scored: readonly Scored[], ks: read
   return {
     method,
     overall: summarizeBlock(scored, ks),
-    byCategory: categories.map((category) => ({ category, ...summarizeBlock(scored.filter((s) => s.context.query.category === category), ks) })),
+    byCategory: categories.map((category) => ({
+      category,
+      ...summarizeBlock(
+        scored.filter((s) => s.context.query.category === category),
+        ks,
+      ),
+    })),
   };
 }
 
@@ -282,7 +298,10 @@ function firstAgentStepOf(evalCase: EvalCase, runId: string): Attribution {
   return first ? { step: first.step, agent: first.actor } : {};
 }
 
-function summarizeFailedRuns(runs: readonly FailedRunOutcome[], casesByKey: Map<string, EvalCase>): FailedRunSummary | null {
+function summarizeFailedRuns(
+  runs: readonly FailedRunOutcome[],
+  casesByKey: Map<string, EvalCase>,
+): FailedRunSummary | null {
   if (runs.length === 0) return null;
   const baseline = (run: FailedRunOutcome): Attribution => {
     const evalCase = casesByKey.get(caseKey(run.dataset, run.caseId));
@@ -298,7 +317,13 @@ function summarizeFailedRuns(runs: readonly FailedRunOutcome[], casesByKey: Map<
   };
 }
 
-function summarizeDataset(dataset: EvalDataset, input: SummarizeInput, scored: readonly Scored[], ks: readonly number[], casesByKey: Map<string, EvalCase>): DatasetSummary {
+function summarizeDataset(
+  dataset: EvalDataset,
+  input: SummarizeInput,
+  scored: readonly Scored[],
+  ks: readonly number[],
+  casesByKey: Map<string, EvalCase>,
+): DatasetSummary {
   const cases = input.cases.filter((c) => c.dataset === dataset);
   const inDataset = scored.filter((s) => s.outcome.dataset === dataset);
   const methods = EVAL_METHODS.filter((method) => inDataset.some((s) => s.outcome.method === method));
@@ -306,8 +331,17 @@ function summarizeDataset(dataset: EvalDataset, input: SummarizeInput, scored: r
     dataset,
     cases: cases.length,
     queries: cases.reduce((sum, c) => sum + c.queries.length, 0),
-    methods: methods.map((method) => summarizeMethod(method, inDataset.filter((s) => s.outcome.method === method), ks)),
-    failedRuns: summarizeFailedRuns(input.failedRuns.filter((r) => r.dataset === dataset), casesByKey),
+    methods: methods.map((method) =>
+      summarizeMethod(
+        method,
+        inDataset.filter((s) => s.outcome.method === method),
+        ks,
+      ),
+    ),
+    failedRuns: summarizeFailedRuns(
+      input.failedRuns.filter((r) => r.dataset === dataset),
+      casesByKey,
+    ),
   };
 }
 
@@ -317,7 +351,12 @@ export function summarize(input: SummarizeInput): EvalSummary {
   const headlineK = chooseHeadlineK(ks, input.headlineK);
   const scored = pairOutcomes(input.outcomes, indexQueries(input.cases, input.unknowable ?? new Set()));
   const casesByKey = new Map(input.cases.map((c) => [caseKey(c.dataset, c.caseId), c]));
-  const present = new Set<EvalDataset>([...input.cases.map((c) => c.dataset), ...input.failedRuns.map((r) => r.dataset)]);
-  const datasets = EVAL_DATASETS.filter((d) => present.has(d)).map((d) => summarizeDataset(d, input, scored, ks, casesByKey));
+  const present = new Set<EvalDataset>([
+    ...input.cases.map((c) => c.dataset),
+    ...input.failedRuns.map((r) => r.dataset),
+  ]);
+  const datasets = EVAL_DATASETS.filter((d) => present.has(d)).map((d) =>
+    summarizeDataset(d, input, scored, ks, casesByKey),
+  );
   return { meta: input.meta ?? {}, ks, headlineK, datasets };
 }

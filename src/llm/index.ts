@@ -12,7 +12,11 @@ export function openLlm(config: Config['llm']): Llm | undefined {
     case 'none':
       return undefined;
     case 'openai':
-      return createOpenAiLlm({ url: config.url, model: config.model, ...(config.apiKey ? { apiKey: config.apiKey } : {}) });
+      return createOpenAiLlm({
+        url: config.url,
+        model: config.model,
+        ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+      });
     case 'ollama':
       return createOllamaLlm({ url: config.url, model: config.model });
   }

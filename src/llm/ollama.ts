@@ -15,7 +15,11 @@ export function createOllamaLlm(options: OllamaLlmOptions): Llm {
   const host = options.url.replace(/\/+$/, '').replace(/\/(v1|api)$/, '');
   const chat: ChatFn = async (messages, { schema, maxTokens }) => {
     // The completion cap is a model option in Ollama, so each call gets its own light wrapper.
-    const llm = new Ollama({ model: options.model, config: { host }, options: { temperature: 0, top_p: 1, num_ctx: options.numCtx ?? 8192, num_predict: maxTokens } });
+    const llm = new Ollama({
+      model: options.model,
+      config: { host },
+      options: { temperature: 0, top_p: 1, num_ctx: options.numCtx ?? 8192, num_predict: maxTokens },
+    });
     const response = await llm.chat({ messages, responseFormat: schema });
     const text = typeof response.message.content === 'string' ? response.message.content : '';
     const raw = response.raw as { prompt_eval_count?: number; eval_count?: number } | null;

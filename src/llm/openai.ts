@@ -32,11 +32,17 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): Llm {
     const response = await llm.chat({
       messages,
       // A plain JSON schema (zod 4's own converter) rather than the client's zod helper.
-      responseFormat: { type: 'json_schema', json_schema: { name: 'answer', schema: z.toJSONSchema(schema), strict: false } },
+      responseFormat: {
+        type: 'json_schema',
+        json_schema: { name: 'answer', schema: z.toJSONSchema(schema), strict: false },
+      },
     });
     const text = typeof response.message.content === 'string' ? response.message.content : '';
     const usage = (response.raw as { usage?: { prompt_tokens?: number; completion_tokens?: number } } | null)?.usage;
-    return { text, usage: usageOr({ prompt: usage?.prompt_tokens, completion: usage?.completion_tokens }, messages, text) };
+    return {
+      text,
+      usage: usageOr({ prompt: usage?.prompt_tokens, completion: usage?.completion_tokens }, messages, text),
+    };
   };
   return {
     name: `openai:${options.model}`,

@@ -1,5 +1,13 @@
 import { type z } from 'zod';
-import { estimateTokens, LlmBudgetError, LlmOutputError, totalTokens, type Completion, type CompletionRequest, type LlmUsage } from './llm.ts';
+import {
+  estimateTokens,
+  LlmBudgetError,
+  LlmOutputError,
+  totalTokens,
+  type Completion,
+  type CompletionRequest,
+  type LlmUsage,
+} from './llm.ts';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -7,10 +15,16 @@ export interface ChatMessage {
 }
 
 /** One raw chat round trip through a provider: the answer text and the tokens it cost. */
-export type ChatFn = (messages: ChatMessage[], options: { schema: z.ZodType; maxTokens: number }) => Promise<{ text: string; usage: LlmUsage }>;
+export type ChatFn = (
+  messages: ChatMessage[],
+  options: { schema: z.ZodType; maxTokens: number },
+) => Promise<{ text: string; usage: LlmUsage }>;
 
 /** Validation of a model answer: JSON first, then the schema. Both failures read back to the model. */
-export function parseAnswer<T>(text: string, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; error: string } {
+export function parseAnswer<T>(
+  text: string,
+  schema: z.ZodType<T>,
+): { ok: true; value: T } | { ok: false; error: string } {
   let json: unknown;
   try {
     json = JSON.parse(jsonPart(text));
@@ -41,7 +55,10 @@ export async function completeStructured<T>(chat: ChatFn, request: CompletionReq
   for (let attempt = 1; attempt <= 2; attempt++) {
     const reserve = estimateTokens(...messages.map((m) => m.content)) + request.maxTokens;
     if (request.tokenLimit !== undefined && totalTokens(usage) + reserve > request.tokenLimit) {
-      throw new LlmBudgetError(`attempt ${attempt} needs up to ${reserve} tokens; ${request.tokenLimit - totalTokens(usage)} left`, { ...usage });
+      throw new LlmBudgetError(
+        `attempt ${attempt} needs up to ${reserve} tokens; ${request.tokenLimit - totalTokens(usage)} left`,
+        { ...usage },
+      );
     }
     const answer = await chat(messages, { schema: request.schema, maxTokens: request.maxTokens });
     usage.promptTokens += answer.usage.promptTokens;
@@ -51,14 +68,21 @@ export async function completeStructured<T>(chat: ChatFn, request: CompletionReq
     lastError = parsed.error;
     messages.push(
       { role: 'assistant', content: answer.text.slice(0, 4000) },
-      { role: 'user', content: `That answer was rejected: ${lastError}. Reply again with the corrected JSON object only.` },
+      {
+        role: 'user',
+        content: `That answer was rejected: ${lastError}. Reply again with the corrected JSON object only.`,
+      },
     );
   }
   throw new LlmOutputError(`invalid model output after a retry: ${lastError}`, usage);
 }
 
 /** A server that does not report usage is still metered, by the same pessimistic estimate. */
-export function usageOr(reported: { prompt?: number | undefined; completion?: number | undefined }, messages: ChatMessage[], text: string): LlmUsage {
+export function usageOr(
+  reported: { prompt?: number | undefined; completion?: number | undefined },
+  messages: ChatMessage[],
+  text: string,
+): LlmUsage {
   return {
     promptTokens: reported.prompt ?? estimateTokens(...messages.map((m) => m.content)),
     completionTokens: reported.completion ?? estimateTokens(text),

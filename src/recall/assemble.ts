@@ -22,7 +22,10 @@ export interface Assembly {
 
 /** Best first; ties broken by note id so the same store gives the same context. */
 export function byScore(a: ScoredCandidate, b: ScoredCandidate): number {
-  return b.parts.score - a.parts.score || (a.version.noteId < b.version.noteId ? -1 : a.version.noteId > b.version.noteId ? 1 : 0);
+  return (
+    b.parts.score - a.parts.score ||
+    (a.version.noteId < b.version.noteId ? -1 : a.version.noteId > b.version.noteId ? 1 : 0)
+  );
 }
 
 /**

@@ -96,7 +96,14 @@ export function textCandidatesSql(pointInTime: boolean, opts: SqlOptions = {}): 
 const Extra = z.object({ distance: z.number().nullable(), text_rank: z.number() });
 
 function params(p: CandidateParams): unknown[] {
-  return [p.tenantId, p.at, p.scopes && p.scopes.length > 0 ? JSON.stringify(p.scopes) : null, toSql(p.queryVector), p.queryText, p.limit];
+  return [
+    p.tenantId,
+    p.at,
+    p.scopes && p.scopes.length > 0 ? JSON.stringify(p.scopes) : null,
+    toSql(p.queryVector),
+    p.queryText,
+    p.limit,
+  ];
 }
 
 function parseRows(rows: unknown[]): CandidateRow[] {
@@ -112,17 +119,27 @@ function parseRows(rows: unknown[]): CandidateRow[] {
  * among large ones still gets its k neighbours. Transaction-local, like the tenant settings.
  */
 export async function setIndexScanSettings(tx: Queryable, limit: number): Promise<void> {
-  await tx.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`, [
-    String(Math.min(1000, Math.max(40, limit))),
-  ]);
+  await tx.query(
+    `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`,
+    [String(Math.min(1000, Math.max(40, limit)))],
+  );
 }
 
-export async function selectVectorCandidates(tx: Queryable, p: CandidateParams, exact: boolean, opts: SqlOptions = {}): Promise<CandidateRow[]> {
+export async function selectVectorCandidates(
+  tx: Queryable,
+  p: CandidateParams,
+  exact: boolean,
+  opts: SqlOptions = {},
+): Promise<CandidateRow[]> {
   const { rows } = await tx.query(vectorCandidatesSql(p.pointInTime, exact, opts), params(p));
   return parseRows(rows);
 }
 
-export async function selectTextCandidates(tx: Queryable, p: CandidateParams, opts: SqlOptions = {}): Promise<CandidateRow[]> {
+export async function selectTextCandidates(
+  tx: Queryable,
+  p: CandidateParams,
+  opts: SqlOptions = {},
+): Promise<CandidateRow[]> {
   if (p.queryText.trim() === '') return [];
   const { rows } = await tx.query(textCandidatesSql(p.pointInTime, opts), params(p));
   return parseRows(rows);

@@ -1,4 +1,11 @@
-import { candidateIdf, DEFAULT_RECALL_SCORE_POLICY, explainScore, lexicalMatch, scoreCandidate, type RecallScorePolicy } from '../../policies/recall-score.ts';
+import {
+  candidateIdf,
+  DEFAULT_RECALL_SCORE_POLICY,
+  explainScore,
+  lexicalMatch,
+  scoreCandidate,
+  type RecallScorePolicy,
+} from '../../policies/recall-score.ts';
 import { contentTokens } from '../../policies/text.ts';
 import type { NoteScope } from '../contracts/note.ts';
 import type { Db } from '../db/db.ts';
@@ -7,7 +14,14 @@ import { withTenant } from '../db/tenant.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import { assembleContext, type ScoredCandidate } from './assemble.ts';
 import { RecallRequest, type RecallResult } from './contract.ts';
-import { selectProjectionModel, selectTextCandidates, selectVectorCandidates, setIndexScanSettings, type CandidateParams, type CandidateRow } from './queries.ts';
+import {
+  selectProjectionModel,
+  selectTextCandidates,
+  selectVectorCandidates,
+  setIndexScanSettings,
+  type CandidateParams,
+  type CandidateRow,
+} from './queries.ts';
 
 export interface RecallOptions {
   /** @default DEFAULT_RECALL_SCORE_POLICY */
@@ -32,12 +46,19 @@ export function candidateLimit(k: number): number {
  * security scopes it to the tenant even if a predicate were missing. With `taskId`, the
  * returned versions are logged in memory usage (idempotently).
  */
-export async function recall(db: Db, embedder: Embedder, request: RecallRequest, options: RecallOptions = {}): Promise<RecallResult> {
+export async function recall(
+  db: Db,
+  embedder: Embedder,
+  request: RecallRequest,
+  options: RecallOptions = {},
+): Promise<RecallResult> {
   const parsed = RecallRequest.safeParse(request);
   if (!parsed.success) throw new InvalidRecallRequestError(describeRequestIssues(parsed.error.issues));
   const req = parsed.data;
   if (req.asOf !== undefined && req.taskId !== undefined) {
-    throw new InvalidRecallRequestError('taskId: cannot be combined with asOf (point-in-time recall is an audit and is not logged as memory usage)');
+    throw new InvalidRecallRequestError(
+      'taskId: cannot be combined with asOf (point-in-time recall is an audit and is not logged as memory usage)',
+    );
   }
   const policy = options.policy ?? DEFAULT_RECALL_SCORE_POLICY;
   const now = (options.now ?? (() => new Date()))();
@@ -58,7 +79,12 @@ export async function recall(db: Db, embedder: Embedder, request: RecallRequest,
     const model = await selectProjectionModel(tx, req.tenantId);
     if (model !== null && model !== embedder.name) {
       // Vectors of another model are not comparable with this query's: full text only until a reindex switches.
-      return { vector: [], text: text.map((r) => ({ ...r, distance: null })), vectorPath: 'none' as const, warning: `vector similarity skipped: this tenant's notes are embedded by ${model}, the query by ${embedder.name} (reindex to switch)` };
+      return {
+        vector: [],
+        text: text.map((r) => ({ ...r, distance: null })),
+        vectorPath: 'none' as const,
+        warning: `vector similarity skipped: this tenant's notes are embedded by ${model}, the query by ${embedder.name} (reindex to switch)`,
+      };
     }
     await setIndexScanSettings(tx, limit);
     let vector = await selectVectorCandidates(tx, p, false);
@@ -73,7 +99,10 @@ export async function recall(db: Db, embedder: Embedder, request: RecallRequest,
   });
 
   const merged = mergeCandidates(read.vector, read.text);
-  const idf = candidateIdf(req.query, merged.map((c) => c.version.claim));
+  const idf = candidateIdf(
+    req.query,
+    merged.map((c) => c.version.claim),
+  );
   const scored: ScoredCandidate[] = merged.map((c) => {
     const parts = scoreCandidate(
       {
@@ -114,7 +143,14 @@ export async function recall(db: Db, embedder: Embedder, request: RecallRequest,
     req.taskId !== undefined && notes.length > 0
       ? await insertMemoryUsage(db, {
           tenantId: req.tenantId,
-          rows: notes.map((n) => ({ taskId: req.taskId as string, noteId: n.noteId, version: n.version, rank: n.rank, score: n.score, at: now.toISOString() })),
+          rows: notes.map((n) => ({
+            taskId: req.taskId as string,
+            noteId: n.noteId,
+            version: n.version,
+            rank: n.rank,
+            score: n.score,
+            at: now.toISOString(),
+          })),
         })
       : 0;
   return {
@@ -145,7 +181,9 @@ async function embed(embedder: Embedder, query: string): Promise<[number[]]> {
   const vectors = await embedder.embed([query], { kind: 'query' });
   const v = vectors[0];
   if (vectors.length !== 1 || v === undefined || v.length !== embedder.dimension) {
-    throw new Error(`${embedder.name} returned ${vectors.length} vector(s) of dimension ${v?.length ?? 0} for one query, expected dimension ${embedder.dimension}`);
+    throw new Error(
+      `${embedder.name} returned ${vectors.length} vector(s) of dimension ${v?.length ?? 0} for one query, expected dimension ${embedder.dimension}`,
+    );
   }
   return [v];
 }
@@ -163,6 +201,8 @@ function mergeCandidates(a: CandidateRow[], b: CandidateRow[]): CandidateRow[] {
 }
 
 /** One line naming each bad field, e.g. `k: Too big: expected number to be <=100`. */
-export function describeRequestIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
+export function describeRequestIssues(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+): string {
   return issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`).join('; ');
 }

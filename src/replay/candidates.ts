@@ -24,7 +24,11 @@ export interface Window {
  * Episode candidates of a tenant's window, from manifests alone: sampling never opens a data
  * object, so its cost follows the number of objects, not their size.
  */
-export async function listCandidates(store: ArchiveStore, tenantId: string, window: Window): Promise<EpisodeCandidate[]> {
+export async function listCandidates(
+  store: ArchiveStore,
+  tenantId: string,
+  window: Window,
+): Promise<EpisodeCandidate[]> {
   const byKey = new Map<string, EpisodeCandidate>();
   for await (const manifest of manifestsInWindow(store, tenantId, window)) {
     for (const e of manifest.episodes) {
@@ -32,7 +36,14 @@ export async function listCandidates(store: ArchiveStore, tenantId: string, wind
         key: e.key,
         parts: [],
         recordCount: 0,
-        signals: { hasUserCorrection: false, hasFailure: false, hasHighValue: false, hasMemoryUsed: false, taskTypeShare: 1, lastObservedAt: new Date(e.lastObservedAt) },
+        signals: {
+          hasUserCorrection: false,
+          hasFailure: false,
+          hasHighValue: false,
+          hasMemoryUsed: false,
+          taskTypeShare: 1,
+          lastObservedAt: new Date(e.lastObservedAt),
+        },
       };
       c.parts.push({ objectKey: manifest.objectKey, lines: e.lines });
       c.recordCount += e.lines.length;

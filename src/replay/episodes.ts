@@ -29,7 +29,10 @@ export async function loadEpisodes(
   store: ArchiveStore,
   tenantId: string,
   planned: readonly PlannedEpisode[],
-  options: { onObject?: (objectKey: string) => void; window?: { from?: string | undefined; to?: string | undefined } } = {},
+  options: {
+    onObject?: (objectKey: string) => void;
+    window?: { from?: string | undefined; to?: string | undefined };
+  } = {},
 ): Promise<{ episodes: Episode[]; quarantined: number }> {
   const inWindow = windowFilter(options.window);
   const wanted = new Map<string, Map<number, string>>();
@@ -48,18 +51,26 @@ export async function loadEpisodes(
     for await (const r of reader) {
       if (r.record.tenantId !== tenantId || !inWindow(r.record.observedAt)) continue;
       const key = lines.get(r.line);
-      if (key) grouped.get(key)?.push({ record: r.record, ref: { recordId: r.record.id, objectKey, line: r.line, contentHash: r.contentHash } });
+      if (key)
+        grouped.get(key)?.push({
+          record: r.record,
+          ref: { recordId: r.record.id, objectKey, line: r.line, contentHash: r.contentHash },
+        });
     }
     quarantined += reader.stats.quarantined;
     options.onObject?.(objectKey);
   });
-  const episodes = [...grouped.entries()].flatMap(([key, records]) => (records.length > 0 ? [toEpisode(key, records)] : []));
+  const episodes = [...grouped.entries()].flatMap(([key, records]) =>
+    records.length > 0 ? [toEpisode(key, records)] : [],
+  );
   return { episodes, quarantined };
 }
 
 /** Groups one episode's records in observation order, taking task type and user from any record that has them. */
 export function toEpisode(key: string, records: ArchivedRecord[]): Episode {
-  records.sort((a, b) => a.record.observedAt.localeCompare(b.record.observedAt) || a.record.id.localeCompare(b.record.id));
+  records.sort(
+    (a, b) => a.record.observedAt.localeCompare(b.record.observedAt) || a.record.id.localeCompare(b.record.id),
+  );
   const first = (records[0] as ArchivedRecord).record;
   const userId = records.find((r) => r.record.userId)?.record.userId;
   const taskType = records.find((r) => r.record.taskType)?.record.taskType;
@@ -91,7 +102,8 @@ export async function resolveEvidence(
   for (const ref of refs) {
     const hit = byPlace.get(at(ref.objectKey, ref.line));
     if (hit) {
-      if (hit.record.id === ref.recordId) resolved.set(ref.recordId, { record: hit.record, contentHash: hit.ref.contentHash });
+      if (hit.record.id === ref.recordId)
+        resolved.set(ref.recordId, { record: hit.record, contentHash: hit.ref.contentHash });
     } else {
       missing.set(ref.objectKey, (missing.get(ref.objectKey) ?? new Set()).add(ref.line));
     }
@@ -110,7 +122,9 @@ export async function resolveEvidence(
 }
 
 /** Inclusive bounds on observedAt; an absent bound is open. */
-function windowFilter(window: { from?: string | undefined; to?: string | undefined } | undefined): (observedAt: string) => boolean {
+function windowFilter(
+  window: { from?: string | undefined; to?: string | undefined } | undefined,
+): (observedAt: string) => boolean {
   const from = window?.from ? Date.parse(window.from) : -Infinity;
   const to = window?.to ? Date.parse(window.to) : Infinity;
   return (observedAt) => {

@@ -1,4 +1,10 @@
-const NAMES: Array<[string, number, number]> = [['minute', 0, 59], ['hour', 0, 23], ['day of month', 1, 31], ['month', 1, 12], ['day of week', 0, 7]];
+const NAMES: Array<[string, number, number]> = [
+  ['minute', 0, 59],
+  ['hour', 0, 23],
+  ['day of month', 1, 31],
+  ['month', 1, 12],
+  ['day of week', 0, 7],
+];
 const PART = /^(\*|(\d+)(?:-(\d+))?)(?:\/(\d+))?$/;
 
 /**
@@ -8,16 +14,21 @@ const PART = /^(\*|(\d+)(?:-(\d+))?)(?:\/(\d+))?$/;
  */
 export function validateCron(cron: string): string | undefined {
   const fields = cron.trim().split(/\s+/);
-  if (fields.length !== 5) return `expected 5 fields (minute hour day-of-month month day-of-week), got ${fields.length}`;
+  if (fields.length !== 5)
+    return `expected 5 fields (minute hour day-of-month month day-of-week), got ${fields.length}`;
   for (const [i, field] of fields.entries()) {
     const [name, min, max] = NAMES[i] ?? ['field', 0, 0];
     for (const part of field.split(',')) {
       const m = PART.exec(part);
       if (!m) return `${name}: cannot read ${JSON.stringify(part)}`;
       const [, , from, to, step] = m;
-      const bad = [from, to].filter((n) => n !== undefined).map(Number).find((n) => n < min || n > max);
+      const bad = [from, to]
+        .filter((n) => n !== undefined)
+        .map(Number)
+        .find((n) => n < min || n > max);
       if (bad !== undefined) return `${name}: ${bad} is outside ${min}-${max}`;
-      if (from !== undefined && to !== undefined && Number(to) < Number(from)) return `${name}: range ${from}-${to} runs backwards`;
+      if (from !== undefined && to !== undefined && Number(to) < Number(from))
+        return `${name}: range ${from}-${to} runs backwards`;
       if (step !== undefined && Number(step) === 0) return `${name}: a step of 0`;
     }
   }

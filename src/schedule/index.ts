@@ -1,3 +1,11 @@
 /** The nightly Temporal Schedule (`nocturne schedule apply`). */
-export { applyNightlySchedule, describeNightlySchedule, NIGHTLY_SCHEDULE_ID, DEFAULT_CATCHUP_WINDOW, type ApplyScheduleOptions, type ApplyScheduleResult, type NightlyScheduleView } from './nightly.ts';
+export {
+  applyNightlySchedule,
+  describeNightlySchedule,
+  NIGHTLY_SCHEDULE_ID,
+  DEFAULT_CATCHUP_WINDOW,
+  type ApplyScheduleOptions,
+  type ApplyScheduleResult,
+  type NightlyScheduleView,
+} from './nightly.ts';
 export { validateCron } from './cron.ts';

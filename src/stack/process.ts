@@ -44,7 +44,12 @@ export function runningPid(service: string, marker: string): number | undefined 
  * outlives the CLI and can be stopped as a group), output appended to var/log/<svc>.log,
  * pid written to var/run/<svc>.pid.
  */
-export function spawnDetached(service: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): number {
+export function spawnDetached(
+  service: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): number {
   mkdirSync(LOG_DIR, { recursive: true });
   mkdirSync(RUN_DIR, { recursive: true });
   const fd = openSync(logFile(service), 'a');
@@ -84,7 +89,11 @@ export async function terminate(service: string, pid: number, graceMs = 15_000):
 }
 
 /** Polls `check` until it returns true or `timeoutMs` passes. */
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 250): Promise<boolean> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 250,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return true;

@@ -1,6 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CreateBucketCommand, GetObjectCommand, HeadBucketCommand, ListBucketsCommand, PutObjectCommand, S3Client, DeleteObjectCommand } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  ListBucketsCommand,
+  PutObjectCommand,
+  S3Client,
+  DeleteObjectCommand,
+} from '@aws-sdk/client-s3';
 import { STACK } from './endpoints.ts';
 import { VAR, VENV_BIN, toolPath } from './paths.ts';
 import { spawnDetached } from './process.ts';
@@ -105,7 +113,9 @@ export const s3: Service = {
       const Key = '.health/probe.txt';
       const body = `nocturne ${Date.now()}`;
       await client.send(new PutObjectCommand({ Bucket: STACK.s3.bucket, Key, Body: body }));
-      const got = await (await client.send(new GetObjectCommand({ Bucket: STACK.s3.bucket, Key }))).Body?.transformToString();
+      const got = await (
+        await client.send(new GetObjectCommand({ Bucket: STACK.s3.bucket, Key }))
+      ).Body?.transformToString();
       if (got !== body) throw new Error(`signed get returned ${JSON.stringify(got)}, expected ${JSON.stringify(body)}`);
       await client.send(new DeleteObjectCommand({ Bucket: STACK.s3.bucket, Key }));
     } finally {

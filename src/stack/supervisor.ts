@@ -48,7 +48,9 @@ async function awaitHealthy(svc: Service, pid: number, timeoutMs: number): Promi
   let last = 'not answering yet';
   for (;;) {
     if (!isAlive(pid)) {
-      throw new Error(`${svc.name} exited during start-up (last check: ${last}); log ${logFile(svc.name)}:\n${logTail(svc.name)}`);
+      throw new Error(
+        `${svc.name} exited during start-up (last check: ${last}); log ${logFile(svc.name)}:\n${logTail(svc.name)}`,
+      );
     }
     try {
       await svc.provision?.();
@@ -58,7 +60,9 @@ async function awaitHealthy(svc: Service, pid: number, timeoutMs: number): Promi
       last = errorText(error);
     }
     if (Date.now() >= deadline) {
-      throw new Error(`${svc.name} not healthy after ${timeoutMs / 1000}s: ${last}; log ${logFile(svc.name)}:\n${logTail(svc.name)}`);
+      throw new Error(
+        `${svc.name} not healthy after ${timeoutMs / 1000}s: ${last}; log ${logFile(svc.name)}:\n${logTail(svc.name)}`,
+      );
     }
     await sleep(500);
   }
@@ -80,7 +84,9 @@ async function upOne(svc: Service, timeoutMs: number, log: (line: string) => voi
   const taken = [];
   for (const port of svc.ports) if (await portOpen(STACK.host, port)) taken.push(port);
   if (taken.length) {
-    throw new Error(`${svc.name}: port ${taken.join(', ')} on ${STACK.host} is in use by a process this stack did not start (no pid file in ${RUN_DIR}); stop it or free the port`);
+    throw new Error(
+      `${svc.name}: port ${taken.join(', ')} on ${STACK.host} is in use by a process this stack did not start (no pid file in ${RUN_DIR}); stop it or free the port`,
+    );
   }
   await svc.start();
   const pid = runningPid(svc.name, svc.marker);
@@ -165,7 +171,8 @@ async function withLock<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> 
       return false;
     }
   };
-  if (!(await waitUntil(acquire, timeoutMs * 2, 300))) throw new Error(`another \`stack up\` holds ${lock}; waited ${(timeoutMs * 2) / 1000}s`);
+  if (!(await waitUntil(acquire, timeoutMs * 2, 300)))
+    throw new Error(`another \`stack up\` holds ${lock}; waited ${(timeoutMs * 2) / 1000}s`);
   try {
     return await fn();
   } finally {

@@ -7,7 +7,11 @@ import { spawnDetached } from './process.ts';
 import type { Service } from './service.ts';
 
 /** Search attributes the workflows set (design §4), registered at server start. */
-export const SEARCH_ATTRIBUTES = { NocturneTenant: 'Keyword', NocturneTrigger: 'Keyword', NocturneStatus: 'Keyword' } as const;
+export const SEARCH_ATTRIBUTES = {
+  NocturneTenant: 'Keyword',
+  NocturneTrigger: 'Keyword',
+  NocturneStatus: 'Keyword',
+} as const;
 
 const DATA_DIR = path.join(VAR, 'temporal');
 const address = `${STACK.host}:${STACK.temporal.port}`;
@@ -23,15 +27,24 @@ export const temporal: Service = {
     mkdirSync(DATA_DIR, { recursive: true });
     // --search-attribute registers (or re-confirms) the attributes on every start, also on an existing db file.
     const args = [
-      'server', 'start-dev',
-      '--ip', STACK.host,
-      '--port', String(STACK.temporal.port),
-      '--ui-port', String(STACK.temporal.uiPort),
-      '--http-port', String(STACK.temporal.httpPort),
-      '--metrics-port', String(STACK.temporal.metricsPort),
-      '--db-filename', path.join(DATA_DIR, 'temporal.db'),
-      '--namespace', STACK.temporal.namespace,
-      '--log-level', 'warn',
+      'server',
+      'start-dev',
+      '--ip',
+      STACK.host,
+      '--port',
+      String(STACK.temporal.port),
+      '--ui-port',
+      String(STACK.temporal.uiPort),
+      '--http-port',
+      String(STACK.temporal.httpPort),
+      '--metrics-port',
+      String(STACK.temporal.metricsPort),
+      '--db-filename',
+      path.join(DATA_DIR, 'temporal.db'),
+      '--namespace',
+      STACK.temporal.namespace,
+      '--log-level',
+      'warn',
       '--ui-disable-news-fetch',
       ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([k, v]) => ['--search-attribute', `${k}=${v}`]),
     ];
@@ -42,7 +55,9 @@ export const temporal: Service = {
     const connection = await Connection.connect({ address, connectTimeout: 2_000 });
     try {
       await connection.workflowService.describeNamespace({ namespace: STACK.temporal.namespace });
-      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: STACK.temporal.namespace });
+      const { customAttributes } = await connection.operatorService.listSearchAttributes({
+        namespace: STACK.temporal.namespace,
+      });
       const missing = Object.keys(SEARCH_ATTRIBUTES).filter((k) => !(customAttributes && k in customAttributes));
       if (missing.length) throw new Error(`search attributes not registered: ${missing.join(', ')}`);
     } finally {

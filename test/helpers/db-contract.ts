@@ -55,9 +55,13 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
 
     describe('migrations', () => {
       it('apply a second time without change', async () => {
-        const before = await db.query(`SELECT count(*)::int AS n FROM pg_policies WHERE policyname = 'tenant_isolation'`);
+        const before = await db.query(
+          `SELECT count(*)::int AS n FROM pg_policies WHERE policyname = 'tenant_isolation'`,
+        );
         expect(await runMigrations(db, { dimension: options.dimension })).toEqual([]);
-        const after = await db.query(`SELECT count(*)::int AS n FROM pg_policies WHERE policyname = 'tenant_isolation'`);
+        const after = await db.query(
+          `SELECT count(*)::int AS n FROM pg_policies WHERE policyname = 'tenant_isolation'`,
+        );
         expect(after.rows).toEqual(before.rows);
       });
 
@@ -87,38 +91,73 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         const result = await applyNoteBatch(db, batch(tenant, [createOp(noteId)]));
         expect(result.changes).toEqual([{ noteId, action: 'create', fromVersion: null, toVersion: 1, auditSeq: 1 }]);
         const note = await getNote(db, { tenantId: tenant, noteId });
-        expect(note).toMatchObject({ noteId, version: 1, status: 'active', claim: noteContent().claim, createdByRun: 'run-1' });
+        expect(note).toMatchObject({
+          noteId,
+          version: 1,
+          status: 'active',
+          claim: noteContent().claim,
+          createdByRun: 'run-1',
+        });
         const history = await getNoteHistory(db, { tenantId: tenant, noteId });
         expect(history.versions).toHaveLength(1);
-        expect(history.audit).toMatchObject([{ seq: 1, action: 'create', noteId, fromVersion: null, toVersion: 1, actor: 'consolidate/test' }]);
+        expect(history.audit).toMatchObject([
+          { seq: 1, action: 'create', noteId, fromVersion: null, toVersion: 1, actor: 'consolidate/test' },
+        ]);
       });
 
       it('newVersion inserts N+1, keeps version N unchanged, and moves the pointer', async () => {
         const tenant = freshTenant();
         const noteId = freshNoteId();
         await applyNoteBatch(db, batch(tenant, [createOp(noteId)]));
-        await applyNoteBatch(db, batch(tenant, [
-          { op: 'newVersion', action: 'revise', noteId, expectedVersion: 1, changes: { claim: 'Metric units, except for altitude.' }, reason: 'correction' },
-          { op: 'newVersion', action: 'retire', noteId, expectedVersion: 2, reason: 'obsolete' },
-        ], 1));
+        await applyNoteBatch(
+          db,
+          batch(
+            tenant,
+            [
+              {
+                op: 'newVersion',
+                action: 'revise',
+                noteId,
+                expectedVersion: 1,
+                changes: { claim: 'Metric units, except for altitude.' },
+                reason: 'correction',
+              },
+              { op: 'newVersion', action: 'retire', noteId, expectedVersion: 2, reason: 'obsolete' },
+            ],
+            1,
+          ),
+        );
         const history = await getNoteHistory(db, { tenantId: tenant, noteId });
         expect(history.versions.map((v) => [v.version, v.status, v.claim])).toEqual([
           [1, 'active', noteContent().claim],
           [2, 'active', 'Metric units, except for altitude.'],
           [3, 'retired', 'Metric units, except for altitude.'],
         ]);
-        expect(history.audit.map((a) => [a.action, a.fromVersion, a.toVersion])).toEqual([['create', null, 1], ['revise', 1, 2], ['retire', 2, 3]]);
+        expect(history.audit.map((a) => [a.action, a.fromVersion, a.toVersion])).toEqual([
+          ['create', null, 1],
+          ['revise', 1, 2],
+          ['retire', 2, 3],
+        ]);
         expect(await getNote(db, { tenantId: tenant, noteId })).toMatchObject({ version: 3, status: 'retired' });
       });
 
       it('rollback writes a new version equal to the target', async () => {
         const tenant = freshTenant();
         const noteId = freshNoteId();
-        await applyNoteBatch(db, batch(tenant, [
-          createOp(noteId),
-          { op: 'newVersion', action: 'quarantine', noteId, expectedVersion: 1, changes: { claim: 'Imperial units.' } },
-          { op: 'newVersion', action: 'rollback', noteId, expectedVersion: 2, targetVersion: 1, reason: 'bad run' },
-        ]));
+        await applyNoteBatch(
+          db,
+          batch(tenant, [
+            createOp(noteId),
+            {
+              op: 'newVersion',
+              action: 'quarantine',
+              noteId,
+              expectedVersion: 1,
+              changes: { claim: 'Imperial units.' },
+            },
+            { op: 'newVersion', action: 'rollback', noteId, expectedVersion: 2, targetVersion: 1, reason: 'bad run' },
+          ]),
+        );
         const note = await getNote(db, { tenantId: tenant, noteId });
         expect(note).toMatchObject({ version: 3, status: 'active', claim: noteContent().claim });
       });
@@ -127,12 +166,26 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         const tenant = freshTenant();
         const noteId = freshNoteId();
         await applyNoteBatch(db, batch(tenant, [createOp(noteId)]));
-        await applyNoteBatch(db, batch(tenant, [{ op: 'newVersion', action: 'reinforce', noteId, expectedVersion: 1, changes: { sourceCount: 2 } }], 1));
+        await applyNoteBatch(
+          db,
+          batch(
+            tenant,
+            [{ op: 'newVersion', action: 'reinforce', noteId, expectedVersion: 1, changes: { sourceCount: 2 } }],
+            1,
+          ),
+        );
         const other = freshNoteId();
-        const error = await applyNoteBatch(db, batch(tenant, [
-          createOp(other),
-          { op: 'newVersion', action: 'revise', noteId, expectedVersion: 1, changes: { claim: 'stale' } },
-        ], 2)).catch((e: unknown) => e);
+        const error = await applyNoteBatch(
+          db,
+          batch(
+            tenant,
+            [
+              createOp(other),
+              { op: 'newVersion', action: 'revise', noteId, expectedVersion: 1, changes: { claim: 'stale' } },
+            ],
+            2,
+          ),
+        ).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(NoteVersionConflictError);
         expect(error).toMatchObject({ noteId, expectedVersion: 1, actualVersion: 2 });
         expect((error as Error).message).toContain(noteId);
@@ -144,7 +197,9 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         const tenant = freshTenant();
         const noteId = freshNoteId();
         await applyNoteBatch(db, batch(tenant, [createOp(noteId)]));
-        await expect(applyNoteBatch(db, batch(tenant, [createOp(noteId)], 1))).rejects.toBeInstanceOf(NoteAlreadyExistsError);
+        await expect(applyNoteBatch(db, batch(tenant, [createOp(noteId)], 1))).rejects.toBeInstanceOf(
+          NoteAlreadyExistsError,
+        );
       });
 
       it('lets exactly one of two concurrent writers to one note win', async () => {
@@ -152,7 +207,14 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         const noteId = freshNoteId();
         await applyNoteBatch(db, batch(tenant, [createOp(noteId)]));
         const write = (runId: string, claim: string) =>
-          applyNoteBatch(db, { ...batch(tenant, [{ op: 'newVersion', action: 'revise', noteId, expectedVersion: 1, changes: { claim } }], 0, runId) });
+          applyNoteBatch(db, {
+            ...batch(
+              tenant,
+              [{ op: 'newVersion', action: 'revise', noteId, expectedVersion: 1, changes: { claim } }],
+              0,
+              runId,
+            ),
+          });
         const outcomes = await Promise.allSettled([write('writer-a', 'A wins'), write('writer-b', 'B wins')]);
         const won = outcomes.filter((o) => o.status === 'fulfilled');
         const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
@@ -168,39 +230,82 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         const tenant = freshTenant();
         const input = batch(tenant, [createOp(), createOp()], 7, 'run-idem');
         const first = await applyNoteBatch(db, input);
-        const counts = await Promise.all([countRows(db, 'note_versions', tenant), countRows(db, 'audit_log', tenant), countRows(db, 'notes', tenant)]);
+        const counts = await Promise.all([
+          countRows(db, 'note_versions', tenant),
+          countRows(db, 'audit_log', tenant),
+          countRows(db, 'notes', tenant),
+        ]);
         const second = await applyNoteBatch(db, input);
         expect(second).toEqual(first);
-        expect(await Promise.all([countRows(db, 'note_versions', tenant), countRows(db, 'audit_log', tenant), countRows(db, 'notes', tenant)])).toEqual(counts);
+        expect(
+          await Promise.all([
+            countRows(db, 'note_versions', tenant),
+            countRows(db, 'audit_log', tenant),
+            countRows(db, 'notes', tenant),
+          ]),
+        ).toEqual(counts);
         expect(counts).toEqual([2, 2, 2]);
-        await expect(applyNoteBatch(db, batch(tenant, [createOp()], 7, 'run-idem'))).rejects.toBeInstanceOf(BatchKeyReuseError);
+        await expect(applyNoteBatch(db, batch(tenant, [createOp()], 7, 'run-idem'))).rejects.toBeInstanceOf(
+          BatchKeyReuseError,
+        );
       });
 
       it('carries the embedding while the claim is unchanged and drops it when the claim changes', async () => {
         const tenant = freshTenant();
         const noteId = freshNoteId();
         const embedding = Array.from({ length: options.dimension }, (_, i) => (i + 1) / options.dimension);
-        await applyNoteBatch(db, batch(tenant, [
-          { ...createOp(noteId), embedding },
-          { op: 'newVersion', action: 'reinforce', noteId, expectedVersion: 1, changes: { sourceCount: 2 } },
-        ]));
-        await applyNoteBatch(db, batch(tenant, [
-          { op: 'newVersion', action: 'reinforce', noteId, expectedVersion: 2, changes: { sourceCount: 3 } },
-          { op: 'newVersion', action: 'revise', noteId, expectedVersion: 3, changes: { claim: 'new claim' } },
-        ], 1));
+        await applyNoteBatch(
+          db,
+          batch(tenant, [
+            { ...createOp(noteId), embedding },
+            { op: 'newVersion', action: 'reinforce', noteId, expectedVersion: 1, changes: { sourceCount: 2 } },
+          ]),
+        );
+        await applyNoteBatch(
+          db,
+          batch(
+            tenant,
+            [
+              { op: 'newVersion', action: 'reinforce', noteId, expectedVersion: 2, changes: { sourceCount: 3 } },
+              { op: 'newVersion', action: 'revise', noteId, expectedVersion: 3, changes: { claim: 'new claim' } },
+            ],
+            1,
+          ),
+        );
         const { rows } = await db.query(
-          `SELECT version, embedding IS NOT NULL AS has FROM note_versions WHERE tenant_id = $1 ORDER BY version`, [tenant]);
-        expect(rows).toEqual([{ version: 1, has: true }, { version: 2, has: true }, { version: 3, has: true }, { version: 4, has: false }]);
+          `SELECT version, embedding IS NOT NULL AS has FROM note_versions WHERE tenant_id = $1 ORDER BY version`,
+          [tenant],
+        );
+        expect(rows).toEqual([
+          { version: 1, has: true },
+          { version: 2, has: true },
+          { version: 3, has: true },
+          { version: 4, has: false },
+        ]);
       });
 
       it('lists current notes by status with a cursor', async () => {
         const tenant = freshTenant();
         const ids = Array.from({ length: 5 }, () => freshNoteId()).sort();
-        await applyNoteBatch(db, batch(tenant, ids.map((id) => createOp(id))));
-        await applyNoteBatch(db, batch(tenant, [{ op: 'newVersion', action: 'retire', noteId: ids[0] as string, expectedVersion: 1 }], 1));
+        await applyNoteBatch(
+          db,
+          batch(
+            tenant,
+            ids.map((id) => createOp(id)),
+          ),
+        );
+        await applyNoteBatch(
+          db,
+          batch(tenant, [{ op: 'newVersion', action: 'retire', noteId: ids[0] as string, expectedVersion: 1 }], 1),
+        );
         const page1 = await listNotes(db, { tenantId: tenant, status: 'active', limit: 3 });
         expect(page1.notes.map((n) => n.noteId)).toEqual(ids.slice(1, 4));
-        const page2 = await listNotes(db, { tenantId: tenant, status: 'active', limit: 3, cursor: page1.nextCursor ?? undefined });
+        const page2 = await listNotes(db, {
+          tenantId: tenant,
+          status: 'active',
+          limit: 3,
+          cursor: page1.nextCursor ?? undefined,
+        });
         expect(page2.notes.map((n) => n.noteId)).toEqual(ids.slice(4));
         expect(page2.nextCursor).toBeNull();
         expect((await listNotes(db, { tenantId: tenant, limit: 10 })).notes).toHaveLength(5);
@@ -212,14 +317,20 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         const [a, b] = [freshTenant('a'), freshTenant('b')];
         await applyNoteBatch(db, batch(a, [createOp(), createOp()]));
         await applyNoteBatch(db, batch(b, [createOp()]));
-        const seenByA = await withTenant(db, a, async (tx) => (await tx.query('SELECT * FROM note_versions')).rows as Array<{ tenant_id: string }>);
+        const seenByA = await withTenant(
+          db,
+          a,
+          async (tx) => (await tx.query('SELECT * FROM note_versions')).rows as Array<{ tenant_id: string }>,
+        );
         expect(seenByA).toHaveLength(2);
         expect(new Set(seenByA.map((r) => r.tenant_id))).toEqual(new Set([a]));
         const auditSeenByB = await withTenant(db, b, async (tx) => (await tx.query('SELECT * FROM audit_log')).rows);
         expect(auditSeenByB).toHaveLength(1);
         const noTenant = await db.transaction(async (tx) => {
           await tx.query('SET LOCAL ROLE nocturne_app');
-          return Promise.all(['notes', 'note_versions', 'audit_log'].map(async (t) => (await tx.query(`SELECT * FROM ${t}`)).rowCount));
+          return Promise.all(
+            ['notes', 'note_versions', 'audit_log'].map(async (t) => (await tx.query(`SELECT * FROM ${t}`)).rowCount),
+          );
         });
         expect(noTenant).toEqual([0, 0, 0]);
       });
@@ -227,8 +338,11 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
       it("refuses to write another tenant's rows", async () => {
         const [a, b] = [freshTenant('a'), freshTenant('b')];
         const error = await withTenant(db, a, (tx) =>
-          tx.query(`INSERT INTO runs (tenant_id, run_id, workflow_id, trigger, budget, spent, status, counts, started_at)
-                    VALUES ($1, 'r', 'w', 'manual', '{}', '{}', 'running', '{}', now())`, [b]),
+          tx.query(
+            `INSERT INTO runs (tenant_id, run_id, workflow_id, trigger, budget, spent, status, counts, started_at)
+                    VALUES ($1, 'r', 'w', 'manual', '{}', '{}', 'running', '{}', now())`,
+            [b],
+          ),
         ).catch((e: unknown) => e);
         expect(String(error)).toMatch(/row-level security/);
       });
@@ -236,11 +350,15 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
       it('the app role cannot update a version or delete audit entries', async () => {
         const tenant = freshTenant();
         await applyNoteBatch(db, batch(tenant, [createOp()]));
-        const update = await withTenant(db, tenant, (tx) => tx.query(`UPDATE note_versions SET claim = 'rewritten'`)).catch((e: unknown) => e);
+        const update = await withTenant(db, tenant, (tx) =>
+          tx.query(`UPDATE note_versions SET claim = 'rewritten'`),
+        ).catch((e: unknown) => e);
         expect(update).toMatchObject({ code: PERMISSION_DENIED });
         const del = await withTenant(db, tenant, (tx) => tx.query(`DELETE FROM audit_log`)).catch((e: unknown) => e);
         expect(del).toMatchObject({ code: PERMISSION_DENIED });
-        const delVersion = await withTenant(db, tenant, (tx) => tx.query(`DELETE FROM note_versions`)).catch((e: unknown) => e);
+        const delVersion = await withTenant(db, tenant, (tx) => tx.query(`DELETE FROM note_versions`)).catch(
+          (e: unknown) => e,
+        );
         expect(delVersion).toMatchObject({ code: PERMISSION_DENIED });
         expect(await countRows(db, 'audit_log', tenant)).toBe(1);
       });
@@ -251,7 +369,14 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         const tenant = freshTenant();
         const noteId = freshNoteId();
         await applyNoteBatch(db, batch(tenant, [createOp(noteId), createOp()]));
-        await applyNoteBatch(db, batch(tenant, [{ op: 'newVersion', action: 'reinforce', noteId, expectedVersion: 1, changes: { sourceCount: 2 } }], 1));
+        await applyNoteBatch(
+          db,
+          batch(
+            tenant,
+            [{ op: 'newVersion', action: 'reinforce', noteId, expectedVersion: 1, changes: { sourceCount: 2 } }],
+            1,
+          ),
+        );
         expect(await verifyAuditChain(db, tenant)).toEqual({ ok: true, entries: 3 });
         // As the owner, bypassing the app role's grants: what a compromised DBA account could do.
         await db.query(`UPDATE audit_log SET reason = 'nothing to see' WHERE tenant_id = $1 AND seq = 2`, [tenant]);
@@ -284,8 +409,15 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         await insertRun(db, run);
         const noteId = freshNoteId();
         await applyNoteBatch(db, batch(tenant, [createOp(noteId)], 0, 'run-42'));
-        expect(await updateRun(db, { tenantId: tenant, runId: 'run-42', status: 'completed', finishedAt: '2026-01-02T03:05:00.000Z',
-          counts: { ...run.counts, committed: 1 } })).toBe(true);
+        expect(
+          await updateRun(db, {
+            tenantId: tenant,
+            runId: 'run-42',
+            status: 'completed',
+            finishedAt: '2026-01-02T03:05:00.000Z',
+            counts: { ...run.counts, committed: 1 },
+          }),
+        ).toBe(true);
         expect(await getRun(db, { tenantId: tenant, runId: 'run-42' })).toMatchObject({
           status: 'completed',
           finishedAt: '2026-01-02T03:05:00.000Z',

@@ -13,7 +13,11 @@ import { createWorker } from '../../src/worker.ts';
  */
 export function pipelineConfig(name: string): { config: Config; schema: string } {
   const suffix = randomBytes(4).toString('hex');
-  const config = parseConfig({ ...stackEnv(), NOCTURNE_ARCHIVE_URI: `s3://nocturne/${name}-${suffix}`, NOCTURNE_TASK_QUEUE: `${name}-${suffix}` });
+  const config = parseConfig({
+    ...stackEnv(),
+    NOCTURNE_ARCHIVE_URI: `s3://nocturne/${name}-${suffix}`,
+    NOCTURNE_TASK_QUEUE: `${name}-${suffix}`,
+  });
   return { config, schema: `nocturne_${name}_${suffix}` };
 }
 

@@ -26,7 +26,10 @@ export interface RecordGenOptions {
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const TASK_TYPES = ['refund_request', 'invoice_lookup', 'travel_booking', 'password_reset', 'report_export'];
 const TOOLS = ['crm.lookup', 'billing.refund', 'calendar.search', 'flights.search', 'reports.export'];
-const WORDS = 'the order invoice refund customer account booking flight date amount currency policy manager approval export report please thanks wrong actually not correct should be'.split(' ');
+const WORDS =
+  'the order invoice refund customer account booking flight date amount currency policy manager approval export report please thanks wrong actually not correct should be'.split(
+    ' ',
+  );
 
 /** mulberry32, shared with the policies: same seed, same data. */
 const prng = seededRandom;
@@ -50,7 +53,17 @@ function sentence(rand: () => number, words: number): string {
 
 type Kind = RawRecordInput['kind'];
 /** The shape of one session: the kinds in order; tool steps may fail. */
-const SCRIPT: Kind[] = ['user_message', 'memory_used', 'agent_message', 'tool_call', 'tool_result', 'agent_message', 'user_message', 'task_outcome', 'feedback'];
+const SCRIPT: Kind[] = [
+  'user_message',
+  'memory_used',
+  'agent_message',
+  'tool_call',
+  'tool_result',
+  'agent_message',
+  'user_message',
+  'task_outcome',
+  'feedback',
+];
 
 export function generateRecords(options: RecordGenOptions): RawRecordInput[] {
   const rand = prng(options.seed ?? 1);
@@ -88,31 +101,87 @@ interface SessionCtx {
   taskType: string;
 }
 
-function makeRecord(rand: () => number, ctx: SessionCtx, scripted: Kind, at: number, failed: boolean, withRecordedAt: boolean): RawRecordInput {
+function makeRecord(
+  rand: () => number,
+  ctx: SessionCtx,
+  scripted: Kind,
+  at: number,
+  failed: boolean,
+  withRecordedAt: boolean,
+): RawRecordInput {
   const observedAt = new Date(at).toISOString();
-  const base = { id: seededUlid(at, rand), ...ctx, observedAt, ...(withRecordedAt ? { recordedAt: new Date(at + 1500).toISOString() } : {}) };
+  const base = {
+    id: seededUlid(at, rand),
+    ...ctx,
+    observedAt,
+    ...(withRecordedAt ? { recordedAt: new Date(at + 1500).toISOString() } : {}),
+  };
   const tool = pick(rand, TOOLS);
   // A failed session turns its second user message into a correction and its tool into an error.
-  const kind: Kind = failed && scripted === 'user_message' && rand() < 0.6 ? 'user_correction' : failed && scripted === 'tool_result' ? 'error' : scripted;
+  const kind: Kind =
+    failed && scripted === 'user_message' && rand() < 0.6
+      ? 'user_correction'
+      : failed && scripted === 'tool_result'
+        ? 'error'
+        : scripted;
   switch (kind) {
     case 'user_message':
       return { ...base, kind, role: 'user', source: 'user', text: sentence(rand, 8 + Math.floor(rand() * 20)) };
     case 'user_correction':
-      return { ...base, kind, role: 'user', source: 'user', text: `actually ${sentence(rand, 10)}`, tags: ['user_correction'], importance: 0.9 };
+      return {
+        ...base,
+        kind,
+        role: 'user',
+        source: 'user',
+        text: `actually ${sentence(rand, 10)}`,
+        tags: ['user_correction'],
+        importance: 0.9,
+      };
     case 'agent_message':
       return { ...base, kind, role: 'assistant', source: 'agent', text: sentence(rand, 15 + Math.floor(rand() * 40)) };
     case 'tool_call':
       return { ...base, kind, source: 'agent', payload: { tool, args: { query: sentence(rand, 3), limit: 10 } } };
     case 'tool_result':
-      return { ...base, kind, source: 'tool', payload: { tool, rows: Math.floor(rand() * 50), sample: sentence(rand, 12) }, outcome: { status: 'success' } };
+      return {
+        ...base,
+        kind,
+        source: 'tool',
+        payload: { tool, rows: Math.floor(rand() * 50), sample: sentence(rand, 12) },
+        outcome: { status: 'success' },
+      };
     case 'error':
-      return { ...base, kind, source: 'tool', text: `${tool} failed: timeout after 30s`, tags: ['failure'], outcome: { status: 'failure', expected: 'rows', actual: 'timeout' } };
+      return {
+        ...base,
+        kind,
+        source: 'tool',
+        text: `${tool} failed: timeout after 30s`,
+        tags: ['failure'],
+        outcome: { status: 'failure', expected: 'rows', actual: 'timeout' },
+      };
     case 'task_outcome':
-      return { ...base, kind, source: 'system', outcome: { status: failed ? 'failure' : 'success', reward: failed ? 0 : 1 }, ...(failed ? { tags: ['failure'] } : rand() < 0.1 ? { tags: ['high_value'] } : {}) };
+      return {
+        ...base,
+        kind,
+        source: 'system',
+        outcome: { status: failed ? 'failure' : 'success', reward: failed ? 0 : 1 },
+        ...(failed ? { tags: ['failure'] } : rand() < 0.1 ? { tags: ['high_value'] } : {}),
+      };
     case 'feedback':
-      return { ...base, kind, role: 'user', source: 'user', text: failed ? 'not helpful' : 'thanks', outcome: { status: 'success', reward: failed ? -1 : 1 } };
+      return {
+        ...base,
+        kind,
+        role: 'user',
+        source: 'user',
+        text: failed ? 'not helpful' : 'thanks',
+        outcome: { status: 'success', reward: failed ? -1 : 1 },
+      };
     case 'memory_used':
-      return { ...base, kind, source: 'system', payload: { noteId: `note-${Math.floor(rand() * 100)}`, version: 1, rank: 1, score: Number(rand().toFixed(3)) } };
+      return {
+        ...base,
+        kind,
+        source: 'system',
+        payload: { noteId: `note-${Math.floor(rand() * 100)}`, version: 1, rank: 1, score: Number(rand().toFixed(3)) },
+      };
     default:
       return { ...base, kind, source: 'system' };
   }

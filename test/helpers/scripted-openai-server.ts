@@ -3,8 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /** One scripted reply: the assistant's content and the usage the server reports (or an HTTP error). */
 export type ScriptedReply =
-  | { content: string; promptTokens?: number; completionTokens?: number }
-  | { status: number; body?: unknown };
+  { content: string; promptTokens?: number; completionTokens?: number } | { status: number; body?: unknown };
 
 export interface RecordedRequest {
   path: string;
@@ -48,23 +47,38 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(payload));
       };
-      if (path !== '/v1/chat/completions' && path !== '/api/chat') return send(404, { error: { message: `no route ${path}` } });
+      if (path !== '/v1/chat/completions' && path !== '/api/chat')
+        return send(404, { error: { message: `no route ${path}` } });
       const reply = queue.shift();
       if (!reply) return send(500, { error: { message: 'script exhausted' } });
       if ('status' in reply) return send(reply.status, reply.body ?? { error: { message: 'scripted failure' } });
       const model = (body as { model?: string }).model ?? 'scripted';
       if (path === '/api/chat') {
         return send(200, {
-          model, created_at: new Date().toISOString(), message: { role: 'assistant', content: reply.content }, done: true, done_reason: 'stop',
+          model,
+          created_at: new Date().toISOString(),
+          message: { role: 'assistant', content: reply.content },
+          done: true,
+          done_reason: 'stop',
           ...(reply.promptTokens !== undefined ? { prompt_eval_count: reply.promptTokens } : {}),
           ...(reply.completionTokens !== undefined ? { eval_count: reply.completionTokens } : {}),
         });
       }
-      const usage = reply.promptTokens !== undefined && reply.completionTokens !== undefined
-        ? { usage: { prompt_tokens: reply.promptTokens, completion_tokens: reply.completionTokens, total_tokens: reply.promptTokens + reply.completionTokens } }
-        : {};
+      const usage =
+        reply.promptTokens !== undefined && reply.completionTokens !== undefined
+          ? {
+              usage: {
+                prompt_tokens: reply.promptTokens,
+                completion_tokens: reply.completionTokens,
+                total_tokens: reply.promptTokens + reply.completionTokens,
+              },
+            }
+          : {};
       return send(200, {
-        id: `chatcmpl-${requests.length}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
+        id: `chatcmpl-${requests.length}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model,
         choices: [{ index: 0, message: { role: 'assistant', content: reply.content }, finish_reason: 'stop' }],
         ...usage,
       });

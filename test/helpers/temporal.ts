@@ -26,7 +26,13 @@ export async function withWorker<T>(activities: object, fn: (taskQueue: string) 
   const taskQueue = `test-${randomUUID()}`;
   const connection = await NativeConnection.connect({ address });
   try {
-    const worker = await Worker.create({ connection, taskQueue, workflowBundle: await workflowBundle(), activities, namespace: STACK.temporal.namespace });
+    const worker = await Worker.create({
+      connection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities,
+      namespace: STACK.temporal.namespace,
+    });
     return await worker.runUntil(fn(taskQueue));
   } finally {
     await connection.close();
@@ -43,8 +49,14 @@ export async function workflowFailure(run: Promise<unknown>): Promise<Applicatio
 export const uniqueId = (prefix: string): string => `${prefix}-${randomUUID()}`;
 
 const quietLogger = {
-  log() {}, trace() {}, debug() {}, info() {}, warn() {},
-  error(message: string, meta?: Record<string, unknown>) { process.stderr.write(`${message} ${meta ? JSON.stringify(meta) : ''}\n`); },
+  log() {},
+  trace() {},
+  debug() {},
+  info() {},
+  warn() {},
+  error(message: string, meta?: Record<string, unknown>) {
+    process.stderr.write(`${message} ${meta ? JSON.stringify(meta) : ''}\n`);
+  },
 };
 
 /**

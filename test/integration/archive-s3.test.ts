@@ -71,7 +71,9 @@ describe('archive on SeaweedFS S3', () => {
     expect(again).toMatchObject({ written: 0, alreadyPresent: first.objects.length, accepted: 400 });
     expect(await listKeys('raw/tenant=s3-idem/')).toEqual(before);
     expect(before).toHaveLength(2 * first.objects.length); // each object + its manifest
-    expect(await store.putIfAbsent(first.objects[0]?.objectKey ?? '', Buffer.from('x'), 'text/plain')).toBe('alreadyPresent');
+    expect(await store.putIfAbsent(first.objects[0]?.objectKey ?? '', Buffer.from('x'), 'text/plain')).toBe(
+      'alreadyPresent',
+    );
   });
 
   it('stores bytes exactly (no chunk framing) and reads ranges', async () => {
@@ -94,7 +96,12 @@ describe('archive on SeaweedFS S3', () => {
   it('a truncated object is a retryable error and contributes zero records', async () => {
     const records = generateRecords({ tenantId: 's3-trunc', count: 300, seed: 33, withRecordedAt: true });
     const full = gzipSync(Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join('')));
-    const key = dataKey({ tenantId: 's3-trunc', date: '2026-03-01', producer: 'itest', seq: `${records[0]?.id}-000000000000` });
+    const key = dataKey({
+      tenantId: 's3-trunc',
+      date: '2026-03-01',
+      producer: 'itest',
+      seq: `${records[0]?.id}-000000000000`,
+    });
     await store.putIfAbsent(key, full.subarray(0, Math.floor(full.length * 0.7)), 'application/gzip');
     const yielded: string[] = [];
     const error = await (async () => {

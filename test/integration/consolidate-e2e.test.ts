@@ -24,7 +24,11 @@ beforeAll(async () => {
   pipeline = await startPipeline(config, schema);
   ({ db, archive, client } = pipeline);
   for (const tenantId of ['acme', 'globex']) {
-    await writeBatch(archive, { tenantId, producer: 'e2e', records: demoRecords().filter((r) => r.tenantId === tenantId) });
+    await writeBatch(archive, {
+      tenantId,
+      producer: 'e2e',
+      records: demoRecords().filter((r) => r.tenantId === tenantId),
+    });
   }
   for (const tenantId of ['staged-yes', 'staged-no']) {
     await writeBatch(archive, { tenantId, producer: 'e2e', records: scaledRecords({ tenantId, copies: 1 }) });
@@ -40,7 +44,8 @@ const consolidate = (tenantId: string, budget: object = {}) =>
     args: [{ tenantId, trigger: 'manual', seed: 3, budget }],
   }) as Promise<ConsolidateResult>;
 
-const notesOf = async (tenantId: string): Promise<NoteVersion[]> => (await listNotes(db, { tenantId, limit: 100 })).notes;
+const notesOf = async (tenantId: string): Promise<NoteVersion[]> =>
+  (await listNotes(db, { tenantId, limit: 100 })).notes;
 
 describe('consolidation end to end', () => {
   let first: ConsolidateResult;
@@ -72,7 +77,10 @@ describe('consolidation end to end', () => {
   });
 
   it('turns corrections and tool errors into notes whose evidence resolves to the raw records', async () => {
-    const active = notes.filter((n) => n.status === 'active').map((n) => n.kind).sort();
+    const active = notes
+      .filter((n) => n.status === 'active')
+      .map((n) => n.kind)
+      .sort();
     expect(active).toEqual(['fact', 'preference', 'tool_behavior']);
     const refs = notes.flatMap((n) => n.evidence);
     const resolved = await resolveEvidence(archive, refs, []);
@@ -106,21 +114,28 @@ describe('consolidation end to end', () => {
   it.each([
     ['staged-yes', approveUpdate, 'active'],
     ['staged-no', rejectUpdate, 'retired'],
-  ] as const)('in staged mode writes new notes as staged and %s settles them on the decision', async (tenantId, update, settled) => {
-    const handle = await client.workflow.start('consolidateTenantWorkflow', {
-      taskQueue: config.temporal.taskQueue,
-      workflowId: `consolidate/${tenantId}/staged-${randomBytes(3).toString('hex')}`,
-      args: [{ tenantId, trigger: 'manual', mode: 'staged', seed: 1 }],
-    });
-    await expect.poll(async () => (await handle.query(progressQuery)).phase, { timeout: 30_000 }).toBe('awaiting_approval');
-    const waiting = await notesOf(tenantId);
-    expect(waiting.filter((n) => n.status !== 'quarantined').every((n) => n.status === 'staged')).toBe(true);
-    expect(waiting.length).toBeGreaterThan(2);
-    await handle.executeUpdate(update, { args: [{ operator: 'ops@e2e', reason: 'checked' }] });
-    const result = (await handle.result()) as ConsolidateResult;
-    expect(result.status).toBe(settled === 'active' ? 'completed' : 'rejected');
-    const after = await notesOf(tenantId);
-    expect(after.filter((n) => n.status !== 'quarantined' && n.status !== 'superseded').every((n) => n.status === settled)).toBe(true);
-    expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
-  });
+  ] as const)(
+    'in staged mode writes new notes as staged and %s settles them on the decision',
+    async (tenantId, update, settled) => {
+      const handle = await client.workflow.start('consolidateTenantWorkflow', {
+        taskQueue: config.temporal.taskQueue,
+        workflowId: `consolidate/${tenantId}/staged-${randomBytes(3).toString('hex')}`,
+        args: [{ tenantId, trigger: 'manual', mode: 'staged', seed: 1 }],
+      });
+      await expect
+        .poll(async () => (await handle.query(progressQuery)).phase, { timeout: 30_000 })
+        .toBe('awaiting_approval');
+      const waiting = await notesOf(tenantId);
+      expect(waiting.filter((n) => n.status !== 'quarantined').every((n) => n.status === 'staged')).toBe(true);
+      expect(waiting.length).toBeGreaterThan(2);
+      await handle.executeUpdate(update, { args: [{ operator: 'ops@e2e', reason: 'checked' }] });
+      const result = (await handle.result()) as ConsolidateResult;
+      expect(result.status).toBe(settled === 'active' ? 'completed' : 'rejected');
+      const after = await notesOf(tenantId);
+      expect(
+        after.filter((n) => n.status !== 'quarantined' && n.status !== 'superseded').every((n) => n.status === settled),
+      ).toBe(true);
+      expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
+    },
+  );
 });

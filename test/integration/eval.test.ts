@@ -30,14 +30,22 @@ const conversation = {
   },
   qa: [
     { question: 'What is the name of the dog Bob adopted?', answer: 'Pixel', evidence: ['D1:2'], category: 4 },
-    { question: 'Where did Bob\'s sister move for her job?', answer: 'Lisbon', evidence: ['D1:4'], category: 4 },
+    { question: "Where did Bob's sister move for her job?", answer: 'Lisbon', evidence: ['D1:4'], category: 4 },
     { question: 'What boat did Ann buy for the summer?', answer: 'a red kayak', evidence: ['D2:1'], category: 4 },
   ],
 };
 
-const call = (id: string, name: string, args: object) => ({ content: null, role: 'assistant', tool_calls: [{ function: { arguments: JSON.stringify(args), name }, id, type: 'function' }] });
+const call = (id: string, name: string, args: object) => ({
+  content: null,
+  role: 'assistant',
+  tool_calls: [{ function: { arguments: JSON.stringify(args), name }, id, type: 'function' }],
+});
 const tool = (id: string, name: string, content: string) => ({ role: 'tool', tool_call_id: id, name, content });
-const info = { task: { user_id: 'ann_1', instruction: 'HIDDEN GOAL', actions: [] }, source: 'user', reward_info: { reward: 0 } };
+const info = {
+  task: { user_id: 'ann_1', instruction: 'HIDDEN GOAL', actions: [] },
+  source: 'user',
+  reward_info: { reward: 0 },
+};
 const failedTraj = [
   { role: 'system', content: 'policy' },
   { role: 'user', content: 'Please move reservation ABC123 to flight HAT002.' },
@@ -47,7 +55,11 @@ const failedTraj = [
   tool('c2', 'update_reservation_flights', '{"reservation_id": "ABC123", "flights": ["HAT002"]}'),
   { role: 'assistant', content: 'Your reservation is now on HAT002.' },
 ];
-const okTraj = [{ role: 'system', content: 'policy' }, { role: 'user', content: 'Please confirm ABC123.' }, { role: 'assistant', content: 'ABC123 is confirmed.' }];
+const okTraj = [
+  { role: 'system', content: 'policy' },
+  { role: 'user', content: 'Please confirm ABC123.' },
+  { role: 'assistant', content: 'ABC123 is confirmed.' },
+];
 
 let root: string;
 let locomo: EvalRun;
@@ -57,18 +69,30 @@ beforeAll(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'nocturne-eval-'));
   await mkdir(path.join(root, 'locomo'));
   await writeFile(path.join(root, 'locomo', 'locomo.json'), JSON.stringify([conversation]));
-  await writeFile(path.join(root, 'tau.json'), JSON.stringify([{ task_id: 4, trial: 0, reward: 0, info, traj: failedTraj }, { task_id: 4, trial: 1, reward: 1, info, traj: okTraj }]));
+  await writeFile(
+    path.join(root, 'tau.json'),
+    JSON.stringify([
+      { task_id: 4, trial: 0, reward: 0, info, traj: failedTraj },
+      { task_id: 4, trial: 1, reward: 1, info, traj: okTraj },
+    ]),
+  );
   const common = { ks: [1, 5], env: { ...process.env, ...stackEnv() }, log: () => {} };
   // Four of six turns known: session 2 is after the cutoff.
   locomo = await runEval({ ...common, dataset: 'locomo', path: path.join(root, 'locomo'), cutoff: parseCutoff('0.6') });
-  tau = await runEval({ ...common, dataset: 'tau-bench', path: path.join(root, 'tau.json'), cutoff: parseCutoff('0.8') });
+  tau = await runEval({
+    ...common,
+    dataset: 'tau-bench',
+    path: path.join(root, 'tau.json'),
+    cutoff: parseCutoff('0.8'),
+  });
 }, 240_000);
 
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const nocturne = (run: EvalRun, queryId: string) => run.outcomes.find((o) => o.method === 'nocturne' && o.queryId === queryId);
+const nocturne = (run: EvalRun, queryId: string) =>
+  run.outcomes.find((o) => o.method === 'nocturne' && o.queryId === queryId);
 
 describe('nocturne eval on the real stack', () => {
   it('Nocturne recalls the note whose evidence is the gold turn, first', () => {
@@ -87,14 +111,21 @@ describe('nocturne eval on the real stack', () => {
 
   it('summarizes every method on the same questions, with the baselines beside Nocturne', () => {
     const methods = locomo.summary.datasets[0]?.methods.map((m) => [m.method, m.overall.queries]);
-    expect(methods).toEqual([['no-memory', 3], ['recent-history', 3], ['full-text', 3], ['dense', 3], ['nocturne', 3]]);
-    const atK = (method: string) => locomo.summary.datasets[0]?.methods.find((m) => m.method === method)?.overall.atK.find((a) => a.k === 5);
+    expect(methods).toEqual([
+      ['no-memory', 3],
+      ['recent-history', 3],
+      ['full-text', 3],
+      ['dense', 3],
+      ['nocturne', 3],
+    ]);
+    const atK = (method: string) =>
+      locomo.summary.datasets[0]?.methods.find((m) => m.method === method)?.overall.atK.find((a) => a.k === 5);
     expect(atK('no-memory')?.evidenceRecall.mean).toBe(0);
     expect(atK('nocturne')?.evidenceRecall.mean).toBeGreaterThan(0);
     expect(locomo.summary.meta.embedder).toMatch(/e5/);
   });
 
-  it('a failed tau-bench trial with a tool error yields a validated note, and the grader\'s goal never becomes memory', () => {
+  it("a failed tau-bench trial with a tool error yields a validated note, and the grader's goal never becomes memory", () => {
     expect(tau.failedRuns).toHaveLength(1);
     expect(tau.failedRuns[0]?.notes).toBeGreaterThanOrEqual(1);
     expect(tau.summary.datasets[0]?.failedRuns?.withNotes.mean).toBe(1);

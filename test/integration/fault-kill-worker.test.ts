@@ -18,7 +18,12 @@ import { stackEnv } from '../../src/stack/endpoints.ts';
 
 const TRIALS = 10;
 const suffix = randomBytes(3).toString('hex');
-const env = { ...process.env, ...stackEnv(), NOCTURNE_ARCHIVE_URI: `s3://nocturne/fault-${suffix}`, NOCTURNE_TASK_QUEUE: `fault-${suffix}` };
+const env = {
+  ...process.env,
+  ...stackEnv(),
+  NOCTURNE_ARCHIVE_URI: `s3://nocturne/fault-${suffix}`,
+  NOCTURNE_TASK_QUEUE: `fault-${suffix}`,
+};
 const config = parseConfig(env);
 const tenant = (name: string) => `fault-${suffix}-${name}`;
 
@@ -90,26 +95,30 @@ describe(`a worker killed with SIGKILL at ${TRIALS} seeded points`, () => {
   });
 
   for (let trial = 1; trial <= TRIALS; trial++) {
-    it(`trial ${trial}: the run completes after restart with no duplicated version and one audit entry per version`, { timeout: 240_000 }, async () => {
-      const tenantId = tenant(`t${trial}`);
-      await archiveFor(tenantId);
-      const first = startWorker();
-      const handle = await run(tenantId);
-      // Worker start (bundling) takes a few seconds; the run then takes several more.
-      const delay = 4_000 + Math.floor(seededRandom(trial)() * 8_000);
-      await new Promise((r) => setTimeout(r, delay));
-      await kill(first);
-      startWorker();
-      const result = (await handle.result()) as ConsolidateResult;
-      expect(result.status).toBe('completed');
-      expect(await outcome(tenantId)).toEqual(reference);
-      for (const n of (await listNotes(db, { tenantId, limit: 1000 })).notes) {
-        const h = await getNoteHistory(db, { tenantId, noteId: n.noteId });
-        expect(h.versions.map((v) => v.version)).toEqual(h.versions.map((_, i) => i + 1));
-        expect(h.audit.map((a) => a.toVersion)).toEqual(h.versions.map((v) => v.version));
-      }
-      expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
-      await kill(worker as ChildProcess);
-    });
+    it(
+      `trial ${trial}: the run completes after restart with no duplicated version and one audit entry per version`,
+      { timeout: 240_000 },
+      async () => {
+        const tenantId = tenant(`t${trial}`);
+        await archiveFor(tenantId);
+        const first = startWorker();
+        const handle = await run(tenantId);
+        // Worker start (bundling) takes a few seconds; the run then takes several more.
+        const delay = 4_000 + Math.floor(seededRandom(trial)() * 8_000);
+        await new Promise((r) => setTimeout(r, delay));
+        await kill(first);
+        startWorker();
+        const result = (await handle.result()) as ConsolidateResult;
+        expect(result.status).toBe('completed');
+        expect(await outcome(tenantId)).toEqual(reference);
+        for (const n of (await listNotes(db, { tenantId, limit: 1000 })).notes) {
+          const h = await getNoteHistory(db, { tenantId, noteId: n.noteId });
+          expect(h.versions.map((v) => v.version)).toEqual(h.versions.map((_, i) => i + 1));
+          expect(h.audit.map((a) => a.toVersion)).toEqual(h.versions.map((v) => v.version));
+        }
+        expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
+        await kill(worker as ChildProcess);
+      },
+    );
   }
 });

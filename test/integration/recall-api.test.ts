@@ -26,7 +26,11 @@ let db: Db;
 let server: RunningServer;
 const logged: string[] = [];
 
-async function post(body: unknown, token?: string, raw?: string): Promise<{ status: number; body: { error?: { reason: string; code: string }; notes?: Array<{ claim: string }> } }> {
+async function post(
+  body: unknown,
+  token?: string,
+  raw?: string,
+): Promise<{ status: number; body: { error?: { reason: string; code: string }; notes?: Array<{ claim: string }> } }> {
   const res = await fetch(`${server.url}/v1/recall`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -37,11 +41,28 @@ async function post(body: unknown, token?: string, raw?: string): Promise<{ stat
 
 beforeAll(async () => {
   db = await openDb({ kind: 'postgres', url }, { dimension: DIMENSION, schema });
-  for (const [tenantId, claim] of [[tenantA, 'Tenant A: the payroll export runs on Fridays.'], [tenantB, 'Tenant B: the payroll export runs on Mondays.']] as const) {
+  for (const [tenantId, claim] of [
+    [tenantA, 'Tenant A: the payroll export runs on Fridays.'],
+    [tenantB, 'Tenant B: the payroll export runs on Mondays.'],
+  ] as const) {
     const [embedding] = await embedder.embed([claim]);
-    await applyNoteBatch(db, { tenantId, runId: 'run-api', batchNo: 0, actor: 'test', ops: [{ ...createOp(freshNoteId(), { claim }), embedding: embedding! }] });
+    await applyNoteBatch(db, {
+      tenantId,
+      runId: 'run-api',
+      batchNo: 0,
+      actor: 'test',
+      ops: [{ ...createOp(freshNoteId(), { claim }), embedding: embedding! }],
+    });
   }
-  const app = createRecallApp({ db, embedder, tokens: [{ tenantId: tenantA, sha256: sha(tokenA) }, { tenantId: tenantB, sha256: sha(tokenB) }], log: (l) => logged.push(l) });
+  const app = createRecallApp({
+    db,
+    embedder,
+    tokens: [
+      { tenantId: tenantA, sha256: sha(tokenA) },
+      { tenantId: tenantB, sha256: sha(tokenB) },
+    ],
+    log: (l) => logged.push(l),
+  });
   server = await listen(app, { port: 0 });
 }, 120_000);
 
@@ -75,7 +96,11 @@ describe('recall HTTP API', () => {
     ['an unknown field', { query: 'payroll', token_budget: 10 }, /token_budget/],
     ['a bad asOf', { query: 'payroll', asOf: 'yesterday' }, /^asOf: expected an ISO 8601 date-time$/],
     ['a bad scope', { query: 'payroll', scope: { level: 'planet', key: 'x' } }, /^scope/],
-    ['asOf with taskId', { query: 'payroll', asOf: '2026-01-01T00:00:00Z', taskId: 't' }, /^taskId: cannot be combined with asOf/],
+    [
+      'asOf with taskId',
+      { query: 'payroll', asOf: '2026-01-01T00:00:00Z', taskId: 't' },
+      /^taskId: cannot be combined with asOf/,
+    ],
     ['a JSON array', [1, 2], /^\(body\): expected a JSON object$/],
   ])('rejects %s with 400 and the reason', async (_name, body, reason) => {
     const res = await post(body, tokenA);
@@ -90,7 +115,10 @@ describe('recall HTTP API', () => {
 
   it('rejects a missing or unknown token with 401 before reading the body', async () => {
     const missing = await post({ query: 'payroll' });
-    expect(missing).toMatchObject({ status: 401, body: { error: { reason: expect.stringMatching(/missing bearer token/) } } });
+    expect(missing).toMatchObject({
+      status: 401,
+      body: { error: { reason: expect.stringMatching(/missing bearer token/) } },
+    });
     const unknown = await post({ query: 'payroll' }, `tok-x-${randomBytes(16).toString('hex')}`);
     expect(unknown).toMatchObject({ status: 401, body: { error: { reason: 'unknown bearer token' } } });
     const unauthBadBody = await post(undefined, undefined, 'not json');
@@ -102,7 +130,10 @@ describe('recall HTTP API', () => {
     expect(res.status).toBe(403);
     expect(JSON.stringify(res.body)).not.toContain('Mondays');
     const client = createRecallClient({ baseUrl: server.url, token: tokenB });
-    await expect(client.recall({ tenantId: tenantA, query: 'payroll export' })).rejects.toMatchObject({ status: 403, code: 'forbidden' });
+    await expect(client.recall({ tenantId: tenantA, query: 'payroll export' })).rejects.toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
     await expect(client.recall({ tenantId: tenantA, query: 'payroll export' })).rejects.toBeInstanceOf(RecallApiError);
     const own = await client.recall({ query: 'payroll export' });
     expect(own.notes.map((n) => n.claim)).toEqual(['Tenant B: the payroll export runs on Mondays.']);

@@ -8,7 +8,13 @@ import { openDb } from '../../src/db/open-db.ts';
 import { withTenant } from '../../src/db/tenant.ts';
 import { createHashingEmbedder } from '../../src/embeddings/hashing.ts';
 import { recall } from '../../src/recall/recall.ts';
-import { selectTextCandidates, selectVectorCandidates, setIndexScanSettings, vectorCandidatesSql, type CandidateParams } from '../../src/recall/queries.ts';
+import {
+  selectTextCandidates,
+  selectVectorCandidates,
+  setIndexScanSettings,
+  vectorCandidatesSql,
+  type CandidateParams,
+} from '../../src/recall/queries.ts';
 import { stackEnv, STACK } from '../../src/stack/endpoints.ts';
 import { createOp, freshNoteId, freshTenant } from '../helpers/notes.ts';
 import { dropSchema } from '../helpers/pipeline.ts';
@@ -29,7 +35,11 @@ async function commit(tenantId: string, ops: NoteOp[], at: Date = NOW): Promise<
   await applyNoteBatch(db, { tenantId, runId: 'run-recall', batchNo: batchNo++, actor: 'test', ops }, () => at);
 }
 
-async function embeddedCreate(claim: string, overrides: Partial<NoteContent> = {}, extra: Partial<{ status: 'staged' | 'active' | 'quarantined'; embed: boolean }> = {}): Promise<NoteOp> {
+async function embeddedCreate(
+  claim: string,
+  overrides: Partial<NoteContent> = {},
+  extra: Partial<{ status: 'staged' | 'active' | 'quarantined'; embed: boolean }> = {},
+): Promise<NoteOp> {
   const [embedding] = await embedder.embed([claim]);
   return {
     ...createOp(freshNoteId(), { claim, ...overrides }),
@@ -63,7 +73,15 @@ describe('recall: tenant isolation', () => {
     expect(result.notes.map((n) => n.claim).join(' ')).not.toContain('Tenant A');
 
     const [queryVector] = await embedder.embed(['how are invoices exported']);
-    const p: CandidateParams = { tenantId: b, at: NOW.toISOString(), pointInTime: false, scopes: undefined, queryVector: queryVector!, queryText: 'invoices exported', limit: 50 };
+    const p: CandidateParams = {
+      tenantId: b,
+      at: NOW.toISOString(),
+      pointInTime: false,
+      scopes: undefined,
+      queryVector: queryVector!,
+      queryText: 'invoices exported',
+      limit: 50,
+    };
     for (const pointInTime of [false, true]) {
       const q = { ...p, pointInTime };
       const rows = await withTenant(db, b, async (tx) => {
@@ -80,7 +98,14 @@ describe('recall: tenant isolation', () => {
 
     // Negative control: the same predicate-less SQL outside withTenant (the owner, not subject to
     // the app role's policy) does see tenant A, so the assertion above is carried by RLS alone.
-    const leaked = await ownerQuery(vectorCandidatesSql(false, true, { tenantPredicate: false }), [b, NOW.toISOString(), null, `[${queryVector!.join(',')}]`, 'invoices exported', 1000]);
+    const leaked = await ownerQuery(vectorCandidatesSql(false, true, { tenantPredicate: false }), [
+      b,
+      NOW.toISOString(),
+      null,
+      `[${queryVector!.join(',')}]`,
+      'invoices exported',
+      1000,
+    ]);
     expect(leaked.some((r) => (r as { tenant_id: string }).tenant_id === a)).toBe(true);
   });
 });
@@ -107,12 +132,38 @@ describe('recall: eligibility', () => {
     ]);
     await commit(t, [
       { op: 'newVersion', action: 'retire', noteId: retired.noteId, expectedVersion: 1, reason: 'wrong' },
-      { op: 'newVersion', action: 'supersede', noteId: superseded.noteId, expectedVersion: 1, supersededBy: active.noteId, reason: 'replaced' },
-      { op: 'newVersion', action: 'retire', status: 'erased', noteId: erased.noteId, expectedVersion: 1, reason: 'erasure' },
-      { op: 'newVersion', action: 'revise', noteId: revised.noteId, expectedVersion: 1, changes: { claim: claim('revised v2') }, reason: 'update' },
+      {
+        op: 'newVersion',
+        action: 'supersede',
+        noteId: superseded.noteId,
+        expectedVersion: 1,
+        supersededBy: active.noteId,
+        reason: 'replaced',
+      },
+      {
+        op: 'newVersion',
+        action: 'retire',
+        status: 'erased',
+        noteId: erased.noteId,
+        expectedVersion: 1,
+        reason: 'erasure',
+      },
+      {
+        op: 'newVersion',
+        action: 'revise',
+        noteId: revised.noteId,
+        expectedVersion: 1,
+        changes: { claim: claim('revised v2') },
+        reason: 'update',
+      },
     ]);
 
-    const result = await recall(db, embedder, { tenantId: t, query: 'refund requests manager approval limit', k: 20 }, { now });
+    const result = await recall(
+      db,
+      embedder,
+      { tenantId: t, query: 'refund requests manager approval limit', k: 20 },
+      { now },
+    );
     const got = result.notes.map((n) => `${n.noteId}@${n.version}`).sort();
     expect(got).toEqual([`${active.noteId}@1`, `${revised.noteId}@2`].sort());
     // The revised version has no embedding yet (its claim changed): it is reachable by full text.
@@ -133,7 +184,10 @@ describe('recall: eligibility', () => {
   it('skips vector similarity, loudly, while the tenant’s vectors come from another model', async () => {
     const t = freshTenant();
     await commit(t, [await embeddedCreate('The CRM export needs a page size of 200.')]);
-    await ownerQuery(`INSERT INTO embedding_projections (tenant_id, model, dimension) VALUES ($1, 'some-older-model', $2)`, [t, DIMENSION]);
+    await ownerQuery(
+      `INSERT INTO embedding_projections (tenant_id, model, dimension) VALUES ($1, 'some-older-model', $2)`,
+      [t, DIMENSION],
+    );
     const result = await recall(db, embedder, { tenantId: t, query: 'CRM export page size', k: 5 }, { now });
     expect(result.stats.vectorPath).toBe('none');
     expect(result.warnings.join(' ')).toContain('some-older-model');
@@ -147,7 +201,12 @@ describe('recall: eligibility', () => {
       await embeddedCreate('Alice wants answers as tables.', { scope: { level: 'user', key: 'alice' } }),
       await embeddedCreate('Bob wants answers as tables too.', { scope: { level: 'user', key: 'bob' } }),
     ]);
-    const result = await recall(db, embedder, { tenantId: t, query: 'answers as tables', k: 5, scope: { level: 'user', key: 'alice' } }, { now });
+    const result = await recall(
+      db,
+      embedder,
+      { tenantId: t, query: 'answers as tables', k: 5, scope: { level: 'user', key: 'alice' } },
+      { now },
+    );
     expect(result.notes.map((n) => n.scope.key)).toEqual(['alice']);
   });
 });
@@ -157,18 +216,31 @@ describe('recall: context assembly', () => {
     const t = freshTenant();
     const places = ['Lisbon', 'Oslo', 'Nairobi', 'Lima', 'Osaka', 'Perth', 'Quebec', 'Tunis'];
     const carriers = ['DHL', 'UPS', 'FedEx', 'Posti', 'Correos', 'Aramex', 'Sagawa', 'Purolator'];
-    const claims = places.map((p, i) => `Shipping to ${p}: parcels go with ${carriers[i]} and need a customs form of type ${String.fromCharCode(65 + i)}${i * 7}.`);
+    const claims = places.map(
+      (p, i) =>
+        `Shipping to ${p}: parcels go with ${carriers[i]} and need a customs form of type ${String.fromCharCode(65 + i)}${i * 7}.`,
+    );
     await commit(t, [
       ...(await Promise.all(claims.map((c) => embeddedCreate(c)))),
       await embeddedCreate(`${claims[0]!.slice(0, -1)}!`),
     ]);
-    const full = await recall(db, embedder, { tenantId: t, query: 'shipping rule parcels region carrier customs form', k: 20 }, { now });
+    const full = await recall(
+      db,
+      embedder,
+      { tenantId: t, query: 'shipping rule parcels region carrier customs form', k: 20 },
+      { now },
+    );
     expect(full.notes.length).toBe(8);
     expect(full.stats.duplicatesFolded).toBe(1);
     expect(full.notes.flatMap((n) => n.duplicates)).toHaveLength(1);
 
     const budget = 70;
-    const cut = await recall(db, embedder, { tenantId: t, query: 'shipping rule parcels region carrier customs form', k: 20, tokenBudget: budget }, { now });
+    const cut = await recall(
+      db,
+      embedder,
+      { tenantId: t, query: 'shipping rule parcels region carrier customs form', k: 20, tokenBudget: budget },
+      { now },
+    );
     expect(cut.notes.length).toBeGreaterThan(0);
     expect(cut.notes.length).toBeLessThan(8);
     expect(cut.tokens).toBeLessThanOrEqual(budget);
@@ -178,14 +250,20 @@ describe('recall: context assembly', () => {
 
   it('logs returned versions in memory usage once per task', async () => {
     const t = freshTenant();
-    await commit(t, [await embeddedCreate('Always retry the export tool with a smaller page size.'), await embeddedCreate('The export tool times out on large pages.')]);
+    await commit(t, [
+      await embeddedCreate('Always retry the export tool with a smaller page size.'),
+      await embeddedCreate('The export tool times out on large pages.'),
+    ]);
     const req = { tenantId: t, query: 'export tool page size', k: 5, taskId: 'task-42' };
     const first = await recall(db, embedder, req, { now });
     expect(first.notes.length).toBe(2);
     expect(first.stats.usageLogged).toBe(2);
     const second = await recall(db, embedder, req, { now });
     expect(second.stats.usageLogged).toBe(0);
-    const rows = (await ownerQuery(`SELECT note_id, version, rank, score FROM memory_usage WHERE tenant_id = $1 AND task_id = 'task-42' ORDER BY rank`, [t])) as Array<{ note_id: string; rank: number; score: number }>;
+    const rows = (await ownerQuery(
+      `SELECT note_id, version, rank, score FROM memory_usage WHERE tenant_id = $1 AND task_id = 'task-42' ORDER BY rank`,
+      [t],
+    )) as Array<{ note_id: string; rank: number; score: number }>;
     expect(rows.map((r) => [r.note_id, r.rank])).toEqual(first.notes.map((n) => [n.noteId, n.rank]));
     expect(rows[0]?.score).toBeCloseTo(first.notes[0]!.score, 9);
   });
@@ -197,8 +275,26 @@ describe('recall: asOf', () => {
     const op = await embeddedCreate('The billing API returns amounts in dollars.');
     await commit(t, [op], new Date('2026-01-10T00:00:00.000Z'));
     const [v2embedding] = await embedder.embed(['The billing API returns amounts in cents.']);
-    await commit(t, [{ op: 'newVersion', action: 'revise', noteId: op.noteId, expectedVersion: 1, changes: { claim: 'The billing API returns amounts in cents.' }, embedding: v2embedding, reason: 'correction' }], new Date('2026-02-10T00:00:00.000Z'));
-    await commit(t, [{ op: 'newVersion', action: 'retire', noteId: op.noteId, expectedVersion: 2, reason: 'api changed' }], new Date('2026-03-10T00:00:00.000Z'));
+    await commit(
+      t,
+      [
+        {
+          op: 'newVersion',
+          action: 'revise',
+          noteId: op.noteId,
+          expectedVersion: 1,
+          changes: { claim: 'The billing API returns amounts in cents.' },
+          embedding: v2embedding,
+          reason: 'correction',
+        },
+      ],
+      new Date('2026-02-10T00:00:00.000Z'),
+    );
+    await commit(
+      t,
+      [{ op: 'newVersion', action: 'retire', noteId: op.noteId, expectedVersion: 2, reason: 'api changed' }],
+      new Date('2026-03-10T00:00:00.000Z'),
+    );
 
     const query = 'billing API amounts';
     expect((await recall(db, embedder, { tenantId: t, query, k: 5 }, { now })).notes).toEqual([]);
@@ -206,7 +302,9 @@ describe('recall: asOf', () => {
     expect(jan.notes.map((n) => [n.version, n.claim])).toEqual([[1, 'The billing API returns amounts in dollars.']]);
     const feb = await recall(db, embedder, { tenantId: t, query, k: 5, asOf: '2026-02-20T00:00:00.000Z' }, { now });
     expect(feb.notes.map((n) => n.version)).toEqual([2]);
-    expect((await recall(db, embedder, { tenantId: t, query, k: 5, asOf: '2026-01-01T00:00:00.000Z' }, { now })).notes).toEqual([]);
+    expect(
+      (await recall(db, embedder, { tenantId: t, query, k: 5, asOf: '2026-01-01T00:00:00.000Z' }, { now })).notes,
+    ).toEqual([]);
   });
 });
 
@@ -220,28 +318,52 @@ describe('recall: iterative index scan', () => {
     const small = freshTenant('small');
     const topic = (i: number) => `Deployment note ${i}: service ${i % 37} restarts after config change ${i}.`;
     for (let start = 0; start < BIG; start += 500) {
-      const ops = await Promise.all(Array.from({ length: 500 }, (_, j) => embeddedCreate(topic(start + j), { scope: { level: 'user', key: start + j < SMALL ? 'rare' : 'common' } })));
+      const ops = await Promise.all(
+        Array.from({ length: 500 }, (_, j) =>
+          embeddedCreate(topic(start + j), { scope: { level: 'user', key: start + j < SMALL ? 'rare' : 'common' } }),
+        ),
+      );
       await commit(big, ops);
     }
     await commit(small, await Promise.all(Array.from({ length: SMALL }, (_, i) => embeddedCreate(topic(i)))));
     await ownerQuery(`ANALYZE note_versions`);
     await ownerQuery(`ANALYZE notes`);
 
-    const few = await recall(db, embedder, { tenantId: small, query: 'service restarts after config change', k: K }, { now });
+    const few = await recall(
+      db,
+      embedder,
+      { tenantId: small, query: 'service restarts after config change', k: K },
+      { now },
+    );
     expect(few.notes.length).toBe(K);
     expect(few.notes.every((n) => n.claim.startsWith('Deployment note'))).toBe(true);
 
     // The selective filter here is a scope (12 of 2000 rows), which no btree serves: the planner
     // walks the HNSW index, and only the iterative scan keeps going past ef_search rows.
     const [queryVector] = await embedder.embed(['service restarts after config change']);
-    const p: CandidateParams = { tenantId: big, at: NOW.toISOString(), pointInTime: false, scopes: [{ level: 'user', key: 'rare' }], queryVector: queryVector!, queryText: '', limit: K };
+    const p: CandidateParams = {
+      tenantId: big,
+      at: NOW.toISOString(),
+      pointInTime: false,
+      scopes: [{ level: 'user', key: 'rare' }],
+      queryVector: queryVector!,
+      queryText: '',
+      limit: K,
+    };
     // At 2000 rows the planner may find a sequential scan + sort cheaper; this test is about the
     // index path, so it takes sequential scans off the table.
     const indexOnly = `SELECT set_config('enable_seqscan', 'off', true)`;
     const plan = await withTenant(db, big, async (tx) => {
       await tx.query(indexOnly);
       await setIndexScanSettings(tx, K);
-      const { rows } = await tx.query(`EXPLAIN ${vectorCandidatesSql(false, false)}`, [big, p.at, JSON.stringify(p.scopes), `[${queryVector!.join(',')}]`, '', K]);
+      const { rows } = await tx.query(`EXPLAIN ${vectorCandidatesSql(false, false)}`, [
+        big,
+        p.at,
+        JSON.stringify(p.scopes),
+        `[${queryVector!.join(',')}]`,
+        '',
+        K,
+      ]);
       return rows.map((r) => Object.values(r as Record<string, string>)[0]).join('\n');
     });
     expect(plan).toContain('note_versions_embedding_hnsw');
@@ -260,7 +382,12 @@ describe('recall: iterative index scan', () => {
     });
     expect(plain.length).toBeLessThan(K);
 
-    const scoped = await recall(db, embedder, { tenantId: big, query: 'service restarts after config change', k: K, scope: { level: 'user', key: 'rare' } }, { now });
+    const scoped = await recall(
+      db,
+      embedder,
+      { tenantId: big, query: 'service restarts after config change', k: K, scope: { level: 'user', key: 'rare' } },
+      { now },
+    );
     expect(scoped.notes.length).toBe(K);
   });
 });

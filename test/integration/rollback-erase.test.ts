@@ -5,10 +5,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RollbackRunResult } from '../../activities/rollback-run.ts';
 import type { EraseSubjectResult } from '../../workflows/erase-subject.ts';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
-import { readObject, tenantPrefix, writeBatch, type ArchivedRecord, type ArchiveStore } from '../../src/archive/index.ts';
+import {
+  readObject,
+  tenantPrefix,
+  writeBatch,
+  type ArchivedRecord,
+  type ArchiveStore,
+} from '../../src/archive/index.ts';
 import type { EvidenceRef } from '../../src/contracts/note.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
-import { applyNoteBatch, getNote, getNoteHistory, getRun, withTenant, insertMemoryUsage, listNotes, verifyAuditChain, type Db } from '../../src/db/index.ts';
+import {
+  applyNoteBatch,
+  getNote,
+  getNoteHistory,
+  getRun,
+  withTenant,
+  insertMemoryUsage,
+  listNotes,
+  verifyAuditChain,
+  type Db,
+} from '../../src/db/index.ts';
 import { demoRecords } from '../../src/demo/sample.ts';
 import { resolveEvidence } from '../../src/replay/episodes.ts';
 import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
@@ -34,9 +50,20 @@ afterAll(async () => pipeline?.close());
 const exec = <R>(workflow: string, workflowId: string, input: unknown) =>
   client.workflow.execute(workflow, { taskQueue: config.temporal.taskQueue, workflowId, args: [input] }) as Promise<R>;
 const tag = () => randomBytes(3).toString('hex');
-const consolidate = (tenantId: string) => exec<ConsolidateResult>('consolidateTenantWorkflow', `consolidate/${tenantId}/it-${tag()}`, { tenantId, trigger: 'manual', seed: 3 });
-const rollbackRun = (runId: string) => exec<RollbackRunResult>('rollbackRunWorkflow', `rollback-run/it-${tag()}`, { runId, reason: 'bad run', operator: 'it-operator' });
-const erase = (tenantId: string, userId: string) => exec<EraseSubjectResult>('eraseSubjectWorkflow', `erase/${tenantId}/it-${tag()}`, { tenantId, userId });
+const consolidate = (tenantId: string) =>
+  exec<ConsolidateResult>('consolidateTenantWorkflow', `consolidate/${tenantId}/it-${tag()}`, {
+    tenantId,
+    trigger: 'manual',
+    seed: 3,
+  });
+const rollbackRun = (runId: string) =>
+  exec<RollbackRunResult>('rollbackRunWorkflow', `rollback-run/it-${tag()}`, {
+    runId,
+    reason: 'bad run',
+    operator: 'it-operator',
+  });
+const erase = (tenantId: string, userId: string) =>
+  exec<EraseSubjectResult>('eraseSubjectWorkflow', `erase/${tenantId}/it-${tag()}`, { tenantId, userId });
 
 /** What recall can see: the active notes, by id, status and claim. */
 async function activeSet(tenantId: string): Promise<string[]> {
@@ -55,10 +82,24 @@ describe('rollbackRunWorkflow', () => {
 
   beforeAll(async () => {
     // Run 1 learns from the first two days; run 2 sees day three, which contradicts a fact.
-    await writeBatch(archive, { tenantId, producer: 'it', records: asTenant(tenantId, acme().filter((r) => r.observedAt < DAY2)) });
+    await writeBatch(archive, {
+      tenantId,
+      producer: 'it',
+      records: asTenant(
+        tenantId,
+        acme().filter((r) => r.observedAt < DAY2),
+      ),
+    });
     await consolidate(tenantId);
     before = await activeSet(tenantId);
-    await writeBatch(archive, { tenantId, producer: 'it', records: asTenant(tenantId, acme().filter((r) => r.observedAt >= DAY2)) });
+    await writeBatch(archive, {
+      tenantId,
+      producer: 'it',
+      records: asTenant(
+        tenantId,
+        acme().filter((r) => r.observedAt >= DAY2),
+      ),
+    });
     second = await consolidate(tenantId);
   });
 
@@ -82,10 +123,14 @@ describe('rollbackRunWorkflow', () => {
   });
 
   it('a second identical rollback changes nothing', async () => {
-    const { rows: a } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1`, [tenantId]);
+    const { rows: a } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1`, [
+      tenantId,
+    ]);
     const r = await rollbackRun(second.runId);
     expect(r).toMatchObject({ noop: true, changes: [] });
-    const { rows: b } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1`, [tenantId]);
+    const { rows: b } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1`, [
+      tenantId,
+    ]);
     expect(b).toEqual(a);
     expect(await activeSet(tenantId)).toEqual(before);
   });
@@ -93,7 +138,10 @@ describe('rollbackRunWorkflow', () => {
   it('fails non-retryably on a run id the tenant does not have', async () => {
     const error = await rollbackRun(`consolidate/${tenantId}/nope/x`).catch((e: unknown) => e);
     // WorkflowFailedError ← ActivityFailure ← ApplicationFailure
-    expect((error as { cause?: { cause?: { type?: string; nonRetryable?: boolean } } }).cause?.cause).toMatchObject({ type: 'RunNotFound', nonRetryable: true });
+    expect((error as { cause?: { cause?: { type?: string; nonRetryable?: boolean } } }).cause?.cause).toMatchObject({
+      type: 'RunNotFound',
+      nonRetryable: true,
+    });
   });
 });
 
@@ -101,7 +149,9 @@ describe('eraseSubjectWorkflow', () => {
   const tenantId = 'er';
   const subject = 'u-alice';
   const records = asTenant(tenantId, acme());
-  const words = records.filter((r) => r.userId === subject && r.source === 'user' && (r.text ?? '').length >= 12).map((r) => r.text as string);
+  const words = records
+    .filter((r) => r.userId === subject && r.source === 'user' && (r.text ?? '').length >= 12)
+    .map((r) => r.text as string);
   let notesBefore: Awaited<ReturnType<typeof listNotes>>['notes'];
   let result: EraseSubjectResult;
   const SHARED = '01KB00000000000000000SHARE';
@@ -109,17 +159,24 @@ describe('eraseSubjectWorkflow', () => {
 
   async function archivedRecords(t = tenantId): Promise<ArchivedRecord[]> {
     const out: ArchivedRecord[] = [];
-    for await (const o of archive.list(tenantPrefix(t))) if (o.key.endsWith('.jsonl.gz')) for await (const r of readObject(archive, o.key)) out.push(r);
+    for await (const o of archive.list(tenantPrefix(t)))
+      if (o.key.endsWith('.jsonl.gz')) for await (const r of readObject(archive, o.key)) out.push(r);
     return out;
   }
 
   /** Every row of the tenant in any table of the schema, as text: the raw SQL search. */
   async function rowsMentioning(needle: string): Promise<string[]> {
-    const { rows } = await db.query(`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'`, [schema]);
+    const { rows } = await db.query(
+      `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'`,
+      [schema],
+    );
     const hits: string[] = [];
     for (const { t } of rows as Array<{ t: string }>) {
       if (t === 'pgmigrations') continue;
-      const { rows: found } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.${t} x WHERE x.tenant_id = $1 AND strpos(x::text, $2) > 0`, [tenantId, needle]);
+      const { rows: found } = await db.query(
+        `SELECT count(*)::int AS n FROM ${schema}.${t} x WHERE x.tenant_id = $1 AND strpos(x::text, $2) > 0`,
+        [tenantId, needle],
+      );
       const n = (found[0] as { n: number }).n;
       if (n > 0) hits.push(`${t}:${n}`);
     }
@@ -153,28 +210,74 @@ describe('eraseSubjectWorkflow', () => {
     // since that record shares an object with Alice's, point its evidence at the rewritten object.
     const cited = await archivedRecords();
     const alices = cited.find((r) => r.record.userId === subject && r.record.kind === 'user_correction');
-    const bobs = cited.find((r) => r.record.userId === 'u-bob' && r.record.text === 'Converting from cents: you invoiced $2,450.00 in September.');
-    const ref = (r: ArchivedRecord | undefined) => ({ recordId: r?.record.id ?? '', objectKey: r?.objectKey ?? '', line: r?.line ?? 0, contentHash: r?.contentHash ?? '' });
+    const bobs = cited.find(
+      (r) =>
+        r.record.userId === 'u-bob' && r.record.text === 'Converting from cents: you invoiced $2,450.00 in September.',
+    );
+    const ref = (r: ArchivedRecord | undefined) => ({
+      recordId: r?.record.id ?? '',
+      objectKey: r?.objectKey ?? '',
+      line: r?.line ?? 0,
+      contentHash: r?.contentHash ?? '',
+    });
     await applyNoteBatch(db, {
-      tenantId, runId: 'it-shared-note', batchNo: 0, actor: 'it',
-      ops: [{
-        op: 'create', noteId: SHARED, reason: 'shared evidence',
-        content: {
-          scope: { level: 'task_type', key: 'invoice_report' }, kind: 'fact', claim: 'Converting from cents: invoiced $2,450.00 in September.',
-          evidence: [ref(alices), ref(bobs)], sourceKind: 'inference', confidence: 0.5, importance: 0.5, sourceCount: 2,
-          validFrom: '2026-11-03T00:00:00Z', lastConfirmedAt: '2026-11-03T00:00:00Z',
+      tenantId,
+      runId: 'it-shared-note',
+      batchNo: 0,
+      actor: 'it',
+      ops: [
+        {
+          op: 'create',
+          noteId: SHARED,
+          reason: 'shared evidence',
+          content: {
+            scope: { level: 'task_type', key: 'invoice_report' },
+            kind: 'fact',
+            claim: 'Converting from cents: invoiced $2,450.00 in September.',
+            evidence: [ref(alices), ref(bobs)],
+            sourceKind: 'inference',
+            confidence: 0.5,
+            importance: 0.5,
+            sourceCount: 2,
+            validFrom: '2026-11-03T00:00:00Z',
+            lastConfirmedAt: '2026-11-03T00:00:00Z',
+          },
         },
-      }],
+      ],
     });
     sharedBefore = (await getNoteHistory(db, { tenantId, noteId: SHARED })).versions.at(-1)?.evidence ?? [];
     notesBefore = (await listNotes(db, { tenantId, limit: 1000 })).notes;
     // Recall logged every note; and an operator pasted the subject's words into an audit reason.
-    await insertMemoryUsage(db, { tenantId, rows: notesBefore.map((n, i) => ({ taskId: 'task-1', noteId: n.noteId, version: n.version, rank: i + 1, score: 0.5, at: '2026-11-05T00:00:00Z' })) });
-    const other = notesBefore.find((n) => n.status === 'active' && n.evidence.every((e) => records.find((r) => r.id === e.recordId)?.userId !== subject));
+    await insertMemoryUsage(db, {
+      tenantId,
+      rows: notesBefore.map((n, i) => ({
+        taskId: 'task-1',
+        noteId: n.noteId,
+        version: n.version,
+        rank: i + 1,
+        score: 0.5,
+        at: '2026-11-05T00:00:00Z',
+      })),
+    });
+    const other = notesBefore.find(
+      (n) =>
+        n.status === 'active' && n.evidence.every((e) => records.find((r) => r.id === e.recordId)?.userId !== subject),
+    );
     expect(other).toBeDefined();
     await applyNoteBatch(db, {
-      tenantId, runId: 'it-operator-note', batchNo: 0, actor: 'it-operator',
-      ops: [{ op: 'newVersion', action: 'reinforce', noteId: other?.noteId ?? '', expectedVersion: other?.version ?? 1, reason: `compare with: ${words[0]}` }],
+      tenantId,
+      runId: 'it-operator-note',
+      batchNo: 0,
+      actor: 'it-operator',
+      ops: [
+        {
+          op: 'newVersion',
+          action: 'reinforce',
+          noteId: other?.noteId ?? '',
+          expectedVersion: other?.version ?? 1,
+          reason: `compare with: ${words[0]}`,
+        },
+      ],
     });
     // Teeth: before erasure, the raw searches do find the subject.
     expect(await rowsMentioning(subject)).not.toEqual([]);
@@ -204,13 +307,19 @@ describe('eraseSubjectWorkflow', () => {
       [tenantId],
     );
     expect(rows).toEqual([{ n: 0 }]);
-    const { rows: usage } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.memory_usage WHERE tenant_id = $1 AND note_id = ANY($2::text[])`, [tenantId, result.notes.erased]);
+    const { rows: usage } = await db.query(
+      `SELECT count(*)::int AS n FROM ${schema}.memory_usage WHERE tenant_id = $1 AND note_id = ANY($2::text[])`,
+      [tenantId, result.notes.erased],
+    );
     expect(usage).toEqual([{ n: 0 }]);
   });
 
   it("keeps every other user's records, byte for byte where notes cite them", async () => {
     const ids = await archivedIds();
-    const others = records.filter((r) => r.userId !== subject).map((r) => r.id).sort();
+    const others = records
+      .filter((r) => r.userId !== subject)
+      .map((r) => r.id)
+      .sort();
     expect([...ids.keys()].sort()).toEqual(others);
     const kept = (await listNotes(db, { tenantId, limit: 1000 })).notes.filter((n) => n.status !== 'erased');
     const refs = kept.flatMap((n) => n.evidence);
@@ -223,7 +332,11 @@ describe('eraseSubjectWorkflow', () => {
     expect(result.archive.notesRepointed).toBeGreaterThanOrEqual(1);
     const now = (await getNoteHistory(db, { tenantId, noteId: SHARED })).versions.at(-1);
     const bobs = sharedBefore[1] as EvidenceRef;
-    expect(now).toMatchObject({ status: 'active', claim: 'Converting from cents: invoiced $2,450.00 in September.', sourceCount: 1 });
+    expect(now).toMatchObject({
+      status: 'active',
+      claim: 'Converting from cents: invoiced $2,450.00 in September.',
+      sourceCount: 1,
+    });
     expect(now?.evidence).toHaveLength(1);
     expect(now?.evidence[0]).toMatchObject({ recordId: bobs.recordId, contentHash: bobs.contentHash });
     expect(now?.evidence[0]?.objectKey).not.toBe(bobs.objectKey);
@@ -234,21 +347,31 @@ describe('eraseSubjectWorkflow', () => {
     const after = new Map((await listNotes(db, { tenantId, limit: 1000 })).notes.map((n) => [n.noteId, n]));
     const untouched = notesBefore.filter((n) => !result.notes.erased.includes(n.noteId));
     expect(untouched.length).toBeGreaterThan(0);
-    for (const n of untouched) expect([after.get(n.noteId)?.status, after.get(n.noteId)?.claim]).toEqual([n.status, n.claim]);
+    for (const n of untouched)
+      expect([after.get(n.noteId)?.status, after.get(n.noteId)?.claim]).toEqual([n.status, n.claim]);
     for (const id of result.notes.erased) expect(after.get(id)?.status).toBe('erased');
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.memory_usage WHERE tenant_id = $1`, [tenantId]);
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.memory_usage WHERE tenant_id = $1`, [
+      tenantId,
+    ]);
     expect(rows).toEqual([{ n: untouched.length }]);
   });
 
   it('keeps the audit chain verifiable, with one erase entry per erased note', async () => {
     expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1 AND action = 'erase'`, [tenantId]);
+    const { rows } = await db.query(
+      `SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1 AND action = 'erase'`,
+      [tenantId],
+    );
     expect(rows).toEqual([{ n: result.notes.erased.length }]);
   });
 
   it('is idempotent: erasing again finds nothing to remove and changes nothing', async () => {
     const again = await erase(tenantId, subject);
-    expect(again).toMatchObject({ recordsFound: 0, archive: { recordsRemoved: 0, rewritten: 0, deleted: 0 }, scan: { clean: true } });
+    expect(again).toMatchObject({
+      recordsFound: 0,
+      archive: { recordsRemoved: 0, rewritten: 0, deleted: 0 },
+      scan: { clean: true },
+    });
     expect(again.scrubbed).toMatchObject({ versionsScrubbed: 0, auditEntriesRedacted: 0 });
     expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
   });
@@ -256,13 +379,20 @@ describe('eraseSubjectWorkflow', () => {
   it('keeps the app role least-privileged: no UPDATE of versions or audit, and the scrub function spares live notes', async () => {
     const live = (await listNotes(db, { tenantId, status: 'active', limit: 1 })).notes[0];
     expect(live).toBeDefined();
-    const denied = (sql: string) => withTenant(db, tenantId, (tx) => tx.query(sql)).catch((e: unknown) => (e as Error).message);
+    const denied = (sql: string) =>
+      withTenant(db, tenantId, (tx) => tx.query(sql)).catch((e: unknown) => (e as Error).message);
     expect(await denied(`UPDATE note_versions SET claim = 'x'`)).toMatch(/permission denied/);
     expect(await denied(`UPDATE audit_log SET reason = 'x'`)).toMatch(/permission denied/);
     expect(await denied(`DELETE FROM memory_usage`)).toMatch(/permission denied/);
-    const scrubbed = await withTenant(db, tenantId, (tx) => tx.query(`SELECT * FROM nocturne_scrub_erased_notes($1::text[])`, [[live?.noteId]]));
+    const scrubbed = await withTenant(db, tenantId, (tx) =>
+      tx.query(`SELECT * FROM nocturne_scrub_erased_notes($1::text[])`, [[live?.noteId]]),
+    );
     expect(scrubbed.rows).toEqual([{ versions: 0, embeddings: 0, usage_rows: 0 }]);
-    const forged = await withTenant(db, tenantId, (tx) => tx.query(`SELECT nocturne_redact_audit('x', '[{"seq": 1, "reason": "rewritten", "prevHash": "${'0'.repeat(64)}", "hash": "${'1'.repeat(64)}"}]'::jsonb)`)).catch((e: unknown) => (e as Error).message);
+    const forged = await withTenant(db, tenantId, (tx) =>
+      tx.query(
+        `SELECT nocturne_redact_audit('x', '[{"seq": 1, "reason": "rewritten", "prevHash": "${'0'.repeat(64)}", "hash": "${'1'.repeat(64)}"}]'::jsonb)`,
+      ),
+    ).catch((e: unknown) => (e as Error).message);
     expect(forged).toMatch(/may only be replaced by its own hash/);
     expect((await getNote(db, { tenantId, noteId: live?.noteId ?? '' }))?.claim).toBe(live?.claim);
   });
@@ -277,14 +407,23 @@ describe('eraseSubjectWorkflow', () => {
     const r = await erase(t, subject);
     expect(r.scan.clean).toBe(true);
     const all = await archivedRecords(t);
-    const others = asTenant(t, acme()).filter((x) => x.userId !== subject).map((x) => x.id).sort();
+    const others = asTenant(t, acme())
+      .filter((x) => x.userId !== subject)
+      .map((x) => x.id)
+      .sort();
     expect(all.map((x) => x.record.id).sort()).toEqual(others);
   });
 
   it('fails with ErasureIncomplete when another record still names the subject, keeping that record', async () => {
     const t = 'er2';
     const base = acme()[0] as RawRecordInput;
-    const mention = { ...base, id: '01KB0000000000000000000001', tenantId: t, userId: 'u-bob', text: `Forwarded on behalf of ${subject}.` };
+    const mention = {
+      ...base,
+      id: '01KB0000000000000000000001',
+      tenantId: t,
+      userId: 'u-bob',
+      text: `Forwarded on behalf of ${subject}.`,
+    };
     await writeBatch(archive, { tenantId: t, producer: 'it', records: [...asTenant(t, acme()), mention] });
     const error = await erase(t, subject).catch((e: unknown) => e);
     const cause = (error as { cause?: { type?: string; message?: string; nonRetryable?: boolean } }).cause;

@@ -12,7 +12,8 @@ const PARAMS = { seeds: [SEED], days: 3, tasksPerDay: 10, historyWindow: 12, k: 
 
 let pipeline: EvalPipeline;
 let report: SimulationReport;
-const runOf = (strategy: StrategyRun['strategy']): StrategyRun => report.runs.find((r) => r.strategy === strategy) as StrategyRun;
+const runOf = (strategy: StrategyRun['strategy']): StrategyRun =>
+  report.runs.find((r) => r.strategy === strategy) as StrategyRun;
 
 beforeAll(async () => {
   pipeline = await openEvalPipeline({ env: stackEnv(), name: 'simulation' });
@@ -47,15 +48,24 @@ describe('closed-loop simulation', () => {
   });
 
   it('turns the first day’s falls into notes that state their lessons', () => {
-    const fallenFirstDay = new Set(runOf('no-memory').encounters.filter((e) => e.day === 0).map((e) => e.trap));
+    const fallenFirstDay = new Set(
+      runOf('no-memory')
+        .encounters.filter((e) => e.day === 0)
+        .map((e) => e.trap),
+    );
     const lessons = new Set(report.nocturne?.perSeed[0]?.fates.map((f) => f.lesson));
     for (const trap of fallenFirstDay) expect(lessons.has(trap), trap).toBe(true);
   });
 
   it('a bounded history avoids a trap only while its lesson is within the window, and forgets it after', () => {
     const bounded = runOf('bounded-history').encounters;
-    for (const e of bounded) expect(!e.fell, e.taskId).toBe(e.lessonAge !== null && e.lessonAge !== undefined && e.lessonAge <= PARAMS.historyWindow);
-    const forgotten = bounded.filter((e) => e.fell && e.lessonAge !== null && e.lessonAge !== undefined && e.lessonAge > PARAMS.historyWindow);
+    for (const e of bounded)
+      expect(!e.fell, e.taskId).toBe(
+        e.lessonAge !== null && e.lessonAge !== undefined && e.lessonAge <= PARAMS.historyWindow,
+      );
+    const forgotten = bounded.filter(
+      (e) => e.fell && e.lessonAge !== null && e.lessonAge !== undefined && e.lessonAge > PARAMS.historyWindow,
+    );
     expect(forgotten.length).toBeGreaterThan(0);
   });
 

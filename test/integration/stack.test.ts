@@ -2,7 +2,17 @@ import { GetObjectCommand, PutObjectCommand, DeleteObjectCommand } from '@aws-sd
 import { Connection, Client } from '@temporalio/client';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SEARCH_ATTRIBUTES, STACK, anonymousStatus, embed, stackEnv, stackPgClient, stackS3Client, stackStatus, temporalTestServerPath } from '../../src/stack/index.ts';
+import {
+  SEARCH_ATTRIBUTES,
+  STACK,
+  anonymousStatus,
+  embed,
+  stackEnv,
+  stackPgClient,
+  stackS3Client,
+  stackStatus,
+  temporalTestServerPath,
+} from '../../src/stack/index.ts';
 
 describe('local stack', () => {
   it('reports every service running and healthy', async () => {
@@ -20,11 +30,14 @@ describe('local stack', () => {
     try {
       const ns = await connection.workflowService.describeNamespace({ namespace: STACK.temporal.namespace });
       expect(ns.namespaceInfo?.name).toBe('default');
-      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: STACK.temporal.namespace });
+      const { customAttributes } = await connection.operatorService.listSearchAttributes({
+        namespace: STACK.temporal.namespace,
+      });
       for (const name of Object.keys(SEARCH_ATTRIBUTES)) expect(customAttributes?.[name]).toBeDefined();
       const client = new Client({ connection, namespace: STACK.temporal.namespace });
       const listed = [];
-      for await (const wf of client.workflow.list({ query: `NocturneTenant = "no-such-tenant-${Date.now()}"` })) listed.push(wf);
+      for await (const wf of client.workflow.list({ query: `NocturneTenant = "no-such-tenant-${Date.now()}"` }))
+        listed.push(wf);
       expect(listed).toEqual([]);
     } finally {
       await connection.close();
@@ -43,15 +56,23 @@ describe('local stack', () => {
       const version = await db.query<{ v: string }>("SELECT current_setting('server_version') AS v");
       expect(version.rows[0]?.v).toMatch(/^18\./);
       await db.query('CREATE EXTENSION IF NOT EXISTS vector');
-      const ext = await db.query<{ extversion: string }>(`SELECT extversion FROM pg_extension WHERE extname = 'vector'`);
+      const ext = await db.query<{ extversion: string }>(
+        `SELECT extversion FROM pg_extension WHERE extname = 'vector'`,
+      );
       expect(ext.rows[0]?.extversion).toMatch(/^0\.8\./);
       await db.query('CREATE TEMP TABLE t (id int PRIMARY KEY, e vector(3)) ON COMMIT DROP');
-      await db.query(`INSERT INTO t SELECT i, ARRAY[cos(i), sin(i), i / 1000.0]::vector FROM generate_series(1, 2000) i`);
+      await db.query(
+        `INSERT INTO t SELECT i, ARRAY[cos(i), sin(i), i / 1000.0]::vector FROM generate_series(1, 2000) i`,
+      );
       await db.query('CREATE INDEX t_hnsw ON t USING hnsw (e vector_cosine_ops)');
       await db.query('SET LOCAL enable_seqscan = off');
-      const plan = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT id FROM t ORDER BY e <=> '[1,0,0]' LIMIT 5`);
+      const plan = await db.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN SELECT id FROM t ORDER BY e <=> '[1,0,0]' LIMIT 5`,
+      );
       expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('t_hnsw');
-      const near = await db.query<{ id: number }>(`SELECT id FROM t ORDER BY e <=> ARRAY[cos(1000), sin(1000), 1]::vector LIMIT 1`);
+      const near = await db.query<{ id: number }>(
+        `SELECT id FROM t ORDER BY e <=> ARRAY[cos(1000), sin(1000), 1]::vector LIMIT 1`,
+      );
       expect(near.rows[0]?.id).toBe(1000);
     } finally {
       await db.query('ROLLBACK');
@@ -61,7 +82,10 @@ describe('local stack', () => {
 
   it('S3 refuses anonymous requests and round-trips signed put/get', async () => {
     expect(await anonymousStatus()).toBe(403);
-    const unsignedPut = await fetch(`${stackEnv()['S3_ENDPOINT']}/${STACK.s3.bucket}/anon.txt`, { method: 'PUT', body: 'x' });
+    const unsignedPut = await fetch(`${stackEnv()['S3_ENDPOINT']}/${STACK.s3.bucket}/anon.txt`, {
+      method: 'PUT',
+      body: 'x',
+    });
     expect(unsignedPut.status).toBe(403);
 
     const s3 = stackS3Client();
@@ -79,7 +103,10 @@ describe('local stack', () => {
 
   it('embeddings are 384 unit-length floats, and a matching passage is closer than an unrelated one', async () => {
     const [a] = await embed(['how do I reset my password'], 'query');
-    const [b, c] = await embed(['To reset your password, open Settings and choose Security.', 'The weather in Lisbon is sunny today.'], 'passage');
+    const [b, c] = await embed(
+      ['To reset your password, open Settings and choose Security.', 'The weather in Lisbon is sunny today.'],
+      'passage',
+    );
     for (const v of [a, b, c]) {
       expect(v).toHaveLength(STACK.embeddings.dimension);
       expect(v!.every((x) => typeof x === 'number' && Number.isFinite(x))).toBe(true);

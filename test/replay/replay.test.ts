@@ -10,7 +10,9 @@ import { workflowBundle } from '../helpers/temporal.ts';
 // Record new ones with: RECORD_HISTORIES=1 npx vitest run --project workflow test/workflow
 
 const dir = new URL('./histories/', import.meta.url);
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const load = (file: string) => JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
 
 describe('recorded workflow histories', () => {
@@ -20,10 +22,20 @@ describe('recorded workflow histories', () => {
   });
 
   it('exist for the runs that matter', () => {
-    expect(files).toEqual(expect.arrayContaining([
-      'conflict-triggered.json', 'consolidate-budget-exhausted.json', 'consolidate-continued-as-new-final.json', 'consolidate-normal.json',
-      'consolidate-staged-approved.json', 'erase-subject.json', 'nightly-consolidation.json', 'reindex.json', 'rollback-note.json', 'rollback-run.json',
-    ]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'conflict-triggered.json',
+        'consolidate-budget-exhausted.json',
+        'consolidate-continued-as-new-final.json',
+        'consolidate-normal.json',
+        'consolidate-staged-approved.json',
+        'erase-subject.json',
+        'nightly-consolidation.json',
+        'reindex.json',
+        'rollback-note.json',
+        'rollback-run.json',
+      ]),
+    );
   });
 
   it.each(files)('%s replays against the current workflow code', async (file) => {
@@ -31,8 +43,13 @@ describe('recorded workflow histories', () => {
   });
 
   it('a workflow whose command sequence changed fails replay (negative control)', async () => {
-    const altered = await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./altered/index.ts', import.meta.url)), logger: silent });
-    const error = await Worker.runReplayHistory({ workflowBundle: altered }, load('consolidate-normal.json')).catch((e: unknown) => e);
+    const altered = await bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL('./altered/index.ts', import.meta.url)),
+      logger: silent,
+    });
+    const error = await Worker.runReplayHistory({ workflowBundle: altered }, load('consolidate-normal.json')).catch(
+      (e: unknown) => e,
+    );
     expect((error as Error).name).toBe('DeterminismViolationError');
     expect((error as Error).message).toMatch(/Nondeterminism/);
   });

@@ -55,18 +55,34 @@ describe('parseConfig', () => {
   });
 
   it('reads the trigger settings: nightly cron and concurrency, conflict threshold and cooldown', () => {
-    expect(parseConfig({}).triggers).toEqual({ scheduleCron: '0 2 * * *', nightlyConcurrency: 4, conflictThreshold: 5, conflictCooldownSeconds: 3600 });
-    const c = parseConfig({
-      NOCTURNE_SCHEDULE_CRON: '30 3 * * 1-5', NOCTURNE_NIGHTLY_CONCURRENCY: '8', NOCTURNE_CONFLICT_THRESHOLD: '3', NOCTURNE_CONFLICT_COOLDOWN_SECONDS: '0',
+    expect(parseConfig({}).triggers).toEqual({
+      scheduleCron: '0 2 * * *',
+      nightlyConcurrency: 4,
+      conflictThreshold: 5,
+      conflictCooldownSeconds: 3600,
     });
-    expect(c.triggers).toEqual({ scheduleCron: '30 3 * * 1-5', nightlyConcurrency: 8, conflictThreshold: 3, conflictCooldownSeconds: 0 });
+    const c = parseConfig({
+      NOCTURNE_SCHEDULE_CRON: '30 3 * * 1-5',
+      NOCTURNE_NIGHTLY_CONCURRENCY: '8',
+      NOCTURNE_CONFLICT_THRESHOLD: '3',
+      NOCTURNE_CONFLICT_COOLDOWN_SECONDS: '0',
+    });
+    expect(c.triggers).toEqual({
+      scheduleCron: '30 3 * * 1-5',
+      nightlyConcurrency: 8,
+      conflictThreshold: 3,
+      conflictCooldownSeconds: 0,
+    });
   });
 
   it('reads the recall API: loopback by default, tokens kept only as sha256 digests', () => {
     expect(parseConfig({}).api).toEqual({ host: '127.0.0.1', port: 8787, tokens: [] });
     const secret = 'a-long-enough-bearer-token-0001';
     const digest = createHash('sha256').update('other-tenant-token-000000001').digest('hex');
-    const c = parseConfig({ NOCTURNE_API_PORT: '9000', NOCTURNE_API_TOKENS: `acme:${secret}, globex:sha256=${digest.toUpperCase()}` });
+    const c = parseConfig({
+      NOCTURNE_API_PORT: '9000',
+      NOCTURNE_API_TOKENS: `acme:${secret}, globex:sha256=${digest.toUpperCase()}`,
+    });
     expect(c.api.port).toBe(9000);
     expect(c.api.tokens).toEqual([
       { tenantId: 'acme', sha256: createHash('sha256').update(secret).digest('hex') },

@@ -33,7 +33,16 @@ function service(name: string): Service {
 describe('docker-compose.yml', () => {
   it('has the production-like services', () => {
     expect(Object.keys(services).sort()).toEqual(
-      ['embeddings', 'postgres', 'seaweedfs', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker'].sort(),
+      [
+        'embeddings',
+        'postgres',
+        'seaweedfs',
+        'temporal',
+        'temporal-namespace',
+        'temporal-schema',
+        'temporal-ui',
+        'worker',
+      ].sort(),
     );
     expect(service('postgres').image).toMatch(/^pgvector\/pgvector:/);
     expect(service('temporal').image).toMatch(/^temporalio\/server:1\.32\./);

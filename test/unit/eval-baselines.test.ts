@@ -9,14 +9,33 @@ import { tenantFor } from '../../src/eval/runner.ts';
 import type { NoteVersion } from '../../src/contracts/note.ts';
 import type { EvalCase, EvalRecord, QueryOutcome } from '../../src/eval/types.ts';
 
-const turn = (goldId: string, text: string, minute: number): Turn => ({ goldId, goldSession: 'S1', text, observedAt: `2024-01-01T00:${String(minute).padStart(2, '0')}:00Z` });
+const turn = (goldId: string, text: string, minute: number): Turn => ({
+  goldId,
+  goldSession: 'S1',
+  text,
+  observedAt: `2024-01-01T00:${String(minute).padStart(2, '0')}:00Z`,
+});
 
-const record = (goldId: string, step: number, minute: number, extra: Partial<EvalRecord['record']> = {}): EvalRecord => ({
+const record = (
+  goldId: string,
+  step: number,
+  minute: number,
+  extra: Partial<EvalRecord['record']> = {},
+): EvalRecord => ({
   goldId,
   goldSession: 'run-1',
   step,
   actor: `agent-${step}`,
-  record: { id: `01JD00000000000000000000${String(step).padStart(2, '0')}`, tenantId: 'eval', agentId: 'a', sessionId: 'run-1', kind: 'agent_message', observedAt: `2024-01-01T00:${String(minute).padStart(2, '0')}:00Z`, text: `step ${step}`, ...extra },
+  record: {
+    id: `01JD00000000000000000000${String(step).padStart(2, '0')}`,
+    tenantId: 'eval',
+    agentId: 'a',
+    sessionId: 'run-1',
+    kind: 'agent_message',
+    observedAt: `2024-01-01T00:${String(minute).padStart(2, '0')}:00Z`,
+    text: `step ${step}`,
+    ...extra,
+  },
 });
 
 describe('raw-turn baselines', () => {
@@ -66,10 +85,22 @@ describe('temporal cutoff', () => {
 
 describe('abstention calibration', () => {
   it('puts each scored method where it declines 10% of answerable questions, and marks the rest', () => {
-    const queries = Array.from({ length: 10 }, (_, i) => ({ queryId: `q${i}`, category: 'c', text: 't', askedAt: '', goldEvidence: ['x'], unanswerable: i === 9 }));
+    const queries = Array.from({ length: 10 }, (_, i) => ({
+      queryId: `q${i}`,
+      category: 'c',
+      text: 't',
+      askedAt: '',
+      goldEvidence: ['x'],
+      unanswerable: i === 9,
+    }));
     const evalCase = { caseId: 'c1', queries } as unknown as EvalCase;
     const outcome = (i: number, method: QueryOutcome['method'], score: number | undefined): QueryOutcome => ({
-      dataset: 'locomo', caseId: 'c1', queryId: `q${i}`, method, latencyMs: 1, abstained: false,
+      dataset: 'locomo',
+      caseId: 'c1',
+      queryId: `q${i}`,
+      method,
+      latencyMs: 1,
+      abstained: false,
       items: score === undefined ? [] : [{ goldIds: [], goldSessions: [], score, tokens: 1, afterCutoff: false }],
     });
     const outcomes = [
@@ -78,7 +109,11 @@ describe('abstention calibration', () => {
       ...queries.map((_, i) => outcome(i, 'no-memory', undefined)),
     ];
     const thresholds = calibrateAbstention([evalCase], outcomes);
-    expect(thresholds).toEqual([{ method: 'dense', threshold: 0.5 }, { method: 'recent-history', threshold: null }, { method: 'no-memory', threshold: null }]);
+    expect(thresholds).toEqual([
+      { method: 'dense', threshold: 0.5 },
+      { method: 'recent-history', threshold: null },
+      { method: 'no-memory', threshold: null },
+    ]);
     expect(outcomes.filter((o) => o.method === 'dense' && o.abstained).map((o) => o.queryId)).toEqual(['q9']);
     expect(outcomes.filter((o) => o.method === 'recent-history' && o.abstained)).toHaveLength(0);
     expect(outcomes.filter((o) => o.method === 'no-memory' && o.abstained)).toHaveLength(10);
@@ -90,24 +125,55 @@ describe('failed runs', () => {
   const records = [record('step:0', 0, 0), record('step:1', 1, 1), record('step:2', 2, 2)];
   const byRecordId = new Map(records.map((r) => [r.record.id, r]));
   const note = (kind: NoteVersion['kind'], steps: number[], status: NoteVersion['status'] = 'active') =>
-    ({ kind, status, sourceKind: 'tool_fact', evidence: steps.map((s) => ({ recordId: `01JD00000000000000000000${String(s).padStart(2, '0')}` })) }) as unknown as NoteVersion;
-  const evalCase = { dataset: 'who-and-when', caseId: 'log-1', failedRuns: [{ runId: 'run-1', goldSession: 'run-1', mistakeStep: 1, mistakeAgent: 'agent-1' }] } as unknown as EvalCase;
+    ({
+      kind,
+      status,
+      sourceKind: 'tool_fact',
+      evidence: steps.map((s) => ({ recordId: `01JD00000000000000000000${String(s).padStart(2, '0')}` })),
+    }) as unknown as NoteVersion;
+  const evalCase = {
+    dataset: 'who-and-when',
+    caseId: 'log-1',
+    failedRuns: [{ runId: 'run-1', goldSession: 'run-1', mistakeStep: 1, mistakeAgent: 'agent-1' }],
+  } as unknown as EvalCase;
 
   it('counts the notes drawn from a run and blames the earliest step a failure lesson cites', () => {
-    const [out] = failedRunOutcomes(evalCase, [note('fact', [0]), note('tool_behavior', [2, 1]), note('strategy', [0], 'retired')], byRecordId);
-    expect(out).toMatchObject({ runId: 'run-1', notes: 2, attributedStep: 1, attributedAgent: 'agent-1', mistakeStep: 1, mistakeAgent: 'agent-1' });
+    const [out] = failedRunOutcomes(
+      evalCase,
+      [note('fact', [0]), note('tool_behavior', [2, 1]), note('strategy', [0], 'retired')],
+      byRecordId,
+    );
+    expect(out).toMatchObject({
+      runId: 'run-1',
+      notes: 2,
+      attributedStep: 1,
+      attributedAgent: 'agent-1',
+      mistakeStep: 1,
+      mistakeAgent: 'agent-1',
+    });
   });
 
   it('a tool error is blamed on the agent step that called the tool, not on the tool', () => {
     const withTool = [...records, record('step:3', 3, 3, { kind: 'error', role: 'Computer_terminal' })];
     withTool[3]!.actor = 'Computer_terminal';
-    const [out] = failedRunOutcomes({ ...evalCase, records: withTool } as EvalCase, [note('tool_behavior', [3])], new Map(withTool.map((r) => [r.record.id, r])));
+    const [out] = failedRunOutcomes(
+      { ...evalCase, records: withTool } as EvalCase,
+      [note('tool_behavior', [3])],
+      new Map(withTool.map((r) => [r.record.id, r])),
+    );
     expect(out).toMatchObject({ attributedStep: 2, attributedAgent: 'agent-2' });
   });
 
   it('a run nothing was learned from has no notes and no attributed step', () => {
     const [out] = failedRunOutcomes(evalCase, [], byRecordId);
-    expect(out).toEqual({ dataset: 'who-and-when', caseId: 'log-1', runId: 'run-1', notes: 0, mistakeStep: 1, mistakeAgent: 'agent-1' });
+    expect(out).toEqual({
+      dataset: 'who-and-when',
+      caseId: 'log-1',
+      runId: 'run-1',
+      notes: 0,
+      mistakeStep: 1,
+      mistakeAgent: 'agent-1',
+    });
   });
 });
 

@@ -50,7 +50,10 @@ const episodeOf = (c: EvalCase, sessionId: string) =>
     sessionId,
     c.records
       .filter((r) => r.record.sessionId === sessionId)
-      .map((r, i) => ({ record: r.record as RawRecord, ref: { recordId: r.record.id, objectKey: 'fixture', line: i + 1, contentHash: '0'.repeat(64) } })),
+      .map((r, i) => ({
+        record: r.record as RawRecord,
+        ref: { recordId: r.record.id, objectKey: 'fixture', line: i + 1, contentHash: '0'.repeat(64) },
+      })),
   );
 
 beforeAll(async () => {
@@ -70,7 +73,14 @@ describe('locomo', () => {
       session_1: [
         { speaker: 'Ann', dia_id: 'D1:1', text: 'Hi Bob!' },
         { speaker: 'Bob', dia_id: 'D1:2', text: 'Hey Ann, I adopted a dog.' },
-        { speaker: 'Bob', img_url: ['https://example.invalid/x.jpg'], blip_caption: 'a photo of a dog', query: 'IMAGE-QUERY-MARKER', dia_id: 'D1:3', text: 'Look at him!' },
+        {
+          speaker: 'Bob',
+          img_url: ['https://example.invalid/x.jpg'],
+          blip_caption: 'a photo of a dog',
+          query: 'IMAGE-QUERY-MARKER',
+          dia_id: 'D1:3',
+          text: 'Look at him!',
+        },
       ],
       session_2_date_time: '12:05 am on 10 May, 2023',
       session_2: [
@@ -96,7 +106,9 @@ describe('locomo', () => {
     await write('locomo/README.md', 'not data');
     await write('locomo/locomo10.public.json', [conversation]);
     await write('locomo-bad/list.json', { conversations: [] });
-    await write('locomo-bad-date/x.json', [{ ...conversation, conversation: { ...conversation.conversation, session_2_date_time: 'yesterday' } }]);
+    await write('locomo-bad-date/x.json', [
+      { ...conversation, conversation: { ...conversation.conversation, session_2_date_time: 'yesterday' } },
+    ]);
   });
 
   it('maps each turn to a user message of its speaker, in session order, one minute apart', async () => {
@@ -117,10 +129,23 @@ describe('locomo', () => {
       '2023-05-10T00:05:00.000Z',
       '2023-05-10T00:06:00.000Z',
     ]);
-    expect(c.records[1]?.record).toMatchObject({ kind: 'user_message', source: 'user', userId: 'Bob', agentId: 'locomo', sessionId: 'session_1' });
+    expect(c.records[1]?.record).toMatchObject({
+      kind: 'user_message',
+      source: 'user',
+      userId: 'Bob',
+      agentId: 'locomo',
+      sessionId: 'session_1',
+    });
     expect(c.records[2]?.record.text).toBe('Look at him! [shares a photo: a photo of a dog]');
     expect(c.failedRuns).toEqual([]);
-    expectWellFormed(cases, ['ANSWER-MARKER', 'ADVERSARIAL-MARKER', 'EVENT-MARKER', 'OBSERVATION-MARKER', 'SUMMARY-MARKER', 'IMAGE-QUERY-MARKER']);
+    expectWellFormed(cases, [
+      'ANSWER-MARKER',
+      'ADVERSARIAL-MARKER',
+      'EVENT-MARKER',
+      'OBSERVATION-MARKER',
+      'SUMMARY-MARKER',
+      'IMAGE-QUERY-MARKER',
+    ]);
   });
 
   it('maps questions to categories, cleans malformed evidence and marks adversarial ones unanswerable', async () => {
@@ -150,8 +175,12 @@ describe('locomo', () => {
   });
 
   it('names the file and the problem when the input is not LoCoMo', async () => {
-    await expect(load('locomo', 'locomo-bad/list.json')).rejects.toThrow(/^locomo: .*list\.json: expected a JSON list of conversations$/);
-    await expect(load('locomo', 'locomo-bad-date')).rejects.toThrow(/x\.json: \[0\]\.conversation\.session_2_date_time: expected a date like/);
+    await expect(load('locomo', 'locomo-bad/list.json')).rejects.toThrow(
+      /^locomo: .*list\.json: expected a JSON list of conversations$/,
+    );
+    await expect(load('locomo', 'locomo-bad-date')).rejects.toThrow(
+      /x\.json: \[0\]\.conversation\.session_2_date_time: expected a date like/,
+    );
     await expect(load('locomo', 'missing.json')).rejects.toThrow(DatasetFormatError);
   });
 });
@@ -165,16 +194,28 @@ describe('beam', () => {
       time_anchor: null,
       turns: [
         [
-          user(0, 'My deadline is March 29. ->-> 1,1', { time_anchor: 'March-15-2024', index: '1,1', question_type: 'main_question' }),
+          user(0, 'My deadline is March 29. ->-> 1,1', {
+            time_anchor: 'March-15-2024',
+            index: '1,1',
+            question_type: 'main_question',
+          }),
           assistant(1, 'Noted, let us plan backwards.'),
         ],
-        [user(2, 'The API answers in 400ms. ->-> 1,2', { index: '1,2', question_type: 'main_question' }), assistant(3, 'That is a bit slow.')],
+        [
+          user(2, 'The API answers in 400ms. ->-> 1,2', { index: '1,2', question_type: 'main_question' }),
+          assistant(3, 'That is a bit slow.'),
+        ],
       ],
     },
     {
       batch_number: 2,
       time_anchor: null,
-      turns: [[user(4, 'After caching the API answers in 250ms. ->-> 2,1', { time_anchor: 'April-05-2024' }), assistant(5, 'Great improvement! ->-> 2,1')]],
+      turns: [
+        [
+          user(4, 'After caching the API answers in 250ms. ->-> 2,1', { time_anchor: 'April-05-2024' }),
+          assistant(5, 'Great improvement! ->-> 2,1'),
+        ],
+      ],
     },
   ];
   const questions = {
@@ -182,9 +223,19 @@ describe('beam', () => {
     knowledge_update: [
       { question: 'How fast is the API?', answer: '250ms', source_chat_ids: { original_info: [2], updated_info: [4] } },
     ],
-    abstention: [{ question: 'Which database do I use?', ideal_response: 'RESPONSE-MARKER', why_unanswerable: 'never said' }],
-    temporal_reasoning: [{ question: 'How long between the anchor dates?', answer: '3 weeks', source_chat_ids: { first_event: [0], second_event: [4] } }],
-    event_ordering: [{ question: 'In which order did I mention things?', answer: 'x', source_chat_ids: [0, [2, 4], 99] }],
+    abstention: [
+      { question: 'Which database do I use?', ideal_response: 'RESPONSE-MARKER', why_unanswerable: 'never said' },
+    ],
+    temporal_reasoning: [
+      {
+        question: 'How long between the anchor dates?',
+        answer: '3 weeks',
+        source_chat_ids: { first_event: [0], second_event: [4] },
+      },
+    ],
+    event_ordering: [
+      { question: 'In which order did I mention things?', answer: 'x', source_chat_ids: [0, [2, 4], 99] },
+    ],
   };
 
   beforeAll(async () => {
@@ -218,7 +269,13 @@ describe('beam', () => {
       '2024-04-05T09:00:00.000Z',
       '2024-04-05T09:01:00.000Z',
     ]);
-    expect(c.records[0]?.record).toMatchObject({ userId: 'user', source: 'user', agentId: 'beam', sessionId: 'batch-1', text: 'My deadline is March 29.' });
+    expect(c.records[0]?.record).toMatchObject({
+      userId: 'user',
+      source: 'user',
+      agentId: 'beam',
+      sessionId: 'batch-1',
+      text: 'My deadline is March 29.',
+    });
     expect(c.records[5]?.record).toMatchObject({ source: 'agent', role: 'assistant', text: 'Great improvement!' });
     expectWellFormed(cases, ['->->', 'ANSWER-MARKER', 'RESPONSE-MARKER']);
   });
@@ -243,15 +300,24 @@ describe('beam', () => {
   });
 
   it('names the file and the problem when the input is not BEAM', async () => {
-    await expect(load('beam', 'beam-bad')).rejects.toThrow(/^beam: .*beam-bad\/1\/chat\.json: expected a JSON list of batches$/);
+    await expect(load('beam', 'beam-bad')).rejects.toThrow(
+      /^beam: .*beam-bad\/1\/chat\.json: expected a JSON list of batches$/,
+    );
     await expect(load('beam', 'beam-noq')).rejects.toThrow(/^beam: .*probing_questions\.json: cannot read it/);
-    await expect(load('beam', 'nowhere')).rejects.toThrow(/^beam: .*nowhere: expected a folder of <id>\/chat\.json chats$/);
+    await expect(load('beam', 'nowhere')).rejects.toThrow(
+      /^beam: .*nowhere: expected a folder of <id>\/chat\.json chats$/,
+    );
   });
 });
 
 describe('tau-bench', () => {
   const info = {
-    task: { user_id: 'ann_1', instruction: 'INSTRUCTION-MARKER: you want to move your flight', actions: [{ name: 'GOLD-ACTION-MARKER', kwargs: {} }], outputs: [] },
+    task: {
+      user_id: 'ann_1',
+      instruction: 'INSTRUCTION-MARKER: you want to move your flight',
+      actions: [{ name: 'GOLD-ACTION-MARKER', kwargs: {} }],
+      outputs: [],
+    },
     source: 'user',
     reward_info: { reward: 0, info: { r_actions: 0 }, actions: [{ name: 'REWARD-ACTION-MARKER', kwargs: {} }] },
   };
@@ -266,7 +332,12 @@ describe('tau-bench', () => {
     { role: 'user', content: 'Hi, I want to move my flight ABC123 to tomorrow.' },
     call('c1', 'get_reservation_details', { reservation_id: 'ABC123' }),
     tool('c1', 'get_reservation_details', '{"reservation_id": "ABC123", "cabin": "economy"}'),
-    call('c2', 'update_reservation_flights', { reservation_id: 'ABC123', flights: ['HAT001'] }, 'Let me move you to HAT001.'),
+    call(
+      'c2',
+      'update_reservation_flights',
+      { reservation_id: 'ABC123', flights: ['HAT001'] },
+      'Let me move you to HAT001.',
+    ),
     tool('c2', 'update_reservation_flights', 'Error: not enough seats on flight HAT001'),
     call('c3', 'update_reservation_flights', { reservation_id: 'ABC123', flights: ['HAT002'] }),
     tool('c3', 'update_reservation_flights', '{"reservation_id": "ABC123", "flights": ["HAT002"]}'),
@@ -298,9 +369,15 @@ describe('tau-bench', () => {
     const c = cases[1] as EvalCase;
     expect([...new Set(c.records.map((r) => r.goldSession))]).toEqual(['task-4-trial-0', 'task-4-trial-1']);
     expect(c.records[0]?.record).toMatchObject({
-      sessionId: 'task-4-trial-0', taskId: 'task-4-trial-0', taskType: 'airline-task-4', userId: 'customer-4', agentId: 'tau-bench',
+      sessionId: 'task-4-trial-0',
+      taskId: 'task-4-trial-0',
+      taskType: 'airline-task-4',
+      userId: 'customer-4',
+      agentId: 'tau-bench',
     });
-    expect(c.records.find((r) => r.goldSession === 'task-4-trial-1')?.record.observedAt.slice(0, 10)).toBe('2024-05-16');
+    expect(c.records.find((r) => r.goldSession === 'task-4-trial-1')?.record.observedAt.slice(0, 10)).toBe(
+      '2024-05-16',
+    );
     expect(c.queries).toEqual([]);
     expect(c.failedRuns).toEqual([{ runId: 'task-4-trial-0', goldSession: 'task-4-trial-0' }]);
     expectWellFormed(cases, markers);
@@ -323,9 +400,17 @@ describe('tau-bench', () => {
       ['t0:outcome', 10, 'task_outcome'],
     ]);
     const byId = new Map(trial0.map((r) => [r.goldId, r.record]));
-    expect(byId.get('t0:2')).toMatchObject({ source: 'agent', payload: { tool: 'get_reservation_details', args: { reservation_id: 'ABC123' } } });
+    expect(byId.get('t0:2')).toMatchObject({
+      source: 'agent',
+      payload: { tool: 'get_reservation_details', args: { reservation_id: 'ABC123' } },
+    });
     expect(byId.get('t0:3')).toMatchObject({ source: 'tool', payload: { tool: 'get_reservation_details' } });
-    expect(byId.get('t0:5')).toMatchObject({ source: 'tool', text: 'Error: not enough seats on flight HAT001', payload: { tool: 'update_reservation_flights' }, tags: ['failure'] });
+    expect(byId.get('t0:5')).toMatchObject({
+      source: 'tool',
+      text: 'Error: not enough seats on flight HAT001',
+      payload: { tool: 'update_reservation_flights' },
+      tags: ['failure'],
+    });
     expect(byId.get('t0:9')?.text).toBe('Thanks!');
     expect(byId.get('t0:outcome')).toMatchObject({ source: 'system', outcome: { status: 'failure', reward: 0 } });
     const trial1 = (cases[1] as EvalCase).records.filter((r) => r.goldSession === 'task-4-trial-1');
@@ -342,7 +427,9 @@ describe('tau-bench', () => {
   });
 
   it('names the file and the problem when the input is not tau-bench', async () => {
-    await expect(load('tau-bench', 'tau-bad')).rejects.toThrow(/^tau-bench: .*runs\.json: expected a JSON list of runs/);
+    await expect(load('tau-bench', 'tau-bad')).rejects.toThrow(
+      /^tau-bench: .*runs\.json: expected a JSON list of runs/,
+    );
     await expect(load('tau-bench', 'tau-dup')).rejects.toThrow(/task 4 has trial 1 twice/);
   });
 });
@@ -355,8 +442,16 @@ describe('who-and-when', () => {
     level: '1',
     ground_truth: 'GROUND-TRUTH-MARKER',
     history: [
-      { content: 'You are given a task.\n# General Task\nHow many clients get the sunset awning?', name: 'Excel_Expert', role: 'assistant' },
-      { content: 'exitcode: 1 (execution failed)\nCode output: KeyError: Street', name: 'Computer_terminal', role: 'user' },
+      {
+        content: 'You are given a task.\n# General Task\nHow many clients get the sunset awning?',
+        name: 'Excel_Expert',
+        role: 'assistant',
+      },
+      {
+        content: 'exitcode: 1 (execution failed)\nCode output: KeyError: Street',
+        name: 'Computer_terminal',
+        role: 'user',
+      },
       { content: 'The column is called "Street Address"; counting even numbers.', name: 'Excel_Expert', role: 'user' },
       { content: 'exitcode: 0 (execution succeeded)\nCode output: 4', name: 'Computer_terminal', role: 'user' },
       { content: 'The answer is 4. TERMINATE', name: 'Verification_Expert', role: 'user' },
@@ -403,12 +498,28 @@ describe('who-and-when', () => {
       ['step:4', 4, 'Verification_Expert', 'agent_message'],
       ['outcome', 5, 'environment', 'task_outcome'],
     ]);
-    expect(c.records[1]?.record).toMatchObject({ source: 'tool', payload: { tool: 'Computer_terminal', exitCode: 1 }, tags: ['failure'] });
+    expect(c.records[1]?.record).toMatchObject({
+      source: 'tool',
+      payload: { tool: 'Computer_terminal', exitCode: 1 },
+      tags: ['failure'],
+    });
     expect(c.records[3]?.record).toMatchObject({ source: 'tool', payload: { tool: 'Computer_terminal', exitCode: 0 } });
-    expect(c.records[0]?.record).toMatchObject({ source: 'agent', role: 'Excel_Expert', sessionId: 'algorithm-generated-1', agentId: 'who-and-when' });
+    expect(c.records[0]?.record).toMatchObject({
+      source: 'agent',
+      role: 'Excel_Expert',
+      sessionId: 'algorithm-generated-1',
+      agentId: 'who-and-when',
+    });
     expect(c.records.at(-1)?.record.outcome?.status).toBe('failure');
     expect(new Set(c.records.map((r) => r.goldSession))).toEqual(new Set(['algorithm-generated-1']));
-    expect(c.failedRuns).toEqual([{ runId: 'algorithm-generated-1', goldSession: 'algorithm-generated-1', mistakeStep: 2, mistakeAgent: 'Excel_Expert' }]);
+    expect(c.failedRuns).toEqual([
+      {
+        runId: 'algorithm-generated-1',
+        goldSession: 'algorithm-generated-1',
+        mistakeStep: 2,
+        mistakeAgent: 'Excel_Expert',
+      },
+    ]);
     expect(c.queries).toEqual([]);
     expect(attributeEpisode(episodeOf(c, 'algorithm-generated-1')).some((f) => f.type === 'tool_error')).toBe(true);
     expectWellFormed(cases, ['GROUND-TRUTH-MARKER', 'REASON-MARKER', 'SYSTEM-PROMPT-MARKER']);
@@ -424,13 +535,18 @@ describe('who-and-when', () => {
       ['WebSurfer', 'agent_message', 'WebSurfer'],
       ['environment', 'task_outcome', undefined],
     ]);
-    expect(c.records[0]?.record).toMatchObject({ source: 'user', text: 'Where can I take martial arts classes near the NYSE?' });
+    expect(c.records[0]?.record).toMatchObject({
+      source: 'user',
+      text: 'Where can I take martial arts classes near the NYSE?',
+    });
     expect(c.failedRuns[0]).toMatchObject({ mistakeStep: 2, mistakeAgent: 'Orchestrator' });
     expect(issues).toEqual([]);
   });
 
   it('names the folder or file and the problem when the input is not Who&When', async () => {
-    await expect(load('who-and-when', 'ww-empty')).rejects.toThrow(/^who-and-when: .*ww-empty: expected algorithm-generated\/ or hand-crafted\/ folders/);
+    await expect(load('who-and-when', 'ww-empty')).rejects.toThrow(
+      /^who-and-when: .*ww-empty: expected algorithm-generated\/ or hand-crafted\/ folders/,
+    );
     await expect(load('who-and-when', 'ww-bad')).rejects.toThrow(/^who-and-when: .*hand-crafted\/1\.json: history: /);
   });
 });

@@ -16,18 +16,49 @@ import {
   updateOrder,
 } from '../../src/eval/metrics.ts';
 import { queryKey, summarize, unknowableAfter } from '../../src/eval/summary.ts';
-import type { EvalCase, EvalQuery, EvalRecord, FailedRunOutcome, QueryOutcome, RetrievedItem } from '../../src/eval/types.ts';
+import type {
+  EvalCase,
+  EvalQuery,
+  EvalRecord,
+  FailedRunOutcome,
+  QueryOutcome,
+  RetrievedItem,
+} from '../../src/eval/types.ts';
 
 function item(goldIds: string[], extra: Partial<RetrievedItem> = {}): RetrievedItem {
-  return { goldIds, goldSessions: goldIds.map((id) => id.split(':')[0] ?? id), score: 1, tokens: 10, afterCutoff: false, ...extra };
+  return {
+    goldIds,
+    goldSessions: goldIds.map((id) => id.split(':')[0] ?? id),
+    score: 1,
+    tokens: 10,
+    afterCutoff: false,
+    ...extra,
+  };
 }
 
 function query(goldEvidence: string[], extra: Partial<EvalQuery> = {}): EvalQuery {
-  return { queryId: 'q1', category: 'single-hop', text: 'where?', askedAt: '2024-01-01T00:00:00.000Z', goldEvidence, unanswerable: false, ...extra };
+  return {
+    queryId: 'q1',
+    category: 'single-hop',
+    text: 'where?',
+    askedAt: '2024-01-01T00:00:00.000Z',
+    goldEvidence,
+    unanswerable: false,
+    ...extra,
+  };
 }
 
 function outcome(items: RetrievedItem[], extra: Partial<QueryOutcome> = {}): QueryOutcome {
-  return { dataset: 'locomo', caseId: 'c1', queryId: 'q1', method: 'dense', items, latencyMs: 5, abstained: false, ...extra };
+  return {
+    dataset: 'locomo',
+    caseId: 'c1',
+    queryId: 'q1',
+    method: 'dense',
+    items,
+    latencyMs: 5,
+    abstained: false,
+    ...extra,
+  };
 }
 
 describe('evidenceRecall', () => {
@@ -40,7 +71,11 @@ describe('evidenceRecall', () => {
   });
 
   it('is 1 on every count when all gold evidence is covered', () => {
-    expect(evidenceRecall(query(['D1:1', 'D1:2']), outcome([item(['D1:2', 'D1:1'])]), 5)).toEqual({ fraction: 1, any: 1, all: 1 });
+    expect(evidenceRecall(query(['D1:1', 'D1:2']), outcome([item(['D1:2', 'D1:1'])]), 5)).toEqual({
+      fraction: 1,
+      any: 1,
+      all: 1,
+    });
   });
 
   it('is 0 when nothing is covered, including when the method returned nothing', () => {
@@ -181,7 +216,12 @@ describe('percentile (nearest rank)', () => {
   });
 
   it('keeps a whole rank whole despite floating point (p7 of 1..100 is 7, not 8)', () => {
-    expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 7)).toBe(7);
+    expect(
+      percentile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        7,
+      ),
+    ).toBe(7);
   });
 
   it('is undefined for no values and refuses p outside 0..100', () => {
@@ -209,7 +249,10 @@ describe('failed runs', () => {
   }
 
   it('yield is the share of runs with at least one note', () => {
-    expect(failedRunYield([run({ notes: 0 }), run({ notes: 1 }), run({ notes: 3 }), run({ notes: 0 })])).toEqual({ mean: 0.5, n: 4 });
+    expect(failedRunYield([run({ notes: 0 }), run({ notes: 1 }), run({ notes: 3 }), run({ notes: 0 })])).toEqual({
+      mean: 0.5,
+      n: 4,
+    });
     expect(failedRunYield([])).toEqual({ mean: null, n: 0 });
   });
 
@@ -257,7 +300,10 @@ describe('summarize', () => {
   };
 
   const outcomes: QueryOutcome[] = [
-    outcome([item(['D1:1'], { goldSessions: ['S1'], tokens: 4 }), item(['D2:1'], { goldSessions: ['S2'], tokens: 6 })], { queryId: 'a', latencyMs: 10 }),
+    outcome(
+      [item(['D1:1'], { goldSessions: ['S1'], tokens: 4 }), item(['D2:1'], { goldSessions: ['S2'], tokens: 6 })],
+      { queryId: 'a', latencyMs: 10 },
+    ),
     outcome([item(['D9:9'], { goldSessions: ['S1'], tokens: 8, afterCutoff: true })], { queryId: 'b', latencyMs: 30 }),
     outcome([item(['D1:1'], { goldSessions: ['S1'], tokens: 2 })], { queryId: 'c', latencyMs: 20 }),
     outcome([], { queryId: 'd', latencyMs: 40, abstained: true }),
@@ -265,7 +311,13 @@ describe('summarize', () => {
   ];
 
   it('means each metric over the queries it applies to, per method and category', () => {
-    const summary = summarize({ cases: [locomo], outcomes, failedRuns: [], ks: [2, 1], unknowable: unknowableAfter([locomo], '2024-02-01T00:00:00.000Z') });
+    const summary = summarize({
+      cases: [locomo],
+      outcomes,
+      failedRuns: [],
+      ks: [2, 1],
+      unknowable: unknowableAfter([locomo], '2024-02-01T00:00:00.000Z'),
+    });
     expect(summary.ks).toEqual([1, 2]);
     expect(summary.headlineK).toBe(2);
     const [dataset] = summary.datasets;
@@ -288,15 +340,30 @@ describe('summarize', () => {
     // a and d rest (partly or wholly) on D2:1 from March; only d lies wholly after the cutoff.
     expect(dense?.overall.answeredUnknowable).toEqual({ mean: 0, n: 1 });
     expect(dense?.overall.latencyMs).toEqual({ p50: 20, p95: 40, n: 4 });
-    expect(dense?.byCategory.map((c) => [c.category, c.queries])).toEqual([['adversarial', 1], ['multi-hop', 1], ['single-hop', 2]]);
+    expect(dense?.byCategory.map((c) => [c.category, c.queries])).toEqual([
+      ['adversarial', 1],
+      ['multi-hop', 1],
+      ['single-hop', 2],
+    ]);
     expect(dense?.byCategory[2]?.atK[1]?.evidenceRecall).toEqual({ mean: 0, n: 1 });
   });
 
   it('refuses an outcome for an unknown query, a repeated outcome and a k below 1', () => {
-    expect(() => summarize({ cases: [locomo], outcomes: [outcome([], { queryId: 'zzz' })], failedRuns: [], ks: [1] })).toThrow(/unknown query/);
-    expect(() => summarize({ cases: [locomo], outcomes: [outcomes[0] as QueryOutcome, outcomes[0] as QueryOutcome], failedRuns: [], ks: [1] })).toThrow(/two outcomes/);
+    expect(() =>
+      summarize({ cases: [locomo], outcomes: [outcome([], { queryId: 'zzz' })], failedRuns: [], ks: [1] }),
+    ).toThrow(/unknown query/);
+    expect(() =>
+      summarize({
+        cases: [locomo],
+        outcomes: [outcomes[0] as QueryOutcome, outcomes[0] as QueryOutcome],
+        failedRuns: [],
+        ks: [1],
+      }),
+    ).toThrow(/two outcomes/);
     expect(() => summarize({ cases: [locomo], outcomes, failedRuns: [], ks: [0] })).toThrow(/positive integer/);
-    expect(() => summarize({ cases: [locomo], outcomes, failedRuns: [], ks: [5], headlineK: 10 })).toThrow(/headline k/);
+    expect(() => summarize({ cases: [locomo], outcomes, failedRuns: [], ks: [5], headlineK: 10 })).toThrow(
+      /headline k/,
+    );
   });
 
   it('scores failed runs against Nocturne and the first-agent-step baseline', () => {
@@ -311,14 +378,31 @@ describe('summarize', () => {
       queries: [],
       failedRuns: [{ runId: 'log', goldSession: 'log', mistakeStep: 2, mistakeAgent: 'Coder' }],
     };
-    const failed: FailedRunOutcome = { dataset: 'who-and-when', caseId: 'hand-crafted-1', runId: 'log', notes: 2, attributedStep: 2, attributedAgent: 'Planner', mistakeStep: 2, mistakeAgent: 'Coder' };
+    const failed: FailedRunOutcome = {
+      dataset: 'who-and-when',
+      caseId: 'hand-crafted-1',
+      runId: 'log',
+      notes: 2,
+      attributedStep: 2,
+      attributedAgent: 'Planner',
+      mistakeStep: 2,
+      mistakeAgent: 'Coder',
+    };
     const [dataset] = summarize({ cases: [log], outcomes: [], failedRuns: [failed], ks: [10] }).datasets;
     expect(dataset?.methods).toEqual([]);
     expect(dataset?.failedRuns?.withNotes).toEqual({ mean: 1, n: 1 });
     expect(dataset?.failedRuns?.withFailureLesson).toEqual({ mean: 1, n: 1 });
-    expect(dataset?.failedRuns?.nocturne).toEqual({ stepExact: { mean: 1, n: 1 }, stepWithinOne: { mean: 1, n: 1 }, agent: { mean: 0, n: 1 } });
+    expect(dataset?.failedRuns?.nocturne).toEqual({
+      stepExact: { mean: 1, n: 1 },
+      stepWithinOne: { mean: 1, n: 1 },
+      agent: { mean: 0, n: 1 },
+    });
     // Baseline blames step 1 (Planner): one step off, wrong agent.
-    expect(dataset?.failedRuns?.firstAgentStep).toEqual({ stepExact: { mean: 0, n: 1 }, stepWithinOne: { mean: 1, n: 1 }, agent: { mean: 0, n: 1 } });
+    expect(dataset?.failedRuns?.firstAgentStep).toEqual({
+      stepExact: { mean: 0, n: 1 },
+      stepWithinOne: { mean: 1, n: 1 },
+      agent: { mean: 0, n: 1 },
+    });
   });
 
   it('marks as unknowable only questions whose known gold evidence all lies after the cutoff', () => {

@@ -10,15 +10,29 @@ const m = (mean: number, n = 10): Mean => ({ mean, n });
 
 function atK(k: number, values: Partial<AtKSummary> = {}): AtKSummary {
   return {
-    k, evidenceRecall: NONE, evidenceAny: NONE, evidenceAll: NONE, sessionRecall: NONE, sessionAny: NONE,
-    recalledAfterCutoff: m(0), updateOrdered: NONE, updateFound: NONE, tokens: m(0), ...values,
+    k,
+    evidenceRecall: NONE,
+    evidenceAny: NONE,
+    evidenceAll: NONE,
+    sessionRecall: NONE,
+    sessionAny: NONE,
+    recalledAfterCutoff: m(0),
+    updateOrdered: NONE,
+    updateFound: NONE,
+    tokens: m(0),
+    ...values,
   };
 }
 
 function block(values: Partial<MetricBlock> = {}): MetricBlock {
   return {
-    queries: 10, atK: [atK(5), atK(10)], abstainedOnUnanswerable: NONE, falseAbstention: m(0), answeredUnknowable: NONE,
-    latencyMs: { p50: 1, p95: 2, n: 10 }, ...values,
+    queries: 10,
+    atK: [atK(5), atK(10)],
+    abstainedOnUnanswerable: NONE,
+    falseAbstention: m(0),
+    answeredUnknowable: NONE,
+    latencyMs: { p50: 1, p95: 2, n: 10 },
+    ...values,
   };
 }
 
@@ -35,7 +49,10 @@ const locomo: DatasetSummary = {
       'dense',
       block({
         queries: 990,
-        atK: [atK(5, { evidenceRecall: m(0.123), sessionRecall: m(0.301) }), atK(10, { evidenceRecall: m(0.456), sessionRecall: m(0.5), tokens: m(812.4), recalledAfterCutoff: m(0.02) })],
+        atK: [
+          atK(5, { evidenceRecall: m(0.123), sessionRecall: m(0.301) }),
+          atK(10, { evidenceRecall: m(0.456), sessionRecall: m(0.5), tokens: m(812.4), recalledAfterCutoff: m(0.02) }),
+        ],
         abstainedOnUnanswerable: m(0.25, 4),
         falseAbstention: m(0.1),
         latencyMs: { p50: 12.34, p95: 80, n: 990 },
@@ -46,7 +63,10 @@ const locomo: DatasetSummary = {
       'nocturne',
       block({
         queries: 999,
-        atK: [atK(5, { evidenceRecall: m(0.789), sessionRecall: m(0.8) }), atK(10, { evidenceRecall: m(0.912), sessionRecall: m(0.95), tokens: m(301.6) })],
+        atK: [
+          atK(5, { evidenceRecall: m(0.789), sessionRecall: m(0.8) }),
+          atK(10, { evidenceRecall: m(0.912), sessionRecall: m(0.95), tokens: m(301.6) }),
+        ],
         abstainedOnUnanswerable: m(0.5, 4),
         latencyMs: { p50: 250, p95: 1234.56, n: 999 },
       }),
@@ -63,7 +83,14 @@ const beam: DatasetSummary = {
   dataset: 'beam',
   cases: 10,
   queries: 200,
-  methods: [method('nocturne', block({ atK: [atK(5), atK(10, { evidenceRecall: m(0.4), updateOrdered: m(0.75, 20), updateFound: m(0.9, 20) })] }))],
+  methods: [
+    method(
+      'nocturne',
+      block({
+        atK: [atK(5), atK(10, { evidenceRecall: m(0.4), updateOrdered: m(0.75, 20), updateFound: m(0.9, 20) })],
+      }),
+    ),
+  ],
   failedRuns: null,
 };
 
@@ -86,11 +113,23 @@ const tau: DatasetSummary = {
   cases: 25,
   queries: 0,
   methods: [],
-  failedRuns: { runs: 51, withNotes: m(0.6, 51), withFailureLesson: m(0.2, 51), nocturne: { stepExact: NONE, stepWithinOne: NONE, agent: NONE }, firstAgentStep: { stepExact: NONE, stepWithinOne: NONE, agent: NONE } },
+  failedRuns: {
+    runs: 51,
+    withNotes: m(0.6, 51),
+    withFailureLesson: m(0.2, 51),
+    nocturne: { stepExact: NONE, stepWithinOne: NONE, agent: NONE },
+    firstAgentStep: { stepExact: NONE, stepWithinOne: NONE, agent: NONE },
+  },
 };
 
 const summary: EvalSummary = {
-  meta: { commit: 'abc1234', embedder: 'nomic <embed> & co', cutoff: '2023-06-01', seconds: { consolidate: 42.5 }, seed: 7 },
+  meta: {
+    commit: 'abc1234',
+    embedder: 'nomic <embed> & co',
+    cutoff: '2023-06-01',
+    seconds: { consolidate: 42.5 },
+    seed: 7,
+  },
   ks: [5, 10],
   headlineK: 10,
   datasets: [locomo, beam, tau, whoAndWhen],
@@ -105,7 +144,12 @@ function tableAfter(markdown: string, heading: string): Map<string, string>[] {
   const rows: string[][] = [];
   for (let i = first; i < lines.length && lines[i]?.startsWith('|'); i += 1) {
     // Split on unescaped pipes only: an escaped `\|` belongs to the cell.
-    rows.push((lines[i] as string).slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim()));
+    rows.push(
+      (lines[i] as string)
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim()),
+    );
   }
   const [header, , ...body] = rows;
   return body.map((cells) => {
@@ -123,7 +167,7 @@ function row(rows: Map<string, string>[], first: string): Map<string, string> {
 describe('renderMarkdown', () => {
   const markdown = renderMarkdown(summary, { charts: { locomo: 'charts/locomo recall (v1).svg' } });
 
-  it('puts each method\'s numbers in its own row, as percents with one decimal', () => {
+  it("puts each method's numbers in its own row, as percents with one decimal", () => {
     const rows = tableAfter(markdown, '## LoCoMo');
     const dense = row(rows, 'dense');
     expect(dense.get('Questions')).toBe('990');
@@ -170,10 +214,17 @@ describe('renderMarkdown', () => {
   it('reports failed runs against the baseline, and says when a dataset has no attribution labels', () => {
     const rows = tableAfter(markdown, '## Who&When');
     expect([...row(rows, 'nocturne').values()]).toEqual(['nocturne', '16.3%', '30.4%', '54.3%']);
-    expect([...row(rows, 'first agent step (baseline)').values()]).toEqual(['first agent step (baseline)', '8.7%', '20.7%', '40.2%']);
+    expect([...row(rows, 'first agent step (baseline)').values()]).toEqual([
+      'first agent step (baseline)',
+      '8.7%',
+      '20.7%',
+      '40.2%',
+    ]);
     expect(markdown).toContain('92 failed runs; 81.5% yielded at least one note, 50.0% a note explaining the failure.');
     const tauSection = markdown.slice(markdown.indexOf('## tau-bench'), markdown.indexOf('## Who&When'));
-    expect(tauSection).toContain('51 failed runs; 60.0% yielded at least one note, 20.0% a note explaining the failure.');
+    expect(tauSection).toContain(
+      '51 failed runs; 60.0% yielded at least one note, 20.0% a note explaining the failure.',
+    );
     expect(tauSection).toContain('attribution is not measured');
   });
 
@@ -181,12 +232,14 @@ describe('renderMarkdown', () => {
     const rows = tableAfter(markdown, '## Published anchors');
     const turns = rows.find((r) => r.get('Setup') === 'DRAGON retriever over dialog turns');
     expect([turns?.get('@5'), turns?.get('@10')]).toEqual(['56.7%', '66.2%']);
-    expect(rows.find((r) => r.get('Setup') === 'DRAGON retriever over generated observations')?.get('@5')).toBe('56.2%');
+    expect(rows.find((r) => r.get('Setup') === 'DRAGON retriever over generated observations')?.get('@5')).toBe(
+      '56.2%',
+    );
     expect(rows.find((r) => r.get('Setup') === 'BM25 over sessions')?.get('@5')).toBe('63.4%');
     expect(rows.find((r) => r.get('Setup') === 'dense retriever over sessions')?.get('@5')).toBe('72.0%');
   });
 
-  it('links a dataset\'s chart when its path is given, and only then', () => {
+  it("links a dataset's chart when its path is given, and only then", () => {
     expect(markdown).toContain('![recall@k](charts/locomo%20recall%20%28v1%29.svg)');
     expect(markdown.match(/!\[recall@k\]/g)).toHaveLength(1);
     expect(renderMarkdown(summary)).not.toContain('![');
@@ -244,11 +297,13 @@ function checkXml(xml: string): string[] {
 }
 
 function bars(svg: string): { method: string; k: number; height: number }[] {
-  return [...svg.matchAll(/<rect class="bar" data-method="([^"]+)" data-k="(\d+)"[^>]* height="([\d.]+)"/g)].map(([, method, k, height]) => ({
-    method: method as string,
-    k: Number(k),
-    height: Number(height),
-  }));
+  return [...svg.matchAll(/<rect class="bar" data-method="([^"]+)" data-k="(\d+)"[^>]* height="([\d.]+)"/g)].map(
+    ([, method, k, height]) => ({
+      method: method as string,
+      k: Number(k),
+      height: Number(height),
+    }),
+  );
 }
 
 describe('renderRecallChart', () => {
@@ -281,7 +336,10 @@ describe('renderRecallChart', () => {
   });
 
   it('marks a method without a value instead of drawing a bar of 0', () => {
-    const gap: EvalSummary = { ...summary, datasets: [{ ...beam, methods: [method('dense', block()), ...beam.methods] }] };
+    const gap: EvalSummary = {
+      ...summary,
+      datasets: [{ ...beam, methods: [method('dense', block()), ...beam.methods] }],
+    };
     const chart = renderRecallChart(gap, 'beam');
     checkXml(chart);
     expect(bars(chart).map((b) => `${b.method}@${b.k}`)).toEqual(['nocturne@10']);

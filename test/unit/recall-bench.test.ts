@@ -67,7 +67,15 @@ describe('skewedTenantSizes', () => {
 });
 
 describe('SyntheticCorpus', () => {
-  const corpus = new SyntheticCorpus({ notes: 200, tenants: 4, smallestShare: 0.1, retiredShare: 0.1, dimension: 8, seed: 7, geometry: GEOMETRIES.e5 });
+  const corpus = new SyntheticCorpus({
+    notes: 200,
+    tenants: 4,
+    smallestShare: 0.1,
+    retiredShare: 0.1,
+    dimension: 8,
+    seed: 7,
+    geometry: GEOMETRIES.e5,
+  });
 
   it('writes one version per note and a second, retired one per retired note', () => {
     const versions = [...corpus.versionLines(50)].join('').trimEnd().split('\n');
@@ -90,7 +98,15 @@ describe('SyntheticCorpus', () => {
   });
 
   it('draws the same unit query vectors from the same seed', () => {
-    const again = new SyntheticCorpus({ notes: 200, tenants: 4, smallestShare: 0.1, retiredShare: 0.1, dimension: 8, seed: 7, geometry: GEOMETRIES.e5 });
+    const again = new SyntheticCorpus({
+      notes: 200,
+      tenants: 4,
+      smallestShare: 0.1,
+      retiredShare: 0.1,
+      dimension: 8,
+      seed: 7,
+      geometry: GEOMETRIES.e5,
+    });
     const queries = corpus.queries(2);
     expect(queries.map((q) => q.tenant)).toEqual([0, 1, 2, 3, 0, 1, 2, 3]);
     expect(again.queries(2)).toEqual(queries);
@@ -100,8 +116,19 @@ describe('SyntheticCorpus', () => {
 
 describe('geometries', () => {
   /** Mean cosine distance of same-subtopic and same-topic pairs relative to unrelated pairs. */
-  function distanceRatios(geometry: (typeof GEOMETRIES)[keyof typeof GEOMETRIES]): { sameSubtopic: number; sameTopic: number } {
-    const queries = new SyntheticCorpus({ notes: 100, tenants: 1, smallestShare: 1, retiredShare: 0, dimension: 384, seed: 3, geometry }).queries(400);
+  function distanceRatios(geometry: (typeof GEOMETRIES)[keyof typeof GEOMETRIES]): {
+    sameSubtopic: number;
+    sameTopic: number;
+  } {
+    const queries = new SyntheticCorpus({
+      notes: 100,
+      tenants: 1,
+      smallestShare: 1,
+      retiredShare: 0,
+      dimension: 384,
+      seed: 3,
+      geometry,
+    }).queries(400);
     const sums = { sameSubtopic: [0, 0], sameTopic: [0, 0], unrelated: [0, 0] };
     for (let i = 0; i < queries.length; i++) {
       for (let j = i + 1; j < queries.length; j++) {

@@ -8,7 +8,17 @@ import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
 import { createDeterministicEngine } from '../../src/engine/deterministic.ts';
 import { CORRECTIONS, episodeSteps, toRecords, type EpisodeDecision } from '../../src/eval/simulation/episodes.ts';
 import { boundedHistory, lessonAge, noMemory } from '../../src/eval/simulation/memory.ts';
-import { lessonNoteFates, lostLessons, meanOf, pooled, recurrence, retirementSummary, type Encounter, type NoteView, type VersionView } from '../../src/eval/simulation/metrics.ts';
+import {
+  lessonNoteFates,
+  lostLessons,
+  meanOf,
+  pooled,
+  recurrence,
+  retirementSummary,
+  type Encounter,
+  type NoteView,
+  type VersionView,
+} from '../../src/eval/simulation/metrics.ts';
 import { playWorld } from '../../src/eval/simulation/run.ts';
 import { LESSONS, TRAP_IDS, TRAPS, trapsCoveredBy, type TrapId } from '../../src/eval/simulation/traps.ts';
 import { generateWorld, TASK_KINDS, trapOf, type SimTask, type World } from '../../src/eval/simulation/world.ts';
@@ -26,11 +36,21 @@ function recordsOf(w: World, tasks: readonly SimTask[], decide: (t: SimTask) => 
 async function replay(records: RawRecordInput[]) {
   const recs = archived(records);
   const episodes = toEpisodes(recs);
-  const resolved = new Map<string, ResolvedRecord>(recs.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]));
+  const resolved = new Map<string, ResolvedRecord>(
+    recs.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
+  );
   const succeeded = episodes.filter((e) => e.records.some((r) => r.record.outcome?.status === 'success'));
   const findings = episodes.flatMap((e) => attributeEpisode(e, succeeded));
-  const { proposals } = await createDeterministicEngine().propose({ episodes, findings, activeNotes: [], now: new Date('2026-10-01T00:00:00Z') });
-  return { findings, proposals: proposals.map((p) => ({ ...p, verdict: validateProposal(p, TENANT, resolved).verdict })) };
+  const { proposals } = await createDeterministicEngine().propose({
+    episodes,
+    findings,
+    activeNotes: [],
+    now: new Date('2026-10-01T00:00:00Z'),
+  });
+  return {
+    findings,
+    proposals: proposals.map((p) => ({ ...p, verdict: validateProposal(p, TENANT, resolved).verdict })),
+  };
 }
 
 const firstTaskWith = (trap: TrapId): SimTask => {
@@ -84,7 +104,12 @@ describe('covers predicates', () => {
       expect(trapsCoveredBy(text)).toEqual([]);
       expect(LESSONS.refund_dollars.covers(text)).toBe(true);
     }
-    for (const unrelated of ['vendors.get: service unavailable (HTTP 503)', 'Northwind offers net 30 payment terms.', 'The billing API is slow on Mondays.', 'Export timed out.']) {
+    for (const unrelated of [
+      'vendors.get: service unavailable (HTTP 503)',
+      'Northwind offers net 30 payment terms.',
+      'The billing API is slow on Mondays.',
+      'Export timed out.',
+    ]) {
       expect(trapsCoveredBy(unrelated)).toEqual([]);
     }
   });
@@ -117,7 +142,10 @@ describe('covers predicates', () => {
 describe('memory_used records', () => {
   it('list the recalled notes the way the replay reads them, so a later failure contradicts them', async () => {
     const outage = generateWorld({ seed: 4, days: 10, tasksPerDay: 12 }).tasks.find((t) => t.outage) as SimTask;
-    const used = [{ noteId: 'N-1', version: 2, rank: 1, score: 0.5 }, { noteId: 'N-2', version: 1, rank: 2, score: 0.4 }];
+    const used = [
+      { noteId: 'N-1', version: 2, rank: 1, score: 0.5 },
+      { noteId: 'N-2', version: 1, rank: 2, score: 0.4 },
+    ];
     const { findings } = await replay(recordsOf(world, [outage], () => ({ avoids: false, used })));
     expect(findings.find((f) => f.type === 'outdated_constraint')?.noteIds).toEqual(['N-1', 'N-2']);
   });
@@ -130,8 +158,13 @@ describe('memory_used records', () => {
 
 describe('bounded history', () => {
   const task = firstTaskWith('billing_cents');
-  const correction: RawRecordInput = { ...recordsOf(world, [task], () => ({ avoids: false })).find((r) => r.kind === 'user_correction') as RawRecordInput };
-  const filler = (n: number): RawRecordInput[] => Array.from({ length: n }, () => ({ ...correction, kind: 'agent_message', text: 'Done.' }));
+  const correction: RawRecordInput = {
+    ...(recordsOf(world, [task], () => ({ avoids: false })).find(
+      (r) => r.kind === 'user_correction',
+    ) as RawRecordInput),
+  };
+  const filler = (n: number): RawRecordInput[] =>
+    Array.from({ length: n }, () => ({ ...correction, kind: 'agent_message', text: 'Done.' }));
 
   it('counts how far back the latest lesson is, and ignores lessons that are not corrections or errors', () => {
     expect(lessonAge([correction, ...filler(4)], task)).toBe(5);
@@ -149,7 +182,9 @@ describe('bounded history', () => {
 
   it('does not apply one user’s personal lesson to another user', async () => {
     const tables = firstTaskWith('report_tables');
-    const lesson = recordsOf(world, [tables], () => ({ avoids: false })).find((r) => r.kind === 'user_correction') as RawRecordInput;
+    const lesson = recordsOf(world, [tables], () => ({ avoids: false })).find(
+      (r) => r.kind === 'user_correction',
+    ) as RawRecordInput;
     const memory = boundedHistory(50);
     memory.afterTask([{ ...lesson, userId: 'someone-else' }]);
     expect((await memory.beforeTask(tables)).avoids).toBe(false);
@@ -165,12 +200,24 @@ describe('bounded history', () => {
 });
 
 describe('metrics', () => {
-  const e = (trap: TrapId, userId: string, fell: boolean, day = 0): Encounter => ({ taskId: `${trap}-${userId}-${day}`, day, userId, trap, fell });
+  const e = (trap: TrapId, userId: string, fell: boolean, day = 0): Encounter => ({
+    taskId: `${trap}-${userId}-${day}`,
+    day,
+    userId,
+    trap,
+    fell,
+  });
 
   it('counts recurrences after the first fall, per user for a personal trap', () => {
     const r = recurrence([
-      e('billing_cents', 'u1', true), e('billing_cents', 'u2', true), e('billing_cents', 'u1', false), e('billing_cents', 'u3', true),
-      e('report_tables', 'u1', true), e('report_tables', 'u2', true), e('report_tables', 'u2', false), e('report_tables', 'u1', true),
+      e('billing_cents', 'u1', true),
+      e('billing_cents', 'u2', true),
+      e('billing_cents', 'u1', false),
+      e('billing_cents', 'u3', true),
+      e('report_tables', 'u1', true),
+      e('report_tables', 'u2', true),
+      e('report_tables', 'u2', false),
+      e('report_tables', 'u1', true),
     ]);
     expect(r.byTrap.billing_cents).toEqual({ encounters: 3, recurred: 2, rate: 2 / 3 });
     // u2's first table fall is a first fall, not a recurrence of u1's.
@@ -180,29 +227,76 @@ describe('metrics', () => {
   });
 
   it('does not count encounters before the first fall', () => {
-    expect(recurrence([e('date_format', 'u', false), e('date_format', 'u', true), e('date_format', 'u', false)]).overall).toEqual({ encounters: 1, recurred: 0, rate: 0 });
+    expect(
+      recurrence([e('date_format', 'u', false), e('date_format', 'u', true), e('date_format', 'u', false)]).overall,
+    ).toEqual({ encounters: 1, recurred: 0, rate: 0 });
   });
 
   it('averages defined rates only, and pools counts', () => {
     expect(meanOf([0.5, null, 1])).toBe(0.75);
     expect(meanOf([null])).toBeNull();
-    expect(pooled([{ encounters: 4, recurred: 1, rate: 0.25 }, { encounters: 1, recurred: 1, rate: 1 }])).toEqual({ encounters: 5, recurred: 2, rate: 0.4 });
+    expect(
+      pooled([
+        { encounters: 4, recurred: 1, rate: 0.25 },
+        { encounters: 1, recurred: 1, rate: 1 },
+      ]),
+    ).toEqual({ encounters: 5, recurred: 2, rate: 0.4 });
   });
 
   it('classifies lesson notes by what became of them and leaves other notes out', () => {
     const cents = 'Amounts from the billing API are in cents; divide by 100.';
-    const v = (version: number, status: VersionView['status'], confidence: number, more: Partial<VersionView> = {}): VersionView =>
-      ({ version, status, claim: cents, confidence, contradictedAt: null, supersededBy: null, ...more });
+    const v = (
+      version: number,
+      status: VersionView['status'],
+      confidence: number,
+      more: Partial<VersionView> = {},
+    ): VersionView => ({
+      version,
+      status,
+      claim: cents,
+      confidence,
+      contradictedAt: null,
+      supersededBy: null,
+      ...more,
+    });
     const tables = { claim: 'I want reports as a table, not prose.' };
     const billing = { level: 'task_type', key: 'invoice_report' } as const;
     const notes: NoteView[] = [
       { noteId: 'kept', scope: billing, versions: [v(1, 'active', 0.9), v(2, 'active', 0.92)] },
-      { noteId: 'contradicted', scope: billing, versions: [v(1, 'active', 0.9), v(2, 'active', 0.54, { contradictedAt: '2026-10-01T00:00:00Z' }), v(3, 'active', 0.32, { contradictedAt: '2026-10-02T00:00:00Z' })] },
-      { noteId: 'reworded', scope: billing, versions: [v(1, 'active', 0.9), v(2, 'superseded', 0.9, { supersededBy: 'kept' })] },
-      { noteId: 'superseded', scope: billing, versions: [v(1, 'active', 0.9), v(2, 'superseded', 0.9, { supersededBy: 'refunds' })] },
-      { noteId: 'refunds', scope: billing, versions: [v(1, 'active', 0.9, { claim: 'Amounts from the refunds API are already in dollars.' })] },
-      { noteId: 'table', scope: { level: 'user', key: 'u1' }, versions: [v(1, 'active', 0.9, tables), v(2, 'retired', 0.9, tables)] },
-      { noteId: 'other', scope: { level: 'agent', key: 'a' }, versions: [v(1, 'superseded', 0.8, { claim: 'vendors.get failed: service unavailable.' })] },
+      {
+        noteId: 'contradicted',
+        scope: billing,
+        versions: [
+          v(1, 'active', 0.9),
+          v(2, 'active', 0.54, { contradictedAt: '2026-10-01T00:00:00Z' }),
+          v(3, 'active', 0.32, { contradictedAt: '2026-10-02T00:00:00Z' }),
+        ],
+      },
+      {
+        noteId: 'reworded',
+        scope: billing,
+        versions: [v(1, 'active', 0.9), v(2, 'superseded', 0.9, { supersededBy: 'kept' })],
+      },
+      {
+        noteId: 'superseded',
+        scope: billing,
+        versions: [v(1, 'active', 0.9), v(2, 'superseded', 0.9, { supersededBy: 'refunds' })],
+      },
+      {
+        noteId: 'refunds',
+        scope: billing,
+        versions: [v(1, 'active', 0.9, { claim: 'Amounts from the refunds API are already in dollars.' })],
+      },
+      {
+        noteId: 'table',
+        scope: { level: 'user', key: 'u1' },
+        versions: [v(1, 'active', 0.9, tables), v(2, 'retired', 0.9, tables)],
+      },
+      {
+        noteId: 'other',
+        scope: { level: 'agent', key: 'a' },
+        versions: [v(1, 'superseded', 0.8, { claim: 'vendors.get failed: service unavailable.' })],
+      },
     ];
     const fates = lessonNoteFates(notes);
     expect(fates.map((f) => [f.noteId, f.lesson, f.fate, f.contradictions])).toEqual([
@@ -214,7 +308,15 @@ describe('metrics', () => {
       ['table', 'report_tables', 'retired', 0],
     ]);
     const summary = retirementSummary(fates);
-    expect(summary).toMatchObject({ lessonNotes: 6, removed: 3, reworded: 1, contradicted: 1, rate: 4 / 6, harmfulRate: 3 / 6, contradictionVersions: 2 });
+    expect(summary).toMatchObject({
+      lessonNotes: 6,
+      removed: 3,
+      reworded: 1,
+      contradicted: 1,
+      rate: 4 / 6,
+      harmfulRate: 3 / 6,
+      contradictionVersions: 2,
+    });
     expect(summary.traps.lessonNotes).toBe(5);
     expect(summary.byLesson.billing_cents.lessonNotes).toBe(4);
     expect(lostLessons(fates)).toEqual(['report_tables:u1']);

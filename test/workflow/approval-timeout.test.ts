@@ -12,7 +12,9 @@ import { uniqueId, workflowBundle } from '../helpers/temporal.ts';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: temporalTestServerPath() } } });
+  env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: temporalTestServerPath() } },
+  });
   const keyword = Object.fromEntries(SEARCH_ATTRIBUTE_NAMES.map((name) => [name, 2]));
   await env.connection.operatorService.addSearchAttributes({ namespace: 'default', searchAttributes: keyword });
 });
@@ -23,7 +25,15 @@ describe('staged consolidation approval timeout', () => {
     const resolved: unknown[] = [];
     const activities = {
       planRun: async () => ({ candidates: 10, sampled: 10, batches: 1 }),
-      replayBatch: async () => ({ episodes: 10, replayed: 60, proposed: 3, rejectedByRule: {}, quarantined: 0, plannedChanges: 3, llmTokens: 0 }),
+      replayBatch: async () => ({
+        episodes: 10,
+        replayed: 60,
+        proposed: 3,
+        rejectedByRule: {},
+        quarantined: 0,
+        plannedChanges: 3,
+        llmTokens: 0,
+      }),
       commitBatch: async () => ({ committed: 3, quarantined: 0 }),
       reindexBatch: async () => ({ embedded: 3, embedder: 'fake' }),
       resolveStaged: async (input: unknown) => {
@@ -33,14 +43,22 @@ describe('staged consolidation approval timeout', () => {
       finishRun: async () => ({ changedVersions: [], changedVersionsTruncated: false }),
     } as unknown as Partial<ConsolidationActivities>;
     const taskQueue = uniqueId('approval');
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities,
+    });
     const result = await worker.runUntil(
       env.client.workflow.execute(consolidateTenantWorkflow, {
-        taskQueue, workflowId: uniqueId('consolidate-staged-timeout'),
+        taskQueue,
+        workflowId: uniqueId('consolidate-staged-timeout'),
         args: [{ tenantId: 'acme', trigger: 'manual', mode: 'staged', approvalTimeoutSeconds: 86_400 }],
       }),
     );
     expect(result.status).toBe('rejected');
-    expect(resolved).toEqual([expect.objectContaining({ decision: 'reject', actor: 'approval-timeout', reason: 'no decision within 86400s' })]);
+    expect(resolved).toEqual([
+      expect.objectContaining({ decision: 'reject', actor: 'approval-timeout', reason: 'no decision within 86400s' }),
+    ]);
   });
 });

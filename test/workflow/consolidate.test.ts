@@ -12,15 +12,34 @@ import type { Client } from '@temporalio/client';
 
 type Calls = Array<{ name: string; input: unknown }>;
 
-function fakeActivities(opts: { batches: number; changesPerBatch: number }, calls: Calls): Partial<ConsolidationActivities> {
-  const rec = <T>(name: string, result: T) => async (input: unknown) => { calls.push({ name, input }); return result; };
-  const replay: ReplayBatchResult = { episodes: 25, replayed: 400, proposed: opts.changesPerBatch + 1, rejectedByRule: { claim_unsupported: 1 }, quarantined: 0, plannedChanges: opts.changesPerBatch, llmTokens: 0 };
+function fakeActivities(
+  opts: { batches: number; changesPerBatch: number },
+  calls: Calls,
+): Partial<ConsolidationActivities> {
+  const rec =
+    <T>(name: string, result: T) =>
+    async (input: unknown) => {
+      calls.push({ name, input });
+      return result;
+    };
+  const replay: ReplayBatchResult = {
+    episodes: 25,
+    replayed: 400,
+    proposed: opts.changesPerBatch + 1,
+    rejectedByRule: { claim_unsupported: 1 },
+    quarantined: 0,
+    plannedChanges: opts.changesPerBatch,
+    llmTokens: 0,
+  };
   return {
     planRun: rec('planRun', { candidates: 1000, sampled: opts.batches * 25, batches: opts.batches }),
     replayBatch: rec('replayBatch', replay),
     commitBatch: rec('commitBatch', { committed: opts.changesPerBatch, quarantined: 0 }),
     reindexBatch: rec('reindexBatch', { embedded: opts.changesPerBatch, embedder: 'fake' }),
-    finishRun: rec('finishRun', { changedVersions: [{ noteId: 'N1', fromVersion: null, toVersion: 1 }], changedVersionsTruncated: false }),
+    finishRun: rec('finishRun', {
+      changedVersions: [{ noteId: 'N1', fromVersion: null, toVersion: 1 }],
+      changedVersionsTruncated: false,
+    }),
     resolveStaged: rec('resolveStaged', { changed: 1 }),
   } as unknown as Partial<ConsolidationActivities>;
 }
@@ -42,7 +61,8 @@ describe('consolidateTenantWorkflow', () => {
     const calls: Calls = [];
     await withWorker(fakeActivities({ batches: 1, changesPerBatch: 1 }, calls), async (taskQueue) => {
       const run = client.workflow.execute(consolidateTenantWorkflow, {
-        taskQueue, workflowId: uniqueId('consolidate-bad'),
+        taskQueue,
+        workflowId: uniqueId('consolidate-bad'),
         args: [{ tenantId: 'bad tenant!', trigger: 'manual', budget: { maxEpisodes: -1 } } as never],
       });
       const error = await run.catch((e: unknown) => e);
@@ -59,14 +79,20 @@ describe('consolidateTenantWorkflow', () => {
     const calls: Calls = [];
     const workflowId = uniqueId('consolidate-ok');
     const result = await withWorker(fakeActivities({ batches: 3, changesPerBatch: 2 }, calls), (taskQueue) =>
-      client.workflow.execute(consolidateTenantWorkflow, { taskQueue, workflowId, args: [{ tenantId: 'acme', trigger: 'manual', seed: 7 }] }),
+      client.workflow.execute(consolidateTenantWorkflow, {
+        taskQueue,
+        workflowId,
+        args: [{ tenantId: 'acme', trigger: 'manual', seed: 7 }],
+      }),
     );
     await maybeRecordHistory(client, workflowId, 'consolidate-normal');
     expect(result.status).toBe('completed');
     expect(result.counts).toMatchObject({ sampled: 75, replayed: 1200, proposed: 9, rejected: 3, committed: 6 });
     expect(result.rejectedByRule).toEqual({ claim_unsupported: 3 });
     expect(calls.map((c) => c.name)).toEqual([
-      'planRun', ...Array.from({ length: 3 }, () => ['replayBatch', 'commitBatch', 'reindexBatch']).flat(), 'finishRun',
+      'planRun',
+      ...Array.from({ length: 3 }, () => ['replayBatch', 'commitBatch', 'reindexBatch']).flat(),
+      'finishRun',
     ]);
     expect(calls[0]?.input).toMatchObject({ tenantId: 'acme', seed: 7, trigger: 'manual' });
     expect(result.changedVersions).toEqual([{ noteId: 'N1', fromVersion: null, toVersion: 1 }]);
@@ -77,7 +103,9 @@ describe('consolidateTenantWorkflow', () => {
     const workflowId = uniqueId('consolidate-budget');
     const result = await withWorker(fakeActivities({ batches: 4, changesPerBatch: 3 }, calls), (taskQueue) =>
       client.workflow.execute(consolidateTenantWorkflow, {
-        taskQueue, workflowId, args: [{ tenantId: 'acme', trigger: 'manual', budget: { maxNoteChanges: 5 } }],
+        taskQueue,
+        workflowId,
+        args: [{ tenantId: 'acme', trigger: 'manual', budget: { maxNoteChanges: 5 } }],
       }),
     );
     await maybeRecordHistory(client, workflowId, 'consolidate-budget-exhausted');
@@ -93,16 +121,20 @@ describe('consolidateTenantWorkflow', () => {
     const workflowId = uniqueId('consolidate-continued');
     const result = await withWorker(fakeActivities({ batches: 5, changesPerBatch: 1 }, calls), (taskQueue) =>
       client.workflow.execute(consolidateTenantWorkflow, {
-        taskQueue, workflowId, args: [{ tenantId: 'acme', trigger: 'manual', batchesPerExecution: 2 }],
+        taskQueue,
+        workflowId,
+        args: [{ tenantId: 'acme', trigger: 'manual', batchesPerExecution: 2 }],
       }),
     );
     expect(result.status).toBe('completed');
     expect(result.counts.committed).toBe(5);
     expect(result.spent.noteChanges).toBe(5);
-    expect(calls.filter((c) => c.name === 'commitBatch').map((c) => (c.input as { batchNo: number }).batchNo)).toEqual([0, 1, 2, 3, 4]);
+    expect(calls.filter((c) => c.name === 'commitBatch').map((c) => (c.input as { batchNo: number }).batchNo)).toEqual([
+      0, 1, 2, 3, 4,
+    ]);
     // Follow the chain of runs through each history's last event.
     const chain: string[] = [];
-    for (let id: string | null | undefined = (await firstRunId(workflowId)); id; ) {
+    for (let id: string | null | undefined = await firstRunId(workflowId); id;) {
       const history = await client.workflow.getHandle(workflowId, id).fetchHistory();
       const last = history.events?.at(-1);
       chain.push(last?.workflowExecutionContinuedAsNewEventAttributes ? 'continued' : 'completed');
@@ -116,9 +148,13 @@ describe('consolidateTenantWorkflow', () => {
     const calls: Calls = [];
     await withWorker(fakeActivities({ batches: 1, changesPerBatch: 2 }, calls), async (taskQueue) => {
       const handle = await client.workflow.start(consolidateTenantWorkflow, {
-        taskQueue, workflowId: uniqueId('consolidate-staged'), args: [{ tenantId: 'acme', trigger: 'manual', mode: 'staged' }],
+        taskQueue,
+        workflowId: uniqueId('consolidate-staged'),
+        args: [{ tenantId: 'acme', trigger: 'manual', mode: 'staged' }],
       });
-      await expect.poll(async () => (await handle.query(progressQuery)).phase, { timeout: 20_000 }).toBe('awaiting_approval');
+      await expect
+        .poll(async () => (await handle.query(progressQuery)).phase, { timeout: 20_000 })
+        .toBe('awaiting_approval');
       const bad = await handle.executeUpdate(approveUpdate, { args: [{ operator: '' }] }).catch((e: unknown) => e);
       expect(bad).toBeInstanceOf(WorkflowUpdateFailedError);
       await handle.executeUpdate(approveUpdate, { args: [{ operator: 'ops@acme', reason: 'looks right' }] });

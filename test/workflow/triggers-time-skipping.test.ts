@@ -11,12 +11,22 @@ import { uniqueId, workflowBundle } from '../helpers/temporal.ts';
 // Timer-heavy paths on the time-skipping test server: an hour of cooldown passes in
 // milliseconds, and the nightly's date comes from workflow time, not the test machine's clock.
 
-interface Planned { workflowId: string; now: string; trigger: string; focus?: { noteIds: string[] } }
+interface Planned {
+  workflowId: string;
+  now: string;
+  trigger: string;
+  focus?: { noteIds: string[] };
+}
 
 function fakes(planned: Planned[], tenants: string[] = []): Partial<ConsolidationActivities> {
   return {
     planRun: async (input: Planned) => {
-      planned.push({ workflowId: input.workflowId, now: input.now, trigger: input.trigger, ...(input.focus ? { focus: input.focus } : {}) });
+      planned.push({
+        workflowId: input.workflowId,
+        now: input.now,
+        trigger: input.trigger,
+        ...(input.focus ? { focus: input.focus } : {}),
+      });
       return { candidates: 0, sampled: 0, batches: 0 };
     },
     finishRun: async () => ({ changedVersions: [], changedVersionsTruncated: false }),
@@ -36,7 +46,9 @@ async function until(ok: () => boolean | Promise<boolean>, what: string, ms = 20
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: temporalTestServerPath() } } });
+  env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: temporalTestServerPath() } },
+  });
   // Consolidations set the Nocturne search attributes, which this server must know (2 = KEYWORD).
   const keyword = Object.fromEntries(SEARCH_ATTRIBUTE_NAMES.map((name) => [name, 2]));
   await env.connection.operatorService.addSearchAttributes({ namespace: 'default', searchAttributes: keyword });
@@ -45,7 +57,12 @@ afterAll(async () => env?.teardown());
 
 async function withTsWorker(activities: object, fn: (taskQueue: string) => Promise<void>): Promise<void> {
   const taskQueue = uniqueId('ts');
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+  });
   await worker.runUntil(fn(taskQueue));
 }
 
@@ -55,8 +72,11 @@ describe('conflictMonitorWorkflow on the time-skipping server', () => {
     await withTsWorker(fakes(planned), async (taskQueue) => {
       const tenantId = uniqueId('t');
       const handle = await env.client.workflow.signalWithStart(conflictMonitorWorkflow, {
-        taskQueue, workflowId: `conflicts/${tenantId}`, args: [{ tenantId, threshold: 1, cooldownSeconds: 3600 }],
-        signal: conflictSignal, signalArgs: [{ noteIds: ['N1'] }],
+        taskQueue,
+        workflowId: `conflicts/${tenantId}`,
+        args: [{ tenantId, threshold: 1, cooldownSeconds: 3600 }],
+        signal: conflictSignal,
+        signalArgs: [{ noteIds: ['N1'] }],
       });
       const progress = () => handle.query(conflictProgressQuery);
       await until(async () => (await progress()).phase === 'cooldown', 'the first run and its cooldown');
@@ -81,7 +101,11 @@ describe('nightlyConsolidationWorkflow on the time-skipping server', () => {
     const planned: Planned[] = [];
     await withTsWorker(fakes(planned, ['acme', 'globex']), async (taskQueue) => {
       const day = new Date(await env.currentTimeMs()).toISOString().slice(0, 10);
-      const result = await env.client.workflow.execute(nightlyConsolidationWorkflow, { taskQueue, workflowId: uniqueId('nightly'), args: [{}] });
+      const result = await env.client.workflow.execute(nightlyConsolidationWorkflow, {
+        taskQueue,
+        workflowId: uniqueId('nightly'),
+        args: [{}],
+      });
       expect(result).toMatchObject({ date: day, tenants: 2, totals: { completed: 2 } });
       expect(planned.map((p) => p.workflowId).sort()).toEqual([`consolidate/acme/${day}`, `consolidate/globex/${day}`]);
     });

@@ -18,7 +18,9 @@ const HUMAN_LIST_LIMIT = 20;
 export function registerArchive(program: Command): void {
   const archive = program
     .command('archive')
-    .description('write raw records to the archive and inspect it (NOCTURNE_ARCHIVE_URI: s3://bucket/prefix or file://dir)');
+    .description(
+      'write raw records to the archive and inspect it (NOCTURNE_ARCHIVE_URI: s3://bucket/prefix or file://dir)',
+    );
 
   archive
     .command('put')
@@ -42,11 +44,17 @@ Exit codes:
       const config = loadConfig();
       const tenantId = parseTenant(opts.tenant);
       const producer = opts.producer ?? config.archive.producer;
-      if (!PRODUCER.test(producer)) throw new UsageError(`--producer: expected lowercase letters, digits, _ or -, got ${JSON.stringify(producer)}`);
+      if (!PRODUCER.test(producer))
+        throw new UsageError(`--producer: expected lowercase letters, digits, _ or -, got ${JSON.stringify(producer)}`);
       await assertReadableFile(file);
       await withStore(config.archive, async (store) => {
         const bar = opts.json ? undefined : progress(`archiving ${file}`);
-        const result = await ingestJsonlFile(store, { tenantId, producer, path: file, onProgress: (n) => bar?.update(n) });
+        const result = await ingestJsonlFile(store, {
+          tenantId,
+          producer,
+          path: file,
+          onProgress: (n) => bar?.update(n),
+        });
         bar?.done();
         if (opts.json) printJson({ tenantId, location: store.location, file, ...result });
         else printPut(result, store.location, tenantId);
@@ -58,7 +66,10 @@ Exit codes:
     .command('scan')
     .description("summarize a tenant's archive: objects, records, counts by kind and tag, problems")
     .requiredOption('--tenant <id>', 'tenant to scan')
-    .option('--verify', 'also read every object through the validating reader and report quarantined lines (cost follows archive size)')
+    .option(
+      '--verify',
+      'also read every object through the validating reader and report quarantined lines (cost follows archive size)',
+    )
     .option('--json', 'print one JSON document instead of text')
     .addHelpText(
       'after',
@@ -76,7 +87,10 @@ Exit codes:
       const tenantId = parseTenant(opts.tenant);
       await withStore(config.archive, async (store) => {
         const bar = opts.verify && !opts.json ? progress('verifying objects') : undefined;
-        const scan = await scanTenant(store, tenantId, { verify: opts.verify ?? false, onObject: (d, t) => bar?.update(d, t) });
+        const scan = await scanTenant(store, tenantId, {
+          verify: opts.verify ?? false,
+          onObject: (d, t) => bar?.update(d, t),
+        });
         bar?.done();
         if (opts.json) printJson(scan);
         else printScan(scan);
@@ -96,7 +110,10 @@ async function assertReadableFile(file: string): Promise<void> {
   if (!info?.isFile()) throw new UsageError(`${file}: no such file`);
 }
 
-async function withStore(archive: Parameters<typeof openArchive>[0], work: (store: ArchiveStore) => Promise<void>): Promise<void> {
+async function withStore(
+  archive: Parameters<typeof openArchive>[0],
+  work: (store: ArchiveStore) => Promise<void>,
+): Promise<void> {
   const store = openArchive(archive);
   try {
     await work(store);
@@ -109,17 +126,29 @@ function printPut(r: IngestResult, location: string, tenantId: string): void {
   printLine(`${r.accepted} records archived for tenant ${tenantId} in ${location} (${r.lines} lines read)`);
   printLine(`objects: ${r.written} written, ${r.alreadyPresent} already present`);
   if (r.objects.length > 0) {
-    printLine(table(['status', 'records', 'object'], r.objects.map((o) => [o.repairedManifest ? 'present (manifest repaired)' : o.status, o.recordCount, o.objectKey])));
+    printLine(
+      table(
+        ['status', 'records', 'object'],
+        r.objects.map((o) => [
+          o.repairedManifest ? 'present (manifest repaired)' : o.status,
+          o.recordCount,
+          o.objectKey,
+        ]),
+      ),
+    );
   }
   if (r.rejected.length === 0) return;
   printLine(`\n${r.rejected.length} lines rejected:`);
   for (const x of r.rejected.slice(0, HUMAN_LIST_LIMIT)) printLine(`  line ${x.line}: ${x.reason}`);
-  if (r.rejected.length > HUMAN_LIST_LIMIT) printLine(`  … ${r.rejected.length - HUMAN_LIST_LIMIT} more (use --json for all)`);
+  if (r.rejected.length > HUMAN_LIST_LIMIT)
+    printLine(`  … ${r.rejected.length - HUMAN_LIST_LIMIT} more (use --json for all)`);
 }
 
 function printScan(s: TenantScan): void {
   printLine(`tenant ${s.tenantId} in ${s.location}`);
-  printLine(`${s.objects} objects, ${s.records} records (${s.priorityRecords} priority), ${s.userIds} users, ${mb(s.bytes.compressed)} compressed / ${mb(s.bytes.raw)} raw`);
+  printLine(
+    `${s.objects} objects, ${s.records} records (${s.priorityRecords} priority), ${s.userIds} users, ${mb(s.bytes.compressed)} compressed / ${mb(s.bytes.raw)} raw`,
+  );
   if (s.observedAt) printLine(`observed ${s.observedAt.min} … ${s.observedAt.max}`);
   const sorted = (m: Record<string, number>) => Object.entries(m).sort((a, b) => b[1] - a[1]);
   printLine(`\n${table(['kind', 'records'], sorted(s.kinds))}`);
@@ -128,9 +157,21 @@ function printScan(s: TenantScan): void {
     const v = s.verified;
     printLine(`\nverified ${v.objects} objects: ${v.records} valid records, ${v.quarantined} quarantined lines`);
     if (v.quarantined > 0) printLine(table(['reason', 'lines'], sorted(v.byReason as Record<string, number>)));
-    if (v.lines.length > 0) printLine(`\n${table(['object', 'line', 'reason', 'detail'], v.lines.slice(0, HUMAN_LIST_LIMIT).map((q) => [q.objectKey, q.line, q.reason, q.detail]))}`);
+    if (v.lines.length > 0)
+      printLine(
+        `\n${table(
+          ['object', 'line', 'reason', 'detail'],
+          v.lines.slice(0, HUMAN_LIST_LIMIT).map((q) => [q.objectKey, q.line, q.reason, q.detail]),
+        )}`,
+      );
   }
-  if (s.problems.length > 0) printLine(`\n${s.problems.length} problems:\n${table(['problem', 'object', 'detail'], s.problems.map((p) => [p.problem, p.objectKey, p.detail]))}`);
+  if (s.problems.length > 0)
+    printLine(
+      `\n${s.problems.length} problems:\n${table(
+        ['problem', 'object', 'detail'],
+        s.problems.map((p) => [p.problem, p.objectKey, p.detail]),
+      )}`,
+    );
 }
 
 function mb(bytes: number): string {

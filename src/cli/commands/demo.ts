@@ -6,8 +6,14 @@ import { printJson, printLine, warn } from '../output.ts';
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('the main job on the embedded default: archive a bundled sample, consolidate it on a Temporal dev server, show the notes, roll one back')
-    .option('--data-dir <dir>', 'where the demo keeps its archive, database and server state (wiped at start)', 'var/demo')
+    .description(
+      'the main job on the embedded default: archive a bundled sample, consolidate it on a Temporal dev server, show the notes, roll one back',
+    )
+    .option(
+      '--data-dir <dir>',
+      'where the demo keeps its archive, database and server state (wiped at start)',
+      'var/demo',
+    )
     .option('--keep', 'keep the Temporal dev server (and its UI) running until Ctrl-C')
     .option('--json', 'one JSON document on stdout')
     .action(async (opts: { dataDir: string; keep?: boolean; json?: boolean }) => {
@@ -18,7 +24,11 @@ export function registerDemo(program: Command): void {
       });
       if (opts.json) return printJson(report);
       printLine(formatDemoReport(report));
-      printLine(opts.keep ? '' : `\nRun \`npm run demo -- --keep\` to keep the Temporal UI (${report.temporalUi}) open for looking around.`);
+      printLine(
+        opts.keep
+          ? ''
+          : `\nRun \`npm run demo -- --keep\` to keep the Temporal UI (${report.temporalUi}) open for looking around.`,
+      );
       const broken = report.tenants.filter((t) => !t.auditChain.ok || t.run.status !== 'completed');
       if (broken.length > 0) process.exitCode = 1;
     });

@@ -10,7 +10,9 @@ import { startWorkflow } from './rollback.ts';
 export function registerErase(program: Command): void {
   program
     .command('erase')
-    .description("erase one user's data: archive records, notes built from them, versions, embeddings, usage rows; ends with a scan that must find nothing")
+    .description(
+      "erase one user's data: archive records, notes built from them, versions, embeddings, usage rows; ends with a scan that must find nothing",
+    )
     .requiredOption('--tenant <id>', 'tenant of the user')
     .requiredOption('--user <id>', 'user id to erase')
     .option('--wait', 'wait for the proof report')
@@ -20,16 +22,25 @@ export function registerErase(program: Command): void {
       if (!parsed.success) throw new UsageError(describeInputError(parsed.error));
       // The id names the subject by hash: no user id in workflow ids, and one erasure per subject at a time.
       const workflowId = `erase/${parsed.data.tenantId}/${subjectKey(parsed.data.tenantId, parsed.data.userId).slice(0, 16)}`;
-      const started = await startWorkflow<EraseSubjectResult>('eraseSubjectWorkflow', workflowId, parsed.data, opts.wait ?? false);
+      const started = await startWorkflow<EraseSubjectResult>(
+        'eraseSubjectWorkflow',
+        workflowId,
+        parsed.data,
+        opts.wait ?? false,
+      );
       if (opts.json) return printJson(started);
       printLine(`${opts.wait ? 'finished' : 'started'} ${started.workflowId}`);
       const r = started.result;
       if (!r) return;
-      printLine(`  archive: ${r.archive.recordsRemoved} records removed; ${r.archive.rewritten} objects rewritten, ${r.archive.deleted} deleted; ${r.archive.notesRepointed} notes re-pointed`);
+      printLine(
+        `  archive: ${r.archive.recordsRemoved} records removed; ${r.archive.rewritten} objects rewritten, ${r.archive.deleted} deleted; ${r.archive.notesRepointed} notes re-pointed`,
+      );
       printLine(`  notes erased: ${r.notes.erased.join(', ') || 'none'}`);
       printLine(`  notes re-validated on other evidence: ${r.notes.revalidated.join(', ') || 'none'}`);
       const s = r.scrubbed;
-      printLine(`  scrubbed: ${s.versionsScrubbed} versions, ${s.embeddingsRemoved} embeddings, ${s.usageRowsDeleted} usage rows, ${s.runWorkRowsDeleted} run work rows, ${s.auditEntriesRedacted} audit reasons`);
+      printLine(
+        `  scrubbed: ${s.versionsScrubbed} versions, ${s.embeddingsRemoved} embeddings, ${s.usageRowsDeleted} usage rows, ${s.runWorkRowsDeleted} run work rows, ${s.auditEntriesRedacted} audit reasons`,
+      );
       printLine(`  scan: clean over ${r.scan.archiveObjectsScanned} archive objects and every note store table`);
     });
 }

@@ -26,16 +26,28 @@ interface EvalOpts {
 export function registerEval(program: Command): void {
   program
     .command('eval')
-    .description('temporal-holdout evaluation on an external dataset: Nocturne vs no memory, recent history, raw-turn full text and raw-turn dense retrieval')
+    .description(
+      'temporal-holdout evaluation on an external dataset: Nocturne vs no memory, recent history, raw-turn full text and raw-turn dense retrieval',
+    )
     .requiredOption('--dataset <name>', `one of ${EVAL_DATASETS.join(', ')}`)
-    .option('--path <path>', 'dataset folder or file (default: $NOCTURNE_DATASETS/<folder>, else ../shared/datasets/<folder>)')
+    .option(
+      '--path <path>',
+      'dataset folder or file (default: $NOCTURNE_DATASETS/<folder>, else ../shared/datasets/<folder>)',
+    )
     .option('--k <list>', 'comma-separated ks for recall@k', '1,5,10')
-    .option('--cutoff <share|iso>', "memory from the first share of each case's records (0.8) or from records up to an instant; 1 holds nothing out", '0.8')
+    .option(
+      '--cutoff <share|iso>',
+      "memory from the first share of each case's records (0.8) or from records up to an instant; 1 holds nothing out",
+      '0.8',
+    )
     .option('--limit <n>', 'only the first n cases (a quick look)')
     .option('--out <dir>', 'where report.md, summary.json and the recall@k chart go', 'var/eval')
     .option('--keep', "keep the evaluation's note schema (to inspect notes) instead of dropping it")
     .option('--json', 'print the summary as one JSON document on stdout')
-    .addHelpText('after', '\nRuns on the real stack: eval "$(nocturne stack up)" first. Numbers and exact commands: docs/EVALUATION.md.')
+    .addHelpText(
+      'after',
+      '\nRuns on the real stack: eval "$(nocturne stack up)" first. Numbers and exact commands: docs/EVALUATION.md.',
+    )
     .action(async (opts: EvalOpts) => {
       const dataset = parseDataset(opts.dataset);
       const ks = parseKs(opts.k);
@@ -60,7 +72,10 @@ export function registerEval(program: Command): void {
       await writeFile(path.join(dir, chart), renderRecallChart(run.summary, dataset));
       await writeFile(path.join(dir, 'report.md'), renderMarkdown(run.summary, { charts: { [dataset]: chart } }));
       await writeFile(path.join(dir, 'summary.json'), `${JSON.stringify(run.summary, null, 2)}\n`);
-      await writeFile(path.join(dir, 'outcomes.json'), `${JSON.stringify({ outcomes: run.outcomes, failedRuns: run.failedRuns })}\n`);
+      await writeFile(
+        path.join(dir, 'outcomes.json'),
+        `${JSON.stringify({ outcomes: run.outcomes, failedRuns: run.failedRuns })}\n`,
+      );
       if (opts.json) return printJson(run.summary);
       printLine(renderMarkdown(run.summary));
       printLine(`report: ${path.join(dir, 'report.md')} (chart ${chart}, summary.json, outcomes.json)`);
@@ -77,7 +92,6 @@ function parseKs(value: string): number[] {
   if (ks.some((k) => k > 100)) throw new UsageError('--k: at most 100');
   return [...new Set(ks)].sort((a, b) => a - b);
 }
-
 
 function parseOrUsage<T>(parse: () => T): T {
   try {

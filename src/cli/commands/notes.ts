@@ -26,7 +26,10 @@ export function registerNotes(program: Command): void {
     .option('--limit <n>', 'at most this many notes (1-1000)', '50')
     .option('--cursor <noteId>', 'continue after this note id (printed as the next cursor of the previous page)')
     .option('--json', 'print one JSON document instead of text')
-    .addHelpText('after', `\nExit codes:\n  0  listed (possibly none)\n  1  the store failed\n  2  bad usage or configuration`)
+    .addHelpText(
+      'after',
+      `\nExit codes:\n  0  listed (possibly none)\n  1  the store failed\n  2  bad usage or configuration`,
+    )
     .action(async (opts: { tenant: string; status?: string; limit: string; cursor?: string; json?: boolean }) => {
       const tenantId = parseTenant(opts.tenant);
       const status = parseStatus(opts.status);
@@ -43,9 +46,15 @@ export function registerNotes(program: Command): void {
     .description('Show one note: its current version, or with --history every version as a diff')
     .argument('<noteId>', 'the note id')
     .requiredOption('--tenant <id>', 'tenant the note belongs to')
-    .option('--history', 'every version as a diff against the one before (changed fields only), with evidence refs and audit entries')
+    .option(
+      '--history',
+      'every version as a diff against the one before (changed fields only), with evidence refs and audit entries',
+    )
     .option('--json', 'print one JSON document instead of text')
-    .addHelpText('after', `\nExit codes:\n  0  shown\n  1  no such note for this tenant, or the store failed\n  2  bad usage or configuration`)
+    .addHelpText(
+      'after',
+      `\nExit codes:\n  0  shown\n  1  no such note for this tenant, or the store failed\n  2  bad usage or configuration`,
+    )
     .action(async (noteId: string, opts: { tenant: string; history?: boolean; json?: boolean }) => {
       const tenantId = parseTenant(opts.tenant);
       await withDb(loadConfig(), async (db) => {
@@ -56,7 +65,13 @@ export function registerNotes(program: Command): void {
           return printCurrent(current);
         }
         const history = await getNoteHistory(db, { tenantId, noteId });
-        if (opts.json) return printJson({ note: current, versions: history.versions, audit: history.audit, diffs: diffVersions(history.versions) });
+        if (opts.json)
+          return printJson({
+            note: current,
+            versions: history.versions,
+            audit: history.audit,
+            diffs: diffVersions(history.versions),
+          });
         printHistory(current, diffVersions(history.versions), history.audit);
       });
     });
@@ -79,27 +94,41 @@ function parseTenant(value: string): string {
 
 function parseStatus(value: string | undefined): NoteStatus | undefined {
   if (value === undefined) return undefined;
-  if (!(NOTE_STATUSES as readonly string[]).includes(value)) throw new UsageError(`--status: expected one of ${NOTE_STATUSES.join(', ')}, got ${JSON.stringify(value)}`);
+  if (!(NOTE_STATUSES as readonly string[]).includes(value))
+    throw new UsageError(`--status: expected one of ${NOTE_STATUSES.join(', ')}, got ${JSON.stringify(value)}`);
   return value as NoteStatus;
 }
 
 function parseLimit(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 1000) throw new UsageError(`--limit: expected an integer from 1 to 1000, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || n < 1 || n > 1000)
+    throw new UsageError(`--limit: expected an integer from 1 to 1000, got ${JSON.stringify(value)}`);
   return n;
 }
 
 const cut = (s: string, width: number): string => (s.length > width ? `${s.slice(0, width - 1)}…` : s);
-const show = (v: unknown): string => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const show = (v: unknown): string =>
+  v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 const scopeText = (n: NoteVersion): string => `${n.scope.level}:${n.scope.key}`;
-const refText = (r: EvidenceRef): string => `${r.recordId} ${r.objectKey}:${r.line} sha256:${r.contentHash.slice(0, 12)}`;
+const refText = (r: EvidenceRef): string =>
+  `${r.recordId} ${r.objectKey}:${r.line} sha256:${r.contentHash.slice(0, 12)}`;
 
 function printList(notes: NoteVersion[], nextCursor: string | null): void {
   if (notes.length === 0) return printLine('no notes');
-  printLine(table(
-    ['NOTE', 'VER', 'STATUS', 'KIND', 'SCOPE', 'CONF', 'CLAIM'],
-    notes.map((n) => [n.noteId, n.version, n.status, n.kind, scopeText(n), n.confidence.toFixed(2), cut(n.claim, CLAIM_WIDTH)]),
-  ));
+  printLine(
+    table(
+      ['NOTE', 'VER', 'STATUS', 'KIND', 'SCOPE', 'CONF', 'CLAIM'],
+      notes.map((n) => [
+        n.noteId,
+        n.version,
+        n.status,
+        n.kind,
+        scopeText(n),
+        n.confidence.toFixed(2),
+        cut(n.claim, CLAIM_WIDTH),
+      ]),
+    ),
+  );
   if (nextCursor) printLine(`\nmore: --cursor ${nextCursor}`);
 }
 
@@ -123,15 +152,22 @@ function printHistory(current: NoteVersion, diffs: VersionDiff[], audit: AuditEn
     const entries = audit.filter((a) => a.toVersion === d.version);
     printLine(`version ${d.version}`);
     for (const a of entries) {
-      printLine(`  audit #${a.seq} ${a.action} by ${a.actor} at ${a.at}${a.reason ? ` — ${a.reason}` : ''}  (hash ${a.hash.slice(0, 12)})`);
+      printLine(
+        `  audit #${a.seq} ${a.action} by ${a.actor} at ${a.at}${a.reason ? ` — ${a.reason}` : ''}  (hash ${a.hash.slice(0, 12)})`,
+      );
     }
     for (const c of d.changes) {
-      printLine(d.version === diffs[0]?.version ? `  ${c.field}: ${show(c.to)}` : `  ${c.field}: ${show(c.from)} → ${show(c.to)}`);
+      printLine(
+        d.version === diffs[0]?.version
+          ? `  ${c.field}: ${show(c.to)}`
+          : `  ${c.field}: ${show(c.from)} → ${show(c.to)}`,
+      );
     }
     if (d.changes.length === 0) printLine('  (no field changed)');
     for (const r of d.evidenceAdded) printLine(`  + evidence ${refText(r)}`);
     for (const r of d.evidenceRemoved) printLine(`  - evidence ${refText(r)}`);
   }
   const other = audit.filter((a) => a.toVersion === null);
-  for (const a of other) printLine(`\naudit #${a.seq} ${a.action} by ${a.actor} at ${a.at}${a.reason ? ` — ${a.reason}` : ''}`);
+  for (const a of other)
+    printLine(`\naudit #${a.seq} ${a.action} by ${a.actor} at ${a.at}${a.reason ? ` — ${a.reason}` : ''}`);
 }

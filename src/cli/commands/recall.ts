@@ -26,16 +26,26 @@ interface RecallOpts {
 export function registerRecall(program: Command): void {
   program
     .command('recall')
-    .description("Recall a tenant's notes for a query: hybrid vector + full-text score, deduplicated, fitted to a token budget")
+    .description(
+      "Recall a tenant's notes for a query: hybrid vector + full-text score, deduplicated, fitted to a token budget",
+    )
     .requiredOption('--tenant <id>', 'tenant whose notes to recall')
     .requiredOption('--query <text>', 'what the agent is about to do or asks')
     .option('--k <n>', `at most this many notes (1-${MAX_K})`, '10')
     .option('--token-budget <n>', 'at most this many context tokens (approx. characters / 4)')
     .option('--as-of <iso>', 'point-in-time recall for audits: what was active at this instant')
     .option('--task-id <id>', 'log the returned note versions in memory usage for this task')
-    .option('--scope <level:key>', `only notes in this scope (${SCOPE_LEVELS.join('|')}:key); repeatable`, (v: string, all: string[]) => [...all, v], [])
+    .option(
+      '--scope <level:key>',
+      `only notes in this scope (${SCOPE_LEVELS.join('|')}:key); repeatable`,
+      (v: string, all: string[]) => [...all, v],
+      [],
+    )
     .option('--json', 'print one JSON document instead of text')
-    .addHelpText('after', `\nExit codes:\n  0  recalled (possibly nothing)\n  1  the store or the embedder failed\n  2  bad usage or configuration`)
+    .addHelpText(
+      'after',
+      `\nExit codes:\n  0  recalled (possibly nothing)\n  1  the store or the embedder failed\n  2  bad usage or configuration`,
+    )
     .action(async (opts: RecallOpts) => {
       const request = {
         tenantId: opts.tenant,
@@ -84,7 +94,8 @@ function parseInteger(flag: string, value: string): number {
 function parseScope(value: string): NoteScope {
   const colon = value.indexOf(':');
   const parsed = NoteScope.safeParse({ level: value.slice(0, colon), key: value.slice(colon + 1) });
-  if (colon < 1 || !parsed.success) throw new UsageError(`--scope: expected ${SCOPE_LEVELS.join('|')}:key, got ${JSON.stringify(value)}`);
+  if (colon < 1 || !parsed.success)
+    throw new UsageError(`--scope: expected ${SCOPE_LEVELS.join('|')}:key, got ${JSON.stringify(value)}`);
   return parsed.data;
 }
 
@@ -95,15 +106,27 @@ function printResult(r: RecallResult): void {
   const when = r.asOf ? `as of ${r.asOf}` : `at ${r.at}`;
   printLine(`tenant ${r.tenantId}  ${when}  embedder ${r.embedder}  policy ${r.policy}`);
   if (r.notes.length === 0) return printLine('no notes recalled');
-  printLine(table(
-    ['#', 'SCORE', 'NOTE', 'VER', 'KIND', 'CONF', 'CLAIM'],
-    r.notes.map((n) => [n.rank, n.score.toFixed(3), n.noteId, n.version, n.kind, n.confidence.toFixed(2), cut(n.claim, CLAIM_WIDTH)]),
-  ));
+  printLine(
+    table(
+      ['#', 'SCORE', 'NOTE', 'VER', 'KIND', 'CONF', 'CLAIM'],
+      r.notes.map((n) => [
+        n.rank,
+        n.score.toFixed(3),
+        n.noteId,
+        n.version,
+        n.kind,
+        n.confidence.toFixed(2),
+        cut(n.claim, CLAIM_WIDTH),
+      ]),
+    ),
+  );
   printLine('');
   for (const n of r.notes) {
     const dup = n.duplicates.length > 0 ? `; folded ${n.duplicates.length} near-duplicate(s)` : '';
     printLine(`#${n.rank} ${n.why}${dup}; evidence: ${n.evidence.map((e) => e.recordId).join(', ') || 'none'}`);
   }
   const budget = r.tokenBudget === null ? '' : ` of ${r.tokenBudget}`;
-  printLine(`\n${r.notes.length} note(s), ${r.tokens}${budget} tokens; ${r.stats.candidates} candidates (${r.stats.vectorPath} vector path)${r.stats.usageLogged > 0 ? `; ${r.stats.usageLogged} usage row(s) logged` : ''}`);
+  printLine(
+    `\n${r.notes.length} note(s), ${r.tokens}${budget} tokens; ${r.stats.candidates} candidates (${r.stats.vectorPath} vector path)${r.stats.usageLogged > 0 ? `; ${r.stats.usageLogged} usage row(s) logged` : ''}`,
+  );
 }

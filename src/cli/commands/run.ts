@@ -46,15 +46,21 @@ export function registerRun(program: Command): void {
         const handle = await client.workflow
           .start('consolidateTenantWorkflow', { taskQueue: config.temporal.taskQueue, workflowId, args: [input] })
           .catch((error: unknown) => {
-            if (error instanceof WorkflowExecutionAlreadyStartedError) throw new Error(`a consolidation of ${input.tenantId} is already running (${workflowId})`);
+            if (error instanceof WorkflowExecutionAlreadyStartedError)
+              throw new Error(`a consolidation of ${input.tenantId} is already running (${workflowId})`);
             throw error;
           });
         if (!opts.wait) {
-          return opts.json ? printJson({ workflowId, runId: handle.firstExecutionRunId }) : printLine(`started ${workflowId}`);
+          return opts.json
+            ? printJson({ workflowId, runId: handle.firstExecutionRunId })
+            : printLine(`started ${workflowId}`);
         }
         const bar = progress(`run ${input.tenantId}`);
         const timer = setInterval(() => {
-          handle.query(progressQuery).then((p) => bar.update(p.batch, p.batches), () => undefined);
+          handle.query(progressQuery).then(
+            (p) => bar.update(p.batch, p.batches),
+            () => undefined,
+          );
         }, 1000);
         try {
           const result = (await handle.result()) as ConsolidateResult;
@@ -63,7 +69,8 @@ export function registerRun(program: Command): void {
           printLine(`${workflowId}: ${result.status}`);
           printLine(`  counts ${JSON.stringify(result.counts)}`);
           printLine(`  spent ${JSON.stringify(result.spent)} of ${JSON.stringify(result.budget)}`);
-          for (const c of result.changedVersions) printLine(`  ${c.noteId} v${c.fromVersion ?? '-'} -> v${c.toVersion}`);
+          for (const c of result.changedVersions)
+            printLine(`  ${c.noteId} v${c.fromVersion ?? '-'} -> v${c.toVersion}`);
         } finally {
           clearInterval(timer);
         }
@@ -75,10 +82,20 @@ export function registerRun(program: Command): void {
 
 function parseRunInput(opts: RunOptions): ConsolidateInput {
   const budget = Object.fromEntries(
-    Object.entries({ maxEpisodes: int(opts.maxEpisodes), maxNoteChanges: int(opts.maxChanges), maxLlmTokens: int(opts.maxTokens), deadlineSeconds: int(opts.deadline) })
-      .filter(([, v]) => v !== undefined),
+    Object.entries({
+      maxEpisodes: int(opts.maxEpisodes),
+      maxNoteChanges: int(opts.maxChanges),
+      maxLlmTokens: int(opts.maxTokens),
+      deadlineSeconds: int(opts.deadline),
+    }).filter(([, v]) => v !== undefined),
   );
-  const input = { tenantId: opts.tenant, trigger: 'manual', mode: opts.mode, budget, ...(opts.seed !== undefined ? { seed: Number(opts.seed) } : {}) };
+  const input = {
+    tenantId: opts.tenant,
+    trigger: 'manual',
+    mode: opts.mode,
+    budget,
+    ...(opts.seed !== undefined ? { seed: Number(opts.seed) } : {}),
+  };
   const parsed = ConsolidateInput.safeParse(input);
   if (!parsed.success) throw new UsageError(describeInputError(parsed.error));
   return input as ConsolidateInput;

@@ -10,11 +10,16 @@ export function registerSchedule(program: Command): void {
 
   schedule
     .command('apply')
-    .description('Create or update (idempotent) the Schedule "nocturne-nightly": cron from NOCTURNE_SCHEDULE_CRON, overlap skip, catch-up window')
+    .description(
+      'Create or update (idempotent) the Schedule "nocturne-nightly": cron from NOCTURNE_SCHEDULE_CRON, overlap skip, catch-up window',
+    )
     .option('--cron <expr>', '5-field cron in UTC (default: NOCTURNE_SCHEDULE_CRON, "0 2 * * *")')
     .option('--catchup-window <duration>', 'missed runs are taken if the server is back within this long', '4 hours')
     .option('--json', 'print one JSON document instead of text')
-    .addHelpText('after', '\nExit codes:\n  0  created or updated\n  1  the Temporal server failed\n  2  bad usage or configuration')
+    .addHelpText(
+      'after',
+      '\nExit codes:\n  0  created or updated\n  1  the Temporal server failed\n  2  bad usage or configuration',
+    )
     .action(async (opts: { cron?: string; catchupWindow: string; json?: boolean }) => {
       const config = loadConfig();
       const cron = (opts.cron ?? config.triggers.scheduleCron).trim();
@@ -27,11 +32,16 @@ export function registerSchedule(program: Command): void {
       try {
         const client = new Client({ connection, namespace: config.temporal.namespace });
         const applied = await applyNightlySchedule(client, {
-          cron, taskQueue: config.temporal.taskQueue, concurrency: config.triggers.nightlyConcurrency, catchupWindow: opts.catchupWindow.trim(),
+          cron,
+          taskQueue: config.temporal.taskQueue,
+          concurrency: config.triggers.nightlyConcurrency,
+          catchupWindow: opts.catchupWindow.trim(),
         });
         const view = await describeNightlySchedule(client, applied.scheduleId);
         if (opts.json) return printJson({ ...applied, nextActionTimes: view.nextActionTimes });
-        printLine(`schedule ${applied.scheduleId} ${applied.action}: cron "${cron}" (UTC), overlap skip, catch-up ${applied.catchupWindow}, task queue ${applied.taskQueue}`);
+        printLine(
+          `schedule ${applied.scheduleId} ${applied.action}: cron "${cron}" (UTC), overlap skip, catch-up ${applied.catchupWindow}, task queue ${applied.taskQueue}`,
+        );
         printLine(`next runs: ${view.nextActionTimes.slice(0, 3).join(', ') || '(none)'}`);
       } finally {
         await connection.close();

@@ -1,21 +1,35 @@
 import type { Command } from 'commander';
-import { SERVICE_NAMES, STACK, stackDown, stackEnv, stackStatus, stackUp, type ServiceName } from '../../stack/index.ts';
+import {
+  SERVICE_NAMES,
+  STACK,
+  stackDown,
+  stackEnv,
+  stackStatus,
+  stackUp,
+  type ServiceName,
+} from '../../stack/index.ts';
 import { UsageError } from '../errors.ts';
 import { printJson, printLine, table } from '../output.ts';
 
 function parseOnly(value: string | undefined): ServiceName[] | undefined {
   if (value === undefined) return undefined;
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(SERVICE_NAMES as readonly string[]).includes(n));
   if (unknown.length || !names.length) {
-    throw new UsageError(`--only: unknown service ${unknown.join(', ') || '(none given)'}; choose from ${SERVICE_NAMES.join(', ')}`);
+    throw new UsageError(
+      `--only: unknown service ${unknown.join(', ') || '(none given)'}; choose from ${SERVICE_NAMES.join(', ')}`,
+    );
   }
   return names as ServiceName[];
 }
 
 function parseTimeout(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--timeout: expected seconds > 0, got ${JSON.stringify(value)}`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new UsageError(`--timeout: expected seconds > 0, got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -24,7 +38,9 @@ const shellQuote = (v: string): string => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${
 export function registerStack(program: Command): void {
   const stack = program
     .command('stack')
-    .description('run the real local servers: Temporal, PostgreSQL + pgvector, SeaweedFS S3, embeddings (see docs/STACK.md)');
+    .description(
+      'run the real local servers: Temporal, PostgreSQL + pgvector, SeaweedFS S3, embeddings (see docs/STACK.md)',
+    );
   const only = ['--only <services>', `comma-separated subset of ${SERVICE_NAMES.join(',')}`] as const;
 
   stack
@@ -61,9 +77,17 @@ export function registerStack(program: Command): void {
         printJson({ host: STACK.host, services: statuses });
         return;
       }
-      printLine(table(
-        ['SERVICE', 'STATE', 'PID', 'HEALTHY', 'ENDPOINT'],
-        statuses.map((s) => [s.service, s.state, s.pid ?? '-', s.healthy ? 'yes' : s.state === 'running' ? `no: ${s.detail ?? ''}` : 'no', s.endpoint]),
-      ));
+      printLine(
+        table(
+          ['SERVICE', 'STATE', 'PID', 'HEALTHY', 'ENDPOINT'],
+          statuses.map((s) => [
+            s.service,
+            s.state,
+            s.pid ?? '-',
+            s.healthy ? 'yes' : s.state === 'running' ? `no: ${s.detail ?? ''}` : 'no',
+            s.endpoint,
+          ]),
+        ),
+      );
     });
 }

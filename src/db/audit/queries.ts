@@ -17,29 +17,32 @@ const AuditRow = z
     prev_hash: z.string(),
     hash: z.string(),
   })
-  .transform(
-    (r): AuditEntry => ({
-      seq: r.seq,
-      tenantId: r.tenant_id,
-      at: r.at,
-      actor: r.actor,
-      action: r.action,
-      noteId: r.note_id,
-      fromVersion: r.from_version,
-      toVersion: r.to_version,
-      reason: r.reason,
-      prevHash: r.prev_hash,
-      hash: r.hash,
-    }),
-  );
+  .transform((r): AuditEntry => ({
+    seq: r.seq,
+    tenantId: r.tenant_id,
+    at: r.at,
+    actor: r.actor,
+    action: r.action,
+    noteId: r.note_id,
+    fromVersion: r.from_version,
+    toVersion: r.to_version,
+    reason: r.reason,
+    prevHash: r.prev_hash,
+    hash: r.hash,
+  }));
 
 const AUDIT_COLUMNS = 'tenant_id, seq, at, actor, action, note_id, from_version, to_version, reason, prev_hash, hash';
 
 const HeadRow = z.object({ seq: intColumn, hash: z.string() });
 
 /** The tenant's last entry: where the next one chains on. Callers hold the tenant write lock. */
-export async function selectAuditHead(tx: Queryable, p: { tenantId: string }): Promise<{ seq: number; hash: string } | undefined> {
-  const { rows } = await tx.query(`SELECT seq, hash FROM audit_log WHERE tenant_id = $1 ORDER BY seq DESC LIMIT 1`, [p.tenantId]);
+export async function selectAuditHead(
+  tx: Queryable,
+  p: { tenantId: string },
+): Promise<{ seq: number; hash: string } | undefined> {
+  const { rows } = await tx.query(`SELECT seq, hash FROM audit_log WHERE tenant_id = $1 ORDER BY seq DESC LIMIT 1`, [
+    p.tenantId,
+  ]);
   return rows[0] === undefined ? undefined : HeadRow.parse(rows[0]);
 }
 
@@ -76,7 +79,10 @@ export async function selectNoteAudit(tx: Queryable, p: { tenantId: string; note
 }
 
 /** One page of the tenant's chain in seq order (keyset paging keeps verification memory flat). */
-export async function selectAuditPage(tx: Queryable, p: { tenantId: string; afterSeq: number; limit: number }): Promise<AuditEntry[]> {
+export async function selectAuditPage(
+  tx: Queryable,
+  p: { tenantId: string; afterSeq: number; limit: number },
+): Promise<AuditEntry[]> {
   const { rows } = await tx.query(
     `SELECT ${AUDIT_COLUMNS} FROM audit_log WHERE tenant_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
     [p.tenantId, p.afterSeq, p.limit],

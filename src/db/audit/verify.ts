@@ -4,8 +4,7 @@ import { auditHash, GENESIS_HASH } from './hash.ts';
 import { selectAuditPage } from './queries.ts';
 
 export type AuditChainReport =
-  | { ok: true; entries: number }
-  | { ok: false; entries: number; brokenSeq: number; reason: string };
+  { ok: true; entries: number } | { ok: false; entries: number; brokenSeq: number; reason: string };
 
 const PAGE = 1000;
 
@@ -20,8 +19,19 @@ export async function verifyAuditChain(db: Db, tenantId: string): Promise<AuditC
     for (;;) {
       const page = await selectAuditPage(tx, { tenantId, afterSeq: expectedSeq - 1, limit: PAGE });
       for (const entry of page) {
-        const broken = (reason: string): AuditChainReport => ({ ok: false, entries: expectedSeq - 1, brokenSeq: entry.seq, reason });
-        if (entry.seq !== expectedSeq) return { ok: false, entries: expectedSeq - 1, brokenSeq: expectedSeq, reason: `entry ${expectedSeq} is missing` };
+        const broken = (reason: string): AuditChainReport => ({
+          ok: false,
+          entries: expectedSeq - 1,
+          brokenSeq: entry.seq,
+          reason,
+        });
+        if (entry.seq !== expectedSeq)
+          return {
+            ok: false,
+            entries: expectedSeq - 1,
+            brokenSeq: expectedSeq,
+            reason: `entry ${expectedSeq} is missing`,
+          };
         if (entry.prevHash !== prevHash) return broken('prevHash does not match the previous entry');
         if (auditHash(entry) !== entry.hash) return broken('content does not match its hash');
         prevHash = entry.hash;

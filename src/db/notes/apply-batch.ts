@@ -23,7 +23,11 @@ import {
  * version and one audit entry; a stale `expectedVersion` fails the whole batch with
  * NoteVersionConflictError.
  */
-export async function applyNoteBatch(db: Db, batch: NoteBatch, now: () => Date = () => new Date()): Promise<BatchResult> {
+export async function applyNoteBatch(
+  db: Db,
+  batch: NoteBatch,
+  now: () => Date = () => new Date(),
+): Promise<BatchResult> {
   const b = NoteBatch.parse(batch);
   // Parsed ops have their keys in schema order, so plain JSON is already a canonical form.
   // The actor is left out: a retry is the same batch even if it names its attempt differently.
@@ -47,7 +51,13 @@ export async function applyNoteBatch(db: Db, batch: NoteBatch, now: () => Date =
       auditHead: await selectAuditHead(tx, { tenantId: b.tenantId }),
     });
     await writePlan(tx, b.tenantId, at, plan);
-    const result: BatchResult = { tenantId: b.tenantId, runId: b.runId, batchNo: b.batchNo, appliedAt: at, changes: plan.changes };
+    const result: BatchResult = {
+      tenantId: b.tenantId,
+      runId: b.runId,
+      batchNo: b.batchNo,
+      appliedAt: at,
+      changes: plan.changes,
+    };
     await insertAppliedBatch(tx, { result, opsHash });
     return result;
   });
@@ -58,10 +68,13 @@ async function readState(tx: Queryable, tenantId: string, ops: ParsedNoteOp[]) {
   const current = new Map<string, NoteVersion>();
   for (const v of await selectCurrentVersionsForUpdate(tx, { tenantId, noteIds })) current.set(v.noteId, v);
   const targetKeys = ops.flatMap((op) =>
-    op.op === 'newVersion' && op.action === 'rollback' && op.targetVersion !== undefined ? [{ noteId: op.noteId, version: op.targetVersion }] : [],
+    op.op === 'newVersion' && op.action === 'rollback' && op.targetVersion !== undefined
+      ? [{ noteId: op.noteId, version: op.targetVersion }]
+      : [],
   );
   const targets = new Map<string, NoteVersion>();
-  for (const v of await selectVersions(tx, { tenantId, keys: targetKeys })) targets.set(versionKey(v.noteId, v.version), v);
+  for (const v of await selectVersions(tx, { tenantId, keys: targetKeys }))
+    targets.set(versionKey(v.noteId, v.version), v);
   return { current, targets };
 }
 

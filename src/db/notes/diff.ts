@@ -40,7 +40,11 @@ const refKey = (r: EvidenceRef): string => `${r.recordId}:${r.contentHash}`;
 export function diffVersions(versions: NoteVersion[]): VersionDiff[] {
   return versions.map((v, i) => {
     const prev = i > 0 ? versions[i - 1] : undefined;
-    const changes = DIFFED_FIELDS.filter((f) => !prev || !same(prev[f], v[f])).map((field) => ({ field, from: prev?.[field] ?? null, to: v[field] }));
+    const changes = DIFFED_FIELDS.filter((f) => !prev || !same(prev[f], v[f])).map((field) => ({
+      field,
+      from: prev?.[field] ?? null,
+      to: v[field],
+    }));
     const before = new Set((prev?.evidence ?? []).map(refKey));
     const after = new Set(v.evidence.map(refKey));
     return {

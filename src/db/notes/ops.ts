@@ -3,7 +3,16 @@ import { NoteContent, NOTE_STATUSES } from '../../contracts/note.ts';
 import { TenantId } from '../../contracts/ids.ts';
 
 /** Every way a note changes after creation; each writes version N+1 and one audit entry. */
-export const VERSION_ACTIONS = ['revise', 'reinforce', 'retire', 'quarantine', 'supersede', 'rollback', 'approve', 'reject'] as const;
+export const VERSION_ACTIONS = [
+  'revise',
+  'reinforce',
+  'retire',
+  'quarantine',
+  'supersede',
+  'rollback',
+  'approve',
+  'reject',
+] as const;
 export type VersionAction = (typeof VERSION_ACTIONS)[number];
 
 const Embedding = z.array(z.number().finite()).min(1);

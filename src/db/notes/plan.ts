@@ -64,7 +64,13 @@ export function planBatch(input: PlanInput): BatchPlan {
   const written = new Map<string, VersionDraft>();
   const startVersions = new Map<string, number | null>();
   const versions: VersionDraft[] = [];
-  const pending: Array<{ action: AuditAction; noteId: string; fromVersion: number | null; toVersion: number; reason: string }> = [];
+  const pending: Array<{
+    action: AuditAction;
+    noteId: string;
+    fromVersion: number | null;
+    toVersion: number;
+    reason: string;
+  }> = [];
 
   for (const op of input.ops) {
     const head = heads.get(op.noteId);
@@ -86,7 +92,13 @@ export function planBatch(input: PlanInput): BatchPlan {
     input.auditHead,
     pending.map((p) => ({ tenantId: input.tenantId, at: input.at, actor: input.actor, ...p })),
   );
-  const changes = pending.map((p, i) => ({ noteId: p.noteId, action: p.action, fromVersion: p.fromVersion, toVersion: p.toVersion, auditSeq: audit[i]?.seq ?? 0 }));
+  const changes = pending.map((p, i) => ({
+    noteId: p.noteId,
+    action: p.action,
+    fromVersion: p.fromVersion,
+    toVersion: p.toVersion,
+    auditSeq: audit[i]?.seq ?? 0,
+  }));
   const pointers = [...startVersions].map(([noteId, startVersion]) => {
     const head = heads.get(noteId) as VersionDraft;
     return { noteId, version: head.version, status: head.status, startVersion };
@@ -123,9 +135,15 @@ function createDraft(input: PlanInput, op: CreateOp, head: VersionDraft | undefi
   };
 }
 
-function nextDraft(input: PlanInput, op: NewVersionOp, head: VersionDraft | undefined, written: Map<string, VersionDraft>): VersionDraft {
+function nextDraft(
+  input: PlanInput,
+  op: NewVersionOp,
+  head: VersionDraft | undefined,
+  written: Map<string, VersionDraft>,
+): VersionDraft {
   const actual = head?.version ?? 0;
-  if (actual !== op.expectedVersion) throw new NoteVersionConflictError(input.tenantId, op.noteId, op.expectedVersion, actual);
+  if (actual !== op.expectedVersion)
+    throw new NoteVersionConflictError(input.tenantId, op.noteId, op.expectedVersion, actual);
   const base = op.action === 'rollback' ? rollbackBase(input, op, written) : (head as VersionDraft);
   const changes = ContentChanges.parse(op.changes ?? {});
   const claimChanged = changes.claim !== undefined && changes.claim !== base.claim;
@@ -136,7 +154,8 @@ function nextDraft(input: PlanInput, op: NewVersionOp, head: VersionDraft | unde
     contradictedAt: changes.contradictedAt === undefined ? base.contradictedAt : changes.contradictedAt,
     version: actual + 1,
     status: op.status ?? DEFAULT_STATUS[op.action] ?? base.status,
-    supersededBy: op.action === 'supersede' ? (op.supersededBy ?? null) : op.action === 'rollback' ? base.supersededBy : null,
+    supersededBy:
+      op.action === 'supersede' ? (op.supersededBy ?? null) : op.action === 'rollback' ? base.supersededBy : null,
     createdByRun: input.runId,
     // The embedding is a projection of the claim: reuse it while the claim is unchanged.
     embedding: op.embedding ? { vector: op.embedding } : claimChanged ? null : base.embedding,

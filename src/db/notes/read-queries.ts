@@ -2,7 +2,10 @@ import type { NoteStatus, NoteVersion } from '../../contracts/note.ts';
 import type { Queryable } from '../db.ts';
 import { NoteVersionRow, VERSION_COLUMNS } from './version-row.ts';
 
-export async function selectCurrentVersion(tx: Queryable, p: { tenantId: string; noteId: string }): Promise<NoteVersion | undefined> {
+export async function selectCurrentVersion(
+  tx: Queryable,
+  p: { tenantId: string; noteId: string },
+): Promise<NoteVersion | undefined> {
   const { rows } = await tx.query(
     `SELECT ${VERSION_COLUMNS}
        FROM notes n JOIN note_versions v
@@ -32,7 +35,10 @@ export async function selectCurrentVersionsPage(
   return rows.map((r) => NoteVersionRow.parse(r));
 }
 
-export async function selectNoteVersions(tx: Queryable, p: { tenantId: string; noteId: string }): Promise<NoteVersion[]> {
+export async function selectNoteVersions(
+  tx: Queryable,
+  p: { tenantId: string; noteId: string },
+): Promise<NoteVersion[]> {
   const { rows } = await tx.query(
     `SELECT ${VERSION_COLUMNS} FROM note_versions v WHERE v.tenant_id = $1 AND v.note_id = $2 ORDER BY v.version`,
     [p.tenantId, p.noteId],

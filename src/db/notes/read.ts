@@ -26,10 +26,16 @@ export interface NotePage {
 }
 
 export async function listNotes(db: Db, p: ListNotesParams): Promise<NotePage> {
-  if (!Number.isInteger(p.limit) || p.limit < 1 || p.limit > 1000) throw new RangeError(`limit must be 1..1000, got ${p.limit}`);
+  if (!Number.isInteger(p.limit) || p.limit < 1 || p.limit > 1000)
+    throw new RangeError(`limit must be 1..1000, got ${p.limit}`);
   // One extra row tells whether another page exists without a count query.
   const rows = await withTenant(db, p.tenantId, (tx) =>
-    selectCurrentVersionsPage(tx, { tenantId: p.tenantId, status: p.status, afterNoteId: p.cursor, limit: p.limit + 1 }),
+    selectCurrentVersionsPage(tx, {
+      tenantId: p.tenantId,
+      status: p.status,
+      afterNoteId: p.cursor,
+      limit: p.limit + 1,
+    }),
   );
   const notes = rows.slice(0, p.limit);
   return { notes, nextCursor: rows.length > p.limit ? (notes.at(-1)?.noteId ?? null) : null };

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { EvidenceRef, NOTE_KINDS, NOTE_STATUSES, SCOPE_LEVELS, SOURCE_KINDS, type NoteVersion } from '../../contracts/note.ts';
+import {
+  EvidenceRef,
+  NOTE_KINDS,
+  NOTE_STATUSES,
+  SCOPE_LEVELS,
+  SOURCE_KINDS,
+  type NoteVersion,
+} from '../../contracts/note.ts';
 import { intColumn, isoColumn, isoColumnNullable } from '../rows.ts';
 
 export const VERSION_COLUMNS = `v.tenant_id, v.note_id, v.version, v.status, v.scope_level, v.scope_key, v.kind, v.claim,
@@ -30,26 +37,24 @@ export const NoteVersionRow = z
     created_by_run: z.string().nullable(),
     created_at: isoColumn,
   })
-  .transform(
-    (r): NoteVersion => ({
-      noteId: r.note_id,
-      tenantId: r.tenant_id,
-      version: r.version,
-      status: r.status,
-      scope: { level: r.scope_level, key: r.scope_key },
-      kind: r.kind,
-      claim: r.claim,
-      evidence: r.evidence,
-      sourceKind: r.source_kind,
-      confidence: r.confidence,
-      importance: r.importance,
-      validFrom: r.valid_from,
-      validUntil: r.valid_until,
-      supersededBy: r.superseded_by,
-      sourceCount: r.source_count,
-      lastConfirmedAt: r.last_confirmed_at,
-      contradictedAt: r.contradicted_at,
-      createdByRun: r.created_by_run,
-      createdAt: r.created_at,
-    }),
-  );
+  .transform((r): NoteVersion => ({
+    noteId: r.note_id,
+    tenantId: r.tenant_id,
+    version: r.version,
+    status: r.status,
+    scope: { level: r.scope_level, key: r.scope_key },
+    kind: r.kind,
+    claim: r.claim,
+    evidence: r.evidence,
+    sourceKind: r.source_kind,
+    confidence: r.confidence,
+    importance: r.importance,
+    validFrom: r.valid_from,
+    validUntil: r.valid_until,
+    supersededBy: r.superseded_by,
+    sourceCount: r.source_count,
+    lastConfirmedAt: r.last_confirmed_at,
+    contradictedAt: r.contradicted_at,
+    createdByRun: r.created_by_run,
+    createdAt: r.created_at,
+  }));

@@ -38,7 +38,10 @@ export async function insertAppliedBatch(tx: Queryable, p: { result: BatchResult
 }
 
 /** Current versions of the named notes, their pointer rows locked until commit. */
-export async function selectCurrentVersionsForUpdate(tx: Queryable, p: { tenantId: string; noteIds: string[] }): Promise<NoteVersion[]> {
+export async function selectCurrentVersionsForUpdate(
+  tx: Queryable,
+  p: { tenantId: string; noteIds: string[] },
+): Promise<NoteVersion[]> {
   const { rows } = await tx.query(
     `SELECT ${VERSION_COLUMNS}
        FROM notes n JOIN note_versions v
@@ -50,7 +53,10 @@ export async function selectCurrentVersionsForUpdate(tx: Queryable, p: { tenantI
   return rows.map((r) => NoteVersionRow.parse(r));
 }
 
-export async function selectVersions(tx: Queryable, p: { tenantId: string; keys: Array<{ noteId: string; version: number }> }): Promise<NoteVersion[]> {
+export async function selectVersions(
+  tx: Queryable,
+  p: { tenantId: string; keys: Array<{ noteId: string; version: number }> },
+): Promise<NoteVersion[]> {
   if (p.keys.length === 0) return [];
   const { rows } = await tx.query(
     `SELECT ${VERSION_COLUMNS}
@@ -91,7 +97,10 @@ function versionRecord(d: VersionDraft) {
  * Inserts all versions of a batch in one statement (the rows travel as one jsonb parameter).
  * An unchanged claim copies its embedding from the persisted version named by embedding_from.
  */
-export async function insertVersions(tx: Queryable, p: { tenantId: string; at: string; versions: VersionDraft[] }): Promise<void> {
+export async function insertVersions(
+  tx: Queryable,
+  p: { tenantId: string; at: string; versions: VersionDraft[] },
+): Promise<void> {
   await tx.query(
     `INSERT INTO note_versions (tenant_id, note_id, version, status, scope_level, scope_key, kind, claim, evidence,
             source_kind, confidence, importance, valid_from, valid_until, superseded_by, source_count,
@@ -111,14 +120,21 @@ export async function insertVersions(tx: Queryable, p: { tenantId: string; at: s
 }
 
 /** Pointers of notes the batch created. Returns how many were inserted. */
-export async function insertPointers(tx: Queryable, p: { tenantId: string; at: string; pointers: PointerMove[] }): Promise<number> {
+export async function insertPointers(
+  tx: Queryable,
+  p: { tenantId: string; at: string; pointers: PointerMove[] },
+): Promise<number> {
   if (p.pointers.length === 0) return 0;
   const { rowCount } = await tx.query(
     `INSERT INTO notes (tenant_id, note_id, current_version, status, created_at, updated_at)
      SELECT $1, r.note_id, r.version, r.status, $3::timestamptz, $3::timestamptz
        FROM jsonb_to_recordset($2::jsonb) AS r(note_id text, version int, status text)
      ON CONFLICT (tenant_id, note_id) DO NOTHING`,
-    [p.tenantId, JSON.stringify(p.pointers.map((m) => ({ note_id: m.noteId, version: m.version, status: m.status }))), p.at],
+    [
+      p.tenantId,
+      JSON.stringify(p.pointers.map((m) => ({ note_id: m.noteId, version: m.version, status: m.status }))),
+      p.at,
+    ],
   );
   return rowCount;
 }
@@ -127,9 +143,17 @@ export async function insertPointers(tx: Queryable, p: { tenantId: string; at: s
  * Moves existing pointers, each only if it still points at the version the batch started from
  * (the optimistic check, enforced by the database as well as by the plan). Returns how many moved.
  */
-export async function movePointers(tx: Queryable, p: { tenantId: string; at: string; pointers: PointerMove[] }): Promise<number> {
+export async function movePointers(
+  tx: Queryable,
+  p: { tenantId: string; at: string; pointers: PointerMove[] },
+): Promise<number> {
   if (p.pointers.length === 0) return 0;
-  const records = p.pointers.map((m) => ({ note_id: m.noteId, version: m.version, status: m.status, expected: m.startVersion }));
+  const records = p.pointers.map((m) => ({
+    note_id: m.noteId,
+    version: m.version,
+    status: m.status,
+    expected: m.startVersion,
+  }));
   const { rowCount } = await tx.query(
     `UPDATE notes n
         SET current_version = r.version, status = r.status, updated_at = $3::timestamptz

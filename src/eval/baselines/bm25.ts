@@ -35,7 +35,10 @@ export function bm25(turns: readonly Turn[]): TurnRetriever {
           scores.set(turn, (scores.get(turn) ?? 0) + (idf * tf * (BM25_K1 + 1)) / norm);
         }
       }
-      return topK([...scores].map(([turn, score]) => ({ turn, score })), k);
+      return topK(
+        [...scores].map(([turn, score]) => ({ turn, score })),
+        k,
+      );
     },
   };
 }

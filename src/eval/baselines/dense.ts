@@ -7,7 +7,13 @@ import type { Turn, TurnRetriever } from './turns.ts';
  * uses, the question as a query, exact cosine (vectors are unit length, so a dot product).
  */
 export async function dense(turns: readonly Turn[], embedder: Embedder): Promise<TurnRetriever> {
-  const vectors = turns.length === 0 ? [] : await embedder.embed(turns.map((t) => t.text), { kind: 'passage' });
+  const vectors =
+    turns.length === 0
+      ? []
+      : await embedder.embed(
+          turns.map((t) => t.text),
+          { kind: 'passage' },
+        );
   return {
     async search(query, k) {
       const [q] = await embedder.embed([query], { kind: 'query' });

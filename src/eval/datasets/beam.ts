@@ -1,7 +1,16 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { EvalCase, EvalQuery, EvalRecord } from '../types.ts';
-import { DatasetFormatError, formatPath, isDirectory, isFile, numberedEntries, parseAs, readJson, type LoadOptions } from './input.ts';
+import {
+  DatasetFormatError,
+  formatPath,
+  isDirectory,
+  isFile,
+  numberedEntries,
+  parseAs,
+  readJson,
+  type LoadOptions,
+} from './input.ts';
 import { assembleRecords, dayAfterLast, MINUTE, monthIndex, utcTime, type Draft } from './records.ts';
 
 /**
@@ -23,11 +32,17 @@ const Message = z.looseObject({
   content: z.string(),
   time_anchor: z.string().nullish(),
 });
-const Batch = z.looseObject({ batch_number: z.number().int(), turns: z.array(z.array(Message)), time_anchor: z.string().nullish() });
+const Batch = z.looseObject({
+  batch_number: z.number().int(),
+  turns: z.array(z.array(Message)),
+  time_anchor: z.string().nullish(),
+});
 const Chat = z.array(Batch, { error: 'expected a JSON list of batches' });
 type Chat = z.infer<typeof Chat>;
 const Question = z.looseObject({ question: z.string().min(1), source_chat_ids: z.unknown().optional() });
-const Questions = z.record(z.string(), z.array(Question), { error: 'expected a JSON object mapping each category to a list of questions' });
+const Questions = z.record(z.string(), z.array(Question), {
+  error: 'expected a JSON object mapping each category to a list of questions',
+});
 type Questions = z.infer<typeof Questions>;
 
 export async function loadBeam(target: string, options: LoadOptions = {}): Promise<EvalCase[]> {
@@ -36,12 +51,14 @@ export async function loadBeam(target: string, options: LoadOptions = {}): Promi
 
 /** The `<id>/` folders of a BEAM part, in id order; or the one chat when given its own folder. */
 async function chatFolders(target: string): Promise<{ id: string; dir: string }[]> {
-  if (!(await isDirectory(target))) throw new DatasetFormatError('beam', target, 'expected a folder of <id>/chat.json chats');
+  if (!(await isDirectory(target)))
+    throw new DatasetFormatError('beam', target, 'expected a folder of <id>/chat.json chats');
   const own = path.join(target, 'chat.json');
   if (await isFile(own)) return [{ id: path.basename(path.resolve(target)), dir: target }];
   const entries = await numberedEntries(target);
   const chats = [];
-  for (const e of entries) if (await isDirectory(path.join(target, e.name))) chats.push({ id: String(e.id), dir: path.join(target, e.name) });
+  for (const e of entries)
+    if (await isDirectory(path.join(target, e.name))) chats.push({ id: String(e.id), dir: path.join(target, e.name) });
   if (chats.length === 0) throw new DatasetFormatError('beam', target, 'expected <id>/chat.json folders, found none');
   return chats;
 }
@@ -72,7 +89,8 @@ function messageDrafts(chat: Chat, file: string): Draft[] {
     const session = `batch-${batch.batch_number}`;
     return batch.turns.flat().map((message): Draft => {
       if (message.time_anchor) setAnchor(message.time_anchor, `${formatPath([b])}.turns: message ${message.id}`);
-      if (seen.has(message.id)) throw new DatasetFormatError('beam', file, `${formatPath([b])}.turns: message id ${message.id} appears twice`);
+      if (seen.has(message.id))
+        throw new DatasetFormatError('beam', file, `${formatPath([b])}.turns: message id ${message.id} appears twice`);
       seen.add(message.id);
       const fromUser = message.role === 'user';
       return {
@@ -103,14 +121,24 @@ export function parseBeamAnchor(value: string): number | undefined {
 
 function parseAnchor(value: string, where: string, file: string): number {
   const time = parseBeamAnchor(value);
-  if (time === undefined) throw new DatasetFormatError('beam', file, `${where}: expected a time anchor like "March-15-2024", got ${JSON.stringify(value)}`);
+  if (time === undefined)
+    throw new DatasetFormatError(
+      'beam',
+      file,
+      `${where}: expected a time anchor like "March-15-2024", got ${JSON.stringify(value)}`,
+    );
   return time;
 }
 
 /** The dataset marks where a message sits in its plan with a trailing `->-> 1,1`: not part of what was said. */
 export const stripAnnotation = (content: string): string => content.trimEnd().replace(/\s*->->[^\n]*$/, '');
 
-function toQueries(caseId: string, questions: Questions, records: readonly EvalRecord[], options: LoadOptions): EvalQuery[] {
+function toQueries(
+  caseId: string,
+  questions: Questions,
+  records: readonly EvalRecord[],
+  options: LoadOptions,
+): EvalQuery[] {
   const known = new Set(records.map((r) => r.goldId));
   const askedAt = dayAfterLast(records);
   return Object.entries(questions).flatMap(([category, list]) =>
@@ -124,7 +152,8 @@ function toQueries(caseId: string, questions: Questions, records: readonly EvalR
         category === 'knowledge_update' && source && typeof source === 'object' && !Array.isArray(source)
           ? { original: evidence(source.original_info), updated: evidence(source.updated_info) }
           : undefined;
-      if (category === 'knowledge_update' && !update) report('source_chat_ids has no original_info/updated_info: no update pair');
+      if (category === 'knowledge_update' && !update)
+        report('source_chat_ids has no original_info/updated_info: no update pair');
       // Abstention questions are about what the chat never said: there is nothing to point at.
       const goldEvidence = unanswerable ? [] : evidence(q.source_chat_ids);
       if (!unanswerable && goldEvidence.length === 0) report('no gold evidence');
@@ -155,11 +184,13 @@ function knownIds(value: unknown, known: ReadonlySet<string>, report: (message: 
       if (depth > 0) report(`nested id list ${JSON.stringify(v)} flattened`);
       v.forEach((x) => walk(x, depth + 1));
     } else if (typeof v === 'object') Object.values(v).forEach((x) => walk(x, depth));
-    else if ((typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^\d+$/.test(v))) found.push(String(Number(v)));
+    else if ((typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^\d+$/.test(v)))
+      found.push(String(Number(v)));
     else odd.push(v);
   };
   walk(value, 0);
   const unknown = found.filter((id) => !known.has(id));
-  if (odd.length > 0 || unknown.length > 0) report(`dropped ${JSON.stringify([...odd, ...unknown])} (not message ids of this chat)`);
+  if (odd.length > 0 || unknown.length > 0)
+    report(`dropped ${JSON.stringify([...odd, ...unknown])} (not message ids of this chat)`);
   return [...new Set(found.filter((id) => known.has(id)))];
 }

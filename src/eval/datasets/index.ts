@@ -37,7 +37,9 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 
 /** The datasets root: NOCTURNE_DATASETS, or `../shared/datasets` next to the repository. */
 export function datasetsRoot(env: NodeJS.ProcessEnv = process.env): string {
-  return env.NOCTURNE_DATASETS ? path.resolve(env.NOCTURNE_DATASETS) : path.resolve(REPO_ROOT, '..', 'shared', 'datasets');
+  return env.NOCTURNE_DATASETS
+    ? path.resolve(env.NOCTURNE_DATASETS)
+    : path.resolve(REPO_ROOT, '..', 'shared', 'datasets');
 }
 
 export function defaultDatasetPath(dataset: EvalDataset, env: NodeJS.ProcessEnv = process.env): string {

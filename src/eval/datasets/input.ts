@@ -56,7 +56,11 @@ export async function singleJsonFile(dataset: EvalDataset, target: string): Prom
   if (!(await isDirectory(target))) return target;
   const files = (await readdir(target)).filter((f) => f.endsWith('.json'));
   if (files.length !== 1) {
-    throw new DatasetFormatError(dataset, target, `expected exactly one .json file in the folder, found ${files.length}`);
+    throw new DatasetFormatError(
+      dataset,
+      target,
+      `expected exactly one .json file in the folder, found ${files.length}`,
+    );
   }
   return path.join(target, files[0] as string);
 }

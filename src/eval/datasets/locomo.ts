@@ -13,13 +13,32 @@ import { assembleRecords, dayAfterLast, MINUTE, monthIndex, utcTime, type Draft 
 const AGENT = 'locomo';
 
 /** Category ids as the official evaluation code numbers them (the paper lists them in another order). */
-export const LOCOMO_CATEGORIES: Readonly<Record<number, string>> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop', 5: 'adversarial' };
+export const LOCOMO_CATEGORIES: Readonly<Record<number, string>> = {
+  1: 'multi-hop',
+  2: 'temporal',
+  3: 'open-domain',
+  4: 'single-hop',
+  5: 'adversarial',
+};
 const ADVERSARIAL = 5;
 
-const Turn = z.looseObject({ speaker: z.string().min(1), dia_id: z.string().min(1), text: z.string(), blip_caption: z.string().nullish() });
+const Turn = z.looseObject({
+  speaker: z.string().min(1),
+  dia_id: z.string().min(1),
+  text: z.string(),
+  blip_caption: z.string().nullish(),
+});
 const Session = z.array(Turn, { error: 'expected a list of turns' });
-const Qa = z.looseObject({ question: z.string().min(1), evidence: z.array(z.string()), category: z.number().int().min(1).max(5) });
-const Conversation = z.looseObject({ sample_id: z.string().min(1), conversation: z.record(z.string(), z.unknown()), qa: z.array(Qa) });
+const Qa = z.looseObject({
+  question: z.string().min(1),
+  evidence: z.array(z.string()),
+  category: z.number().int().min(1).max(5),
+});
+const Conversation = z.looseObject({
+  sample_id: z.string().min(1),
+  conversation: z.record(z.string(), z.unknown()),
+  qa: z.array(Qa),
+});
 const Conversations = z.array(Conversation, { error: 'expected a JSON list of conversations' });
 type Conversation = z.infer<typeof Conversation>;
 
@@ -65,7 +84,12 @@ function turnDrafts(conv: Conversation, at: string, file: string): Draft[] {
     const turns = parseAs(Session, conv.conversation[key], 'locomo', file, where);
     const start = sessionStart(conv.conversation[`${key}_date_time`], `${where}_date_time`, file);
     return turns.map((turn, i): Draft => {
-      if (seen.has(turn.dia_id)) throw new DatasetFormatError('locomo', file, `${where}${formatPath([i, 'dia_id'])}: ${turn.dia_id} appears twice`);
+      if (seen.has(turn.dia_id))
+        throw new DatasetFormatError(
+          'locomo',
+          file,
+          `${where}${formatPath([i, 'dia_id'])}: ${turn.dia_id} appears twice`,
+        );
       seen.add(turn.dia_id);
       return {
         goldId: turn.dia_id,
@@ -73,7 +97,12 @@ function turnDrafts(conv: Conversation, at: string, file: string): Draft[] {
         actor: turn.speaker,
         at: start + i * MINUTE,
         record: {
-          kind: 'user_message', source: 'user', role: 'user', agentId: AGENT, userId: turn.speaker, sessionId: key,
+          kind: 'user_message',
+          source: 'user',
+          role: 'user',
+          agentId: AGENT,
+          userId: turn.speaker,
+          sessionId: key,
           text: turn.blip_caption ? `${turn.text} [shares a photo: ${turn.blip_caption}]` : turn.text,
         },
       };
@@ -95,7 +124,11 @@ export function parseLocomoDate(value: string): number | undefined {
 function sessionStart(value: unknown, where: string, file: string): number {
   const time = typeof value === 'string' ? parseLocomoDate(value) : undefined;
   if (time === undefined) {
-    throw new DatasetFormatError('locomo', file, `${where}: expected a date like "1:56 pm on 8 May, 2023", got ${JSON.stringify(value)}`);
+    throw new DatasetFormatError(
+      'locomo',
+      file,
+      `${where}: expected a date like "1:56 pm on 8 May, 2023", got ${JSON.stringify(value)}`,
+    );
   }
   return time;
 }
@@ -105,14 +138,25 @@ function sessionStart(value: unknown, where: string, file: string): number {
  * one string (`D8:6; D9:17`), a stray colon (`D:11:26`), and ids of turns that do not exist;
  * the first two are repaired, the last dropped, and each is reported.
  */
-export function cleanEvidence(raw: readonly string[], known: ReadonlySet<string>, report: (message: string) => void): string[] {
+export function cleanEvidence(
+  raw: readonly string[],
+  known: ReadonlySet<string>,
+  report: (message: string) => void,
+): string[] {
   const out: string[] = [];
   for (const item of raw) {
-    const pieces = item.split(/[;,\s]+/).filter(Boolean).map((piece) => ({ piece, id: normalizeTurnId(piece) }));
+    const pieces = item
+      .split(/[;,\s]+/)
+      .filter(Boolean)
+      .map((piece) => ({ piece, id: normalizeTurnId(piece) }));
     const kept = pieces.filter((p) => p.id !== undefined && known.has(p.id)).map((p) => p.id as string);
     const dropped = pieces.filter((p) => p.id === undefined || !known.has(p.id)).map((p) => p.piece);
-    if (kept.length > 0 && (kept.length > 1 || kept[0] !== item)) report(`evidence ${JSON.stringify(item)} read as ${kept.join(', ')}`);
-    if (dropped.length > 0 || pieces.length === 0) report(`evidence ${JSON.stringify(item)}: dropped ${dropped.length > 0 ? dropped.join(', ') : 'an empty id'} (no such turn)`);
+    if (kept.length > 0 && (kept.length > 1 || kept[0] !== item))
+      report(`evidence ${JSON.stringify(item)} read as ${kept.join(', ')}`);
+    if (dropped.length > 0 || pieces.length === 0)
+      report(
+        `evidence ${JSON.stringify(item)}: dropped ${dropped.length > 0 ? dropped.join(', ') : 'an empty id'} (no such turn)`,
+      );
     for (const id of kept) if (!out.includes(id)) out.push(id);
   }
   return out;

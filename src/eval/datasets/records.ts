@@ -48,7 +48,13 @@ export function assembleRecords(caseId: string, drafts: readonly Draft[]): EvalR
     const at = Math.max(draft.at, previous + SECOND);
     previous = at;
     const time = new Date(at).toISOString();
-    const record: RawRecordInput = { id: nextId(at), tenantId: PLACEHOLDER_TENANT, observedAt: time, recordedAt: time, ...dropUndefined(draft.record) };
+    const record: RawRecordInput = {
+      id: nextId(at),
+      tenantId: PLACEHOLDER_TENANT,
+      observedAt: time,
+      recordedAt: time,
+      ...dropUndefined(draft.record),
+    };
     return {
       goldId: draft.goldId,
       goldSession: draft.goldSession,
@@ -75,7 +81,20 @@ function dropUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /** Month number (0-11) of an English month name, or undefined. */
 export function monthIndex(name: string): number | undefined {

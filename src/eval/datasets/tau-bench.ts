@@ -17,7 +17,10 @@ const STEP = 20 * SECOND;
 /** The customer simulator's end-of-conversation token: a control signal, not something the customer said. */
 const STOP = '###STOP###';
 
-const ToolCall = z.looseObject({ id: z.string().optional(), function: z.looseObject({ name: z.string().min(1), arguments: z.string() }) });
+const ToolCall = z.looseObject({
+  id: z.string().optional(),
+  function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
+});
 const Message = z.looseObject({
   role: z.enum(['system', 'user', 'assistant', 'tool']),
   content: z.string().nullish(),
@@ -27,21 +30,29 @@ const Message = z.looseObject({
 });
 type Message = z.infer<typeof Message>;
 /** A strict object: `info` (grader data) is dropped here, at parsing. */
-const Run = z.object({ task_id: z.number().int().min(0), trial: z.number().int().min(0), reward: z.number(), traj: z.array(Message) });
+const Run = z.object({
+  task_id: z.number().int().min(0),
+  trial: z.number().int().min(0),
+  reward: z.number(),
+  traj: z.array(Message),
+});
 type Run = z.infer<typeof Run>;
 const Runs = z.array(Run, { error: 'expected a JSON list of runs {task_id, trial, reward, info, traj}' });
 
 export async function loadTauBench(target: string, options: LoadOptions = {}): Promise<EvalCase[]> {
   const file = await singleJsonFile('tau-bench', target);
   const runs = parseAs(Runs, await readJson('tau-bench', file), 'tau-bench', file);
-  return [...groupByTask(runs, file)].sort(([a], [b]) => a - b).map(([taskId, trials]) => toCase(taskId, trials, file, options));
+  return [...groupByTask(runs, file)]
+    .sort(([a], [b]) => a - b)
+    .map(([taskId, trials]) => toCase(taskId, trials, file, options));
 }
 
 function groupByTask(runs: readonly Run[], file: string): Map<number, Run[]> {
   const byTask = new Map<number, Run[]>();
   for (const run of runs) {
     const trials = byTask.get(run.task_id) ?? [];
-    if (trials.some((t) => t.trial === run.trial)) throw new DatasetFormatError('tau-bench', file, `task ${run.task_id} has trial ${run.trial} twice`);
+    if (trials.some((t) => t.trial === run.trial))
+      throw new DatasetFormatError('tau-bench', file, `task ${run.task_id} has trial ${run.trial} twice`);
     byTask.set(run.task_id, [...trials, run]);
   }
   return byTask;
@@ -50,8 +61,13 @@ function groupByTask(runs: readonly Run[], file: string): Map<number, Run[]> {
 function toCase(taskId: number, trials: Run[], file: string, options: LoadOptions): EvalCase {
   const caseId = `task-${taskId}`;
   const ordered = [...trials].sort((a, b) => a.trial - b.trial);
-  const records = assembleRecords(caseId, ordered.flatMap((run) => trialDrafts(caseId, run, file, options)));
-  const failedRuns = ordered.filter(failed).map((run): FailedRun => ({ runId: sessionOf(caseId, run), goldSession: sessionOf(caseId, run) }));
+  const records = assembleRecords(
+    caseId,
+    ordered.flatMap((run) => trialDrafts(caseId, run, file, options)),
+  );
+  const failedRuns = ordered
+    .filter(failed)
+    .map((run): FailedRun => ({ runId: sessionOf(caseId, run), goldSession: sessionOf(caseId, run) }));
   return { dataset: 'tau-bench', caseId, records, queries: [], failedRuns };
 }
 
@@ -61,7 +77,13 @@ const sessionOf = (caseId: string, run: Run): string => `${caseId}-trial-${run.t
 /** One trial: every message of `traj` in order, then its outcome. Records of one message share its step. */
 function trialDrafts(caseId: string, run: Run, file: string, options: LoadOptions): Draft[] {
   const session = sessionOf(caseId, run);
-  const common = { agentId: AGENT, userId: `customer-${run.task_id}`, sessionId: session, taskId: session, taskType: `airline-task-${run.task_id}` };
+  const common = {
+    agentId: AGENT,
+    userId: `customer-${run.task_id}`,
+    sessionId: session,
+    taskId: session,
+    taskType: `airline-task-${run.task_id}`,
+  };
   const start = FIRST_DAY + run.trial * DAY;
   const drafts: Draft[] = [];
   const add = (step: number, actor: string, record: OwnFields, goldId?: string) => {
@@ -79,14 +101,26 @@ function trialDrafts(caseId: string, run: Run, file: string, options: LoadOption
   const report = (message: string) => options.onIssue?.(`tau-bench ${session}: ${message}`);
   run.traj.forEach((message, step) => {
     if (message.role === 'tool' && !message.name && !toolOfCall.has(message.tool_call_id ?? '')) {
-      throw new DatasetFormatError('tau-bench', file, `${session}: traj[${step}] is a tool message without a tool name`);
+      throw new DatasetFormatError(
+        'tau-bench',
+        file,
+        `${session}: traj[${step}] is a tool message without a tool name`,
+      );
     }
     for (const { actor, record } of messageRecords(message, toolOfCall, report)) add(step, actor, record);
   });
   const status = failed(run) ? 'failure' : 'success';
-  add(run.traj.length, 'environment', {
-    kind: 'task_outcome', source: 'system', outcome: { status, reward: run.reward }, ...(status === 'failure' ? { tags: ['failure'] } : {}),
-  }, `t${run.trial}:outcome`);
+  add(
+    run.traj.length,
+    'environment',
+    {
+      kind: 'task_outcome',
+      source: 'system',
+      outcome: { status, reward: run.reward },
+      ...(status === 'failure' ? { tags: ['failure'] } : {}),
+    },
+    `t${run.trial}:outcome`,
+  );
   return drafts;
 }
 
@@ -94,7 +128,11 @@ function trialDrafts(caseId: string, run: Run, file: string, options: LoadOption
 type OwnFields = Omit<DraftRecord, 'agentId' | 'sessionId' | 'userId' | 'taskId' | 'taskType'>;
 type MessageRecord = { actor: string; record: OwnFields };
 
-function messageRecords(message: Message, toolOfCall: Map<string, string>, report: (message: string) => void): MessageRecord[] {
+function messageRecords(
+  message: Message,
+  toolOfCall: Map<string, string>,
+  report: (message: string) => void,
+): MessageRecord[] {
   const content = message.content ?? '';
   switch (message.role) {
     case 'system':
@@ -105,11 +143,23 @@ function messageRecords(message: Message, toolOfCall: Map<string, string>, repor
       return text ? [{ actor: 'user', record: { kind: 'user_message', source: 'user', role: 'user', text } }] : [];
     }
     case 'assistant': {
-      const said: MessageRecord[] = content.trim() ? [{ actor: 'assistant', record: { kind: 'agent_message', source: 'agent', role: 'assistant', text: content } }] : [];
+      const said: MessageRecord[] = content.trim()
+        ? [{ actor: 'assistant', record: { kind: 'agent_message', source: 'agent', role: 'assistant', text: content } }]
+        : [];
       const calls = (message.tool_calls ?? []).map((call): MessageRecord => {
         if (call.id) toolOfCall.set(call.id, call.function.name);
-        const args = parseArguments(call.function.arguments, () => report(`tool call ${call.function.name} has arguments that are not JSON: kept as text`));
-        return { actor: 'assistant', record: { kind: 'tool_call', source: 'agent', role: 'assistant', payload: { tool: call.function.name, args } } };
+        const args = parseArguments(call.function.arguments, () =>
+          report(`tool call ${call.function.name} has arguments that are not JSON: kept as text`),
+        );
+        return {
+          actor: 'assistant',
+          record: {
+            kind: 'tool_call',
+            source: 'agent',
+            role: 'assistant',
+            payload: { tool: call.function.name, args },
+          },
+        };
       });
       return [...said, ...calls];
     }
@@ -117,7 +167,12 @@ function messageRecords(message: Message, toolOfCall: Map<string, string>, repor
       const tool = message.name ?? toolOfCall.get(message.tool_call_id ?? '') ?? 'unknown';
       // The environment answers a rejected call with "Error: …": the replay reads kind `error` as a tool error.
       return /^\s*Error\b/.test(content)
-        ? [{ actor: tool, record: { kind: 'error', source: 'tool', text: content, payload: { tool }, tags: ['failure'] } }]
+        ? [
+            {
+              actor: tool,
+              record: { kind: 'error', source: 'tool', text: content, payload: { tool }, tags: ['failure'] },
+            },
+          ]
         : [{ actor: tool, record: { kind: 'tool_result', source: 'tool', ...textIfAny(content), payload: { tool } } }];
     }
   }

@@ -17,7 +17,11 @@ const SUBSETS = ['algorithm-generated', 'hand-crafted'] as const;
 /** The logs carry no times: one step a minute from a fixed start. */
 const FIRST_STEP = Date.UTC(2024, 0, 1, 9);
 
-const Entry = z.looseObject({ content: z.string().nullish(), role: z.string().min(1), name: z.string().min(1).nullish() });
+const Entry = z.looseObject({
+  content: z.string().nullish(),
+  role: z.string().min(1),
+  name: z.string().min(1).nullish(),
+});
 type Entry = z.infer<typeof Entry>;
 const Log = z.looseObject(
   {
@@ -31,7 +35,11 @@ type Log = z.infer<typeof Log>;
 
 export async function loadWhoAndWhen(target: string, options: LoadOptions = {}): Promise<EvalCase[]> {
   const logs = await logFiles(target);
-  return Promise.all(logs.map(async ({ caseId, file }) => toCase(caseId, parseAs(Log, await readJson('who-and-when', file), 'who-and-when', file), options)));
+  return Promise.all(
+    logs.map(async ({ caseId, file }) =>
+      toCase(caseId, parseAs(Log, await readJson('who-and-when', file), 'who-and-when', file), options),
+    ),
+  );
 }
 
 /** `algorithm-generated/N.json` then `hand-crafted/N.json`, each in number order. */
@@ -40,9 +48,15 @@ async function logFiles(target: string): Promise<{ caseId: string; file: string 
   for (const subset of SUBSETS) {
     const dir = path.join(target, subset);
     if (!(await isDirectory(dir))) continue;
-    for (const { id, name } of await numberedEntries(dir, '.json')) logs.push({ caseId: `${subset}-${id}`, file: path.join(dir, name) });
+    for (const { id, name } of await numberedEntries(dir, '.json'))
+      logs.push({ caseId: `${subset}-${id}`, file: path.join(dir, name) });
   }
-  if (logs.length === 0) throw new DatasetFormatError('who-and-when', target, `expected ${SUBSETS.join('/ or ')}/ folders of N.json logs, found none`);
+  if (logs.length === 0)
+    throw new DatasetFormatError(
+      'who-and-when',
+      target,
+      `expected ${SUBSETS.join('/ or ')}/ folders of N.json logs, found none`,
+    );
   return logs;
 }
 
@@ -50,7 +64,14 @@ function toCase(caseId: string, log: Log, options: LoadOptions): EvalCase {
   const common = { agentId: AGENT, sessionId: caseId, taskId: caseId };
   const drafts = log.history.map((entry, step): Draft => {
     const { actor, record } = entryRecord(entry);
-    return { goldId: `step:${step}`, goldSession: caseId, step, actor, at: FIRST_STEP + step * MINUTE, record: { ...common, ...record } };
+    return {
+      goldId: `step:${step}`,
+      goldSession: caseId,
+      step,
+      actor,
+      at: FIRST_STEP + step * MINUTE,
+      record: { ...common, ...record },
+    };
   });
   drafts.push({
     goldId: 'outcome',
@@ -59,13 +80,22 @@ function toCase(caseId: string, log: Log, options: LoadOptions): EvalCase {
     actor: 'environment',
     at: FIRST_STEP + log.history.length * MINUTE,
     // Every log in the dataset is a failed run.
-    record: { ...common, kind: 'task_outcome', source: 'system', outcome: { status: 'failure', reward: 0 }, tags: ['failure'] },
+    record: {
+      ...common,
+      kind: 'task_outcome',
+      source: 'system',
+      outcome: { status: 'failure', reward: 0 },
+      tags: ['failure'],
+    },
   });
   const mistakeStep = Number(log.mistake_step);
   const atMistake = drafts[mistakeStep]?.actor;
-  if (mistakeStep >= log.history.length) options.onIssue?.(`who-and-when ${caseId}: mistake_step ${mistakeStep} is past the end of the history`);
+  if (mistakeStep >= log.history.length)
+    options.onIssue?.(`who-and-when ${caseId}: mistake_step ${mistakeStep} is past the end of the history`);
   else if (atMistake !== log.mistake_agent) {
-    options.onIssue?.(`who-and-when ${caseId}: mistake_agent ${log.mistake_agent} is not the speaker of mistake_step ${mistakeStep} (${atMistake})`);
+    options.onIssue?.(
+      `who-and-when ${caseId}: mistake_agent ${log.mistake_agent} is not the speaker of mistake_step ${mistakeStep} (${atMistake})`,
+    );
   }
   return {
     dataset: 'who-and-when',
@@ -86,10 +116,16 @@ function entryRecord(entry: Entry): { actor: string; record: OwnFields } {
   const speaker = entry.name ?? entry.role;
   const content = entry.content ?? '';
   if (speaker === 'human' || (!entry.name && entry.role === 'user')) {
-    return { actor: speaker, record: { kind: 'user_message', source: 'user', role: 'user', userId: 'user', ...textIfAny(content) } };
+    return {
+      actor: speaker,
+      record: { kind: 'user_message', source: 'user', role: 'user', userId: 'user', ...textIfAny(content) },
+    };
   }
   if (/^computer_?terminal$/i.test(speaker)) return { actor: speaker, record: terminalRecord(speaker, content) };
-  return { actor: agentName(speaker), record: { kind: 'agent_message', source: 'agent', role: clipRole(speaker), ...textIfAny(content) } };
+  return {
+    actor: agentName(speaker),
+    record: { kind: 'agent_message', source: 'agent', role: clipRole(speaker), ...textIfAny(content) },
+  };
 }
 
 /** Code execution output: a non-zero exit code is a tool error, recorded the way the replay reads one (kind `error`). */
@@ -97,7 +133,12 @@ function terminalRecord(tool: string, content: string): OwnFields {
   const exitCode = exitCodeOf(content);
   return exitCode !== undefined && exitCode !== 0
     ? { kind: 'error', source: 'tool', text: content, payload: { tool, exitCode }, tags: ['failure'] }
-    : { kind: 'tool_result', source: 'tool', ...textIfAny(content), payload: { tool, ...(exitCode !== undefined ? { exitCode } : {}) } };
+    : {
+        kind: 'tool_result',
+        source: 'tool',
+        ...textIfAny(content),
+        payload: { tool, ...(exitCode !== undefined ? { exitCode } : {}) },
+      };
 }
 
 /** `exitcode: 1 (execution failed)` (algorithm-generated) or `exited with Unix exit code: 0` (hand-crafted). */

@@ -18,10 +18,34 @@ export interface PublishedAnchor {
  * LongMemEval is another dataset, listed for the order of magnitude of session recall.
  */
 export const PUBLISHED_ANCHORS: readonly PublishedAnchor[] = [
-  { source: 'LoCoMo paper (Maharana et al., ACL 2024)', dataset: 'LoCoMo', setup: 'DRAGON retriever over dialog turns', metric: 'evidence recall', atK: { 5: 0.567, 10: 0.662 } },
-  { source: 'LoCoMo paper (Maharana et al., ACL 2024)', dataset: 'LoCoMo', setup: 'DRAGON retriever over generated observations', metric: 'evidence recall', atK: { 5: 0.562 } },
-  { source: 'LongMemEval paper (Wu et al., ICLR 2025)', dataset: 'LongMemEval (another dataset)', setup: 'BM25 over sessions', metric: 'session recall', atK: { 5: 0.634 } },
-  { source: 'LongMemEval paper (Wu et al., ICLR 2025)', dataset: 'LongMemEval (another dataset)', setup: 'dense retriever over sessions', metric: 'session recall', atK: { 5: 0.72 } },
+  {
+    source: 'LoCoMo paper (Maharana et al., ACL 2024)',
+    dataset: 'LoCoMo',
+    setup: 'DRAGON retriever over dialog turns',
+    metric: 'evidence recall',
+    atK: { 5: 0.567, 10: 0.662 },
+  },
+  {
+    source: 'LoCoMo paper (Maharana et al., ACL 2024)',
+    dataset: 'LoCoMo',
+    setup: 'DRAGON retriever over generated observations',
+    metric: 'evidence recall',
+    atK: { 5: 0.562 },
+  },
+  {
+    source: 'LongMemEval paper (Wu et al., ICLR 2025)',
+    dataset: 'LongMemEval (another dataset)',
+    setup: 'BM25 over sessions',
+    metric: 'session recall',
+    atK: { 5: 0.634 },
+  },
+  {
+    source: 'LongMemEval paper (Wu et al., ICLR 2025)',
+    dataset: 'LongMemEval (another dataset)',
+    setup: 'dense retriever over sessions',
+    metric: 'session recall',
+    atK: { 5: 0.72 },
+  },
 ];
 
 export interface MarkdownOptions {
@@ -31,7 +55,12 @@ export interface MarkdownOptions {
 
 /** Text from data inside a table or a line: no cell breaks, no raw HTML. */
 function escapeText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ');
 }
 
 /** A link target that survives spaces and parentheses in a path. */
@@ -86,20 +115,36 @@ function methodColumns(ks: readonly number[], headlineK: number): Column[] {
     percentColumn('Answered unknowable', (m) => m.overall.answeredUnknowable),
     percentColumn(`Update ordered @${headlineK}`, (m) => atK(m.overall, headlineK)?.updateOrdered),
     percentColumn(`Update found @${headlineK}`, (m) => atK(m.overall, headlineK)?.updateFound),
-    { header: `Tokens/query @${headlineK}`, value: (m) => atK(m.overall, headlineK)?.tokens ?? null, cell: (m) => formatCount(atK(m.overall, headlineK)?.tokens) },
-    { header: 'p50 ms', value: (m) => ({ mean: m.overall.latencyMs.p50, n: m.overall.latencyMs.n }), cell: (m) => formatMs(m.overall.latencyMs.p50) },
-    { header: 'p95 ms', value: (m) => ({ mean: m.overall.latencyMs.p95, n: m.overall.latencyMs.n }), cell: (m) => formatMs(m.overall.latencyMs.p95) },
+    {
+      header: `Tokens/query @${headlineK}`,
+      value: (m) => atK(m.overall, headlineK)?.tokens ?? null,
+      cell: (m) => formatCount(atK(m.overall, headlineK)?.tokens),
+    },
+    {
+      header: 'p50 ms',
+      value: (m) => ({ mean: m.overall.latencyMs.p50, n: m.overall.latencyMs.n }),
+      cell: (m) => formatMs(m.overall.latencyMs.p50),
+    },
+    {
+      header: 'p95 ms',
+      value: (m) => ({ mean: m.overall.latencyMs.p95, n: m.overall.latencyMs.n }),
+      cell: (m) => formatMs(m.overall.latencyMs.p95),
+    },
   ];
 }
 
 function methodTable(dataset: DatasetSummary, ks: readonly number[], headlineK: number): string {
   const columns = methodColumns(ks, headlineK).filter((c) => hasValues(c, dataset.methods));
-  return table(columns.map((c) => c.header), dataset.methods.map((m) => columns.map((c) => c.cell(m))));
+  return table(
+    columns.map((c) => c.header),
+    dataset.methods.map((m) => columns.map((c) => c.cell(m))),
+  );
 }
 
 /** How many questions each metric family applied to, so a percent can be read with its base. */
 function questionCounts(dataset: DatasetSummary, headlineK: number): string {
-  const most = (value: (m: MethodSummary) => Mean | undefined): number => Math.max(0, ...dataset.methods.map((m) => value(m)?.n ?? 0));
+  const most = (value: (m: MethodSummary) => Mean | undefined): number =>
+    Math.max(0, ...dataset.methods.map((m) => value(m)?.n ?? 0));
   const counts: [string, number][] = [
     ['with gold evidence before the cutoff', most((m) => atK(m.overall, headlineK)?.evidenceRecall)],
     ['unanswerable', most((m) => m.overall.abstainedOnUnanswerable)],
@@ -111,42 +156,62 @@ function questionCounts(dataset: DatasetSummary, headlineK: number): string {
 }
 
 function categoryTable(dataset: DatasetSummary, headlineK: number): string {
-  const categories = [...new Set(dataset.methods.flatMap((m) => m.byCategory.map((c) => c.category)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const categories = [...new Set(dataset.methods.flatMap((m) => m.byCategory.map((c) => c.category)))].sort((a, b) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
   const rows = categories.map((category) => {
     const blocks = dataset.methods.map((m) => m.byCategory.find((c) => c.category === category));
     const questions = Math.max(0, ...blocks.map((b) => b?.queries ?? 0));
-    return [escapeText(category), String(questions), ...blocks.map((b) => (b ? formatPercent(atK(b, headlineK)?.evidenceRecall) : NO_VALUE))];
+    return [
+      escapeText(category),
+      String(questions),
+      ...blocks.map((b) => (b ? formatPercent(atK(b, headlineK)?.evidenceRecall) : NO_VALUE)),
+    ];
   });
   return table(['Category', 'Questions', ...dataset.methods.map((m) => m.method)], rows);
 }
 
 function failedRunSection(runs: FailedRunSummary): string {
-  const lines = [`${plural(runs.runs, 'failed run')}; ${formatPercent(runs.withNotes)} yielded at least one note, ${formatPercent(runs.withFailureLesson)} a note explaining the failure.`];
+  const lines = [
+    `${plural(runs.runs, 'failed run')}; ${formatPercent(runs.withNotes)} yielded at least one note, ${formatPercent(runs.withFailureLesson)} a note explaining the failure.`,
+  ];
   const labelled = runs.nocturne.stepExact.n > 0 || runs.nocturne.agent.n > 0;
   if (!labelled) {
     lines.push('', 'No gold mistake step or agent in this dataset: attribution is not measured.');
     return lines.join('\n');
   }
-  const row = (label: string, a: FailedRunSummary['nocturne']): string[] => [label, formatPercent(a.stepExact), formatPercent(a.stepWithinOne), formatPercent(a.agent)];
+  const row = (label: string, a: FailedRunSummary['nocturne']): string[] => [
+    label,
+    formatPercent(a.stepExact),
+    formatPercent(a.stepWithinOne),
+    formatPercent(a.agent),
+  ];
   lines.push(
     '',
     `Attribution against the gold mistake (runs with a gold step: ${runs.nocturne.stepExact.n}, with a gold agent: ${runs.nocturne.agent.n}); no attribution counts as wrong.`,
     '',
-    table(['Attribution', 'Step exact', 'Step ±1', 'Agent'], [row('nocturne', runs.nocturne), row('first agent step (baseline)', runs.firstAgentStep)]),
+    table(
+      ['Attribution', 'Step exact', 'Step ±1', 'Agent'],
+      [row('nocturne', runs.nocturne), row('first agent step (baseline)', runs.firstAgentStep)],
+    ),
   );
   return lines.join('\n');
 }
 
 function datasetSection(dataset: DatasetSummary, summary: EvalSummary, options: MarkdownOptions): string {
   const { ks, headlineK } = summary;
-  const parts = [`## ${DATASET_TITLES[dataset.dataset]}`, '', `${plural(dataset.cases, 'case')}, ${plural(dataset.queries, 'question')}.`];
+  const parts = [
+    `## ${DATASET_TITLES[dataset.dataset]}`,
+    '',
+    `${plural(dataset.cases, 'case')}, ${plural(dataset.queries, 'question')}.`,
+  ];
   const chart = options.charts?.[dataset.dataset];
   if (chart !== undefined) parts.push('', `![recall@k](${escapeLinkTarget(chart)})`);
   if (dataset.methods.length > 0) {
     const counts = questionCounts(dataset, headlineK);
     parts.push(
       '',
-      'Evidence R@k: share of a question\'s gold evidence found in the top k (mean over questions with gold evidence known before the cutoff). Session R@k: the same over the sessions holding that evidence.',
+      "Evidence R@k: share of a question's gold evidence found in the top k (mean over questions with gold evidence known before the cutoff). Session R@k: the same over the sessions holding that evidence.",
       '',
       methodTable(dataset, ks, headlineK),
       '',
@@ -185,7 +250,13 @@ function metaSection(meta: EvalMeta): string {
 
 function anchorSection(): string {
   const ks = [...new Set(PUBLISHED_ANCHORS.flatMap((a) => Object.keys(a.atK).map(Number)))].sort((a, b) => a - b);
-  const rows = PUBLISHED_ANCHORS.map((a) => [a.source, a.dataset, a.setup, a.metric, ...ks.map((k) => formatPercent(a.atK[k]))]);
+  const rows = PUBLISHED_ANCHORS.map((a) => [
+    a.source,
+    a.dataset,
+    a.setup,
+    a.metric,
+    ...ks.map((k) => formatPercent(a.atK[k])),
+  ]);
   return [
     '## Published anchors',
     '',

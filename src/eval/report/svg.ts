@@ -34,7 +34,12 @@ const Y_TICKS = [0, 0.25, 0.5, 0.75, 1];
 
 /** Escapes text and attribute values so a name with `<`, `&` or quotes cannot break the document. */
 export function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }
 
 /** Coordinates with at most two decimals, so the same summary always yields the same bytes. */
@@ -82,14 +87,26 @@ function axes(g: Geometry): string[] {
   const out: string[] = [];
   for (const tick of Y_TICKS) {
     const y = num(yOf(g, tick));
-    out.push(`<line class="grid" x1="${num(LAYOUT.left)}" y1="${y}" x2="${num(LAYOUT.left + g.plotWidth)}" y2="${y}" stroke="#e0e0e0"/>`);
-    out.push(`<text x="${num(LAYOUT.left - 6)}" y="${y}" text-anchor="end" dominant-baseline="middle" font-size="11">${tick * 100}%</text>`);
+    out.push(
+      `<line class="grid" x1="${num(LAYOUT.left)}" y1="${y}" x2="${num(LAYOUT.left + g.plotWidth)}" y2="${y}" stroke="#e0e0e0"/>`,
+    );
+    out.push(
+      `<text x="${num(LAYOUT.left - 6)}" y="${y}" text-anchor="end" dominant-baseline="middle" font-size="11">${tick * 100}%</text>`,
+    );
   }
-  out.push(`<line x1="${num(LAYOUT.left)}" y1="${num(LAYOUT.top)}" x2="${num(LAYOUT.left)}" y2="${num(g.plotBottom)}" stroke="#333"/>`);
-  out.push(`<line x1="${num(LAYOUT.left)}" y1="${num(g.plotBottom)}" x2="${num(LAYOUT.left + g.plotWidth)}" y2="${num(g.plotBottom)}" stroke="#333"/>`);
+  out.push(
+    `<line x1="${num(LAYOUT.left)}" y1="${num(LAYOUT.top)}" x2="${num(LAYOUT.left)}" y2="${num(g.plotBottom)}" stroke="#333"/>`,
+  );
+  out.push(
+    `<line x1="${num(LAYOUT.left)}" y1="${num(g.plotBottom)}" x2="${num(LAYOUT.left + g.plotWidth)}" y2="${num(g.plotBottom)}" stroke="#333"/>`,
+  );
   const midY = num(LAYOUT.top + LAYOUT.plotHeight / 2);
-  out.push(`<text x="16" y="${midY}" text-anchor="middle" font-size="12" transform="rotate(-90 16 ${midY})">Evidence recall (%)</text>`);
-  out.push(`<text x="${num(LAYOUT.left + g.plotWidth / 2)}" y="${num(g.plotBottom + 36)}" text-anchor="middle" font-size="12">k (results per question)</text>`);
+  out.push(
+    `<text x="16" y="${midY}" text-anchor="middle" font-size="12" transform="rotate(-90 16 ${midY})">Evidence recall (%)</text>`,
+  );
+  out.push(
+    `<text x="${num(LAYOUT.left + g.plotWidth / 2)}" y="${num(g.plotBottom + 36)}" text-anchor="middle" font-size="12">k (results per question)</text>`,
+  );
   return out;
 }
 
@@ -97,13 +114,17 @@ function bars(g: Geometry, methods: readonly MethodSummary[], ks: readonly numbe
   const out: string[] = [];
   ks.forEach((k, groupIndex) => {
     const start = groupStart(g, ks.length, groupIndex);
-    out.push(`<text x="${num(start + g.groupWidth / 2)}" y="${num(g.plotBottom + 16)}" text-anchor="middle" font-size="11">k = ${k}</text>`);
+    out.push(
+      `<text x="${num(start + g.groupWidth / 2)}" y="${num(g.plotBottom + 16)}" text-anchor="middle" font-size="11">k = ${k}</text>`,
+    );
     methods.forEach((method, i) => {
       const x = start + i * (LAYOUT.barWidth + LAYOUT.barGap);
       const recall = method.overall.atK.find((a) => a.k === k)?.evidenceRecall;
       const center = num(x + LAYOUT.barWidth / 2);
       if (!recall || recall.mean === null) {
-        out.push(`<text class="no-value" data-method="${escapeXml(method.method)}" data-k="${k}" x="${center}" y="${num(g.plotBottom - 4)}" text-anchor="middle" font-size="8">n/a</text>`);
+        out.push(
+          `<text class="no-value" data-method="${escapeXml(method.method)}" data-k="${k}" x="${center}" y="${num(g.plotBottom - 4)}" text-anchor="middle" font-size="8">n/a</text>`,
+        );
         return;
       }
       const y = yOf(g, recall.mean);

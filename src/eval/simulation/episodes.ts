@@ -8,7 +8,10 @@ import { SIM_AGENT_ID, type SimTask, type TaskParams } from './world.ts';
  * listing the recalled notes before the agent acts.
  */
 
-export type Step = Pick<RawRecordInput, 'kind' | 'text' | 'source' | 'role' | 'payload' | 'tags' | 'outcome' | 'importance'> & { kind: RecordKind };
+export type Step = Pick<
+  RawRecordInput,
+  'kind' | 'text' | 'source' | 'role' | 'payload' | 'tags' | 'outcome' | 'importance'
+> & { kind: RecordKind };
 
 /** A note version the agent recalled for the task, as `memory_used` lists it. */
 export interface UsedNote {
@@ -30,14 +33,40 @@ const STEP_SECONDS = 20;
 
 const user = (text: string): Step => ({ kind: 'user_message', text, source: 'user', role: 'user' });
 const agent = (text: string): Step => ({ kind: 'agent_message', text, source: 'agent', role: 'assistant' });
-const call = (tool: string, args: Record<string, unknown>): Step => ({ kind: 'tool_call', source: 'agent', payload: { tool, args } });
-const result = (tool: string, body: unknown): Step => ({ kind: 'tool_result', source: 'tool', payload: { tool, result: body } });
-const toolError = (tool: string, message: string): Step => ({ kind: 'error', source: 'tool', text: message, payload: { tool }, tags: ['failure'] });
-const correction = (text: string): Step => ({ kind: 'user_correction', text, source: 'user', role: 'user', tags: ['user_correction'], importance: 0.9 });
+const call = (tool: string, args: Record<string, unknown>): Step => ({
+  kind: 'tool_call',
+  source: 'agent',
+  payload: { tool, args },
+});
+const result = (tool: string, body: unknown): Step => ({
+  kind: 'tool_result',
+  source: 'tool',
+  payload: { tool, result: body },
+});
+const toolError = (tool: string, message: string): Step => ({
+  kind: 'error',
+  source: 'tool',
+  text: message,
+  payload: { tool },
+  tags: ['failure'],
+});
+const correction = (text: string): Step => ({
+  kind: 'user_correction',
+  text,
+  source: 'user',
+  role: 'user',
+  tags: ['user_correction'],
+  importance: 0.9,
+});
 const outcome = (status: 'success' | 'failure', expected?: string, actual?: string): Step => ({
   kind: 'task_outcome',
   source: 'system',
-  outcome: { status, ...(expected ? { expected } : {}), ...(actual ? { actual } : {}), reward: status === 'success' ? 1 : 0 },
+  outcome: {
+    status,
+    ...(expected ? { expected } : {}),
+    ...(actual ? { actual } : {}),
+    reward: status === 'success' ? 1 : 0,
+  },
   ...(status === 'failure' ? { tags: ['failure'] } : {}),
 });
 const memoryUsed = (notes: UsedNote[]): Step => ({
@@ -89,7 +118,9 @@ function workSteps(task: SimTask, falls: boolean): Step[] {
     case 'vendor_lookup':
       return task.outage ? outageSteps('vendors.get', { vendor: p.vendor }, 'vendor directory') : vendorSteps(p);
     case 'schedule_meeting':
-      return task.outage ? outageSteps('calendar.create', { with: p.person, day: p.weekday }, 'calendar service') : meetingSteps(p);
+      return task.outage
+        ? outageSteps('calendar.create', { with: p.person, day: p.weekday }, 'calendar service')
+        : meetingSteps(p);
   }
 }
 
@@ -99,9 +130,17 @@ function invoiceSteps(p: TaskParams, falls: boolean): Step[] {
   const right = dollars(cents);
   const fetched = [
     call('billing.list_invoices', { month: p.month }),
-    result('billing.list_invoices', { month: p.month, invoices: amounts.map((amount, i) => ({ id: `INV-${p.month}-${i + 1}`, amount })) }),
+    result('billing.list_invoices', {
+      month: p.month,
+      invoices: amounts.map((amount, i) => ({ id: `INV-${p.month}-${i + 1}`, amount })),
+    }),
   ];
-  if (!falls) return [...fetched, agent(`You invoiced ${right} in ${p.monthName} (amounts converted from cents).`), outcome('success')];
+  if (!falls)
+    return [
+      ...fetched,
+      agent(`You invoiced ${right} in ${p.monthName} (amounts converted from cents).`),
+      outcome('success'),
+    ];
   const wrong = `$${grouped(cents)}`;
   return [
     ...fetched,
@@ -118,7 +157,10 @@ function refundSteps(p: TaskParams): Step[] {
   const wrong = dollars(Math.round(total / 100));
   return [
     call('refunds.list', { month: p.month }),
-    result('refunds.list', { month: p.month, refunds: amounts.map((amount, i) => ({ id: `RF-${p.month}-${i + 1}`, amount })) }),
+    result('refunds.list', {
+      month: p.month,
+      refunds: amounts.map((amount, i) => ({ id: `RF-${p.month}-${i + 1}`, amount })),
+    }),
     agent(`You refunded ${wrong} in ${p.monthName}.`),
     correction(`${pickText(CORRECTIONS.refund_dollars, p.phrasing)} The total is ${dollars(total)}.`),
     outcome('failure', dollars(total), wrong),
@@ -134,7 +176,11 @@ function crmSteps(p: TaskParams, falls: boolean): Step[] {
     outcome('success'),
   ];
   if (!falls) return done;
-  return [call('crm.export', { segment: p.segment, pageSize: 1000 }), toolError('crm.export', 'crm.export: upstream timeout after 30s (pageSize=1000)'), ...done];
+  return [
+    call('crm.export', { segment: p.segment, pageSize: 1000 }),
+    toolError('crm.export', 'crm.export: upstream timeout after 30s (pageSize=1000)'),
+    ...done,
+  ];
 }
 
 function flightSteps(p: TaskParams, falls: boolean): Step[] {
@@ -151,18 +197,36 @@ function flightSteps(p: TaskParams, falls: boolean): Step[] {
     outcome('success'),
   ];
   if (!falls) return done;
-  return [call('flights.search', { to, date: dayFirst }), toolError('flights.search', `invalid date '${dayFirst}': expected YYYY-MM-DD`), ...done];
+  return [
+    call('flights.search', { to, date: dayFirst }),
+    toolError('flights.search', `invalid date '${dayFirst}': expected YYYY-MM-DD`),
+    ...done,
+  ];
 }
 
 function summarySteps(p: TaskParams, wantsTable: boolean, falls: boolean): Step[] {
   const revenue = dollars(p.revenueCents ?? 0);
-  const fetched = [call('orders.summary', { week: p.week }), result('orders.summary', { week: p.week, orders: p.orders, revenue })];
+  const fetched = [
+    call('orders.summary', { week: p.week }),
+    result('orders.summary', { week: p.week, orders: p.orders, revenue }),
+  ];
   const prose = agent(`This week (${p.week}) you had ${p.orders} orders worth ${revenue}.`);
   if (!falls) {
     // The trap is personal: for a user who wants tables, remembering means answering with one.
-    return [...fetched, wantsTable ? agent(`| Week | Orders | Revenue |\n|---|---|---|\n| ${p.week} | ${p.orders} | ${revenue} |`) : prose, outcome('success')];
+    return [
+      ...fetched,
+      wantsTable
+        ? agent(`| Week | Orders | Revenue |\n|---|---|---|\n| ${p.week} | ${p.orders} | ${revenue} |`)
+        : prose,
+      outcome('success'),
+    ];
   }
-  return [...fetched, prose, correction(pickText(CORRECTIONS.report_tables, p.phrasing)), outcome('failure', 'a table', 'prose')];
+  return [
+    ...fetched,
+    prose,
+    correction(pickText(CORRECTIONS.report_tables, p.phrasing)),
+    outcome('failure', 'a table', 'prose'),
+  ];
 }
 
 function vendorSteps(p: TaskParams): Step[] {

@@ -112,7 +112,11 @@ export interface NightReport {
 /** The deepest cause of a failed workflow (workflow → activity → application failure) names what went wrong. */
 export function innermostReason(error: unknown): string {
   let reason = error instanceof Error ? error.message : String(error);
-  for (let e = (error as { cause?: unknown } | undefined)?.cause; e instanceof Error; e = (e as { cause?: unknown }).cause) {
+  for (
+    let e = (error as { cause?: unknown } | undefined)?.cause;
+    e instanceof Error;
+    e = (e as { cause?: unknown }).cause
+  ) {
     const type = (e as { type?: unknown }).type;
     reason = typeof type === 'string' && type ? `${type}: ${e.message}` : e.message || reason;
   }
@@ -140,11 +144,19 @@ export function nocturneMemory(options: NocturneMemoryOptions): AgentMemory {
     strategy: 'nocturne',
     async beforeTask(task) {
       const now = new Date(options.start.getTime() + (task.day * 1440 + task.minute) * 60_000);
-      const answer = await pipeline.recall({ tenantId, query: task.request, k, taskId: task.taskId, scope: recallScopes(task, tenantId) }, now);
+      const answer = await pipeline.recall(
+        { tenantId, query: task.request, k, taskId: task.taskId, scope: recallScopes(task, tenantId) },
+        now,
+      );
       const covers = (claim: string) => (task.trap ? TRAPS[task.trap].covers(claim) : false);
       const covering = answer.notes.filter((n) => covers(n.claim));
       const listed = (options.usedNotes ?? 'recalled') === 'recalled' ? answer.notes : covering;
-      const used = listed.map((n) => ({ noteId: n.noteId, version: n.version, rank: n.rank, score: Number(n.score.toFixed(4)) }));
+      const used = listed.map((n) => ({
+        noteId: n.noteId,
+        version: n.version,
+        rank: n.rank,
+        score: Number(n.score.toFixed(4)),
+      }));
       const avoids = covering.length > 0;
       const missReason = task.trap && !avoids ? await whyMissed(options, task) : undefined;
       return { avoids, used, coveringNotes: covering.map((n) => n.noteId), ...(missReason ? { missReason } : {}) };
@@ -152,7 +164,8 @@ export function nocturneMemory(options: NocturneMemoryOptions): AgentMemory {
     afterTask: () => {},
     async endOfDay(day, records) {
       const archived = await pipeline.archiveRecords(tenantId, [...records]);
-      if (archived.rejected > 0) throw new Error(`simulation: the archive rejected ${archived.rejected} of day ${day}'s records`);
+      if (archived.rejected > 0)
+        throw new Error(`simulation: the archive rejected ${archived.rejected} of day ${day}'s records`);
       const began = Date.now();
       const to = new Date(options.start.getTime() + (day + 1) * 86_400_000 - 1).toISOString();
       let failure: string | undefined;

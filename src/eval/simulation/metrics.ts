@@ -29,7 +29,11 @@ export interface Recurrence {
   byTrap: Record<TrapId, Tally>;
 }
 
-const tally = (encounters: number, recurred: number): Tally => ({ encounters, recurred, rate: encounters === 0 ? null : recurred / encounters });
+const tally = (encounters: number, recurred: number): Tally => ({
+  encounters,
+  recurred,
+  rate: encounters === 0 ? null : recurred / encounters,
+});
 
 /**
  * Error recurrence: among encounters that come after the first fall on their subject, the
@@ -37,7 +41,9 @@ const tally = (encounters: number, recurred: number): Tally => ({ encounters, re
  */
 export function recurrence(encounters: readonly Encounter[]): Recurrence {
   const fallen = new Set<string>();
-  const counts = new Map<TrapId, { encounters: number; recurred: number }>(TRAP_IDS.map((t) => [t, { encounters: 0, recurred: 0 }]));
+  const counts = new Map<TrapId, { encounters: number; recurred: number }>(
+    TRAP_IDS.map((t) => [t, { encounters: 0, recurred: 0 }]),
+  );
   for (const e of encounters) {
     const subject = trapSubject(e.trap, e.userId);
     if (fallen.has(subject)) {
@@ -47,11 +53,16 @@ export function recurrence(encounters: readonly Encounter[]): Recurrence {
     }
     if (e.fell) fallen.add(subject);
   }
-  const byTrap = Object.fromEntries(TRAP_IDS.map((t) => {
-    const c = counts.get(t) as { encounters: number; recurred: number };
-    return [t, tally(c.encounters, c.recurred)];
-  })) as Record<TrapId, Tally>;
-  const total = [...counts.values()].reduce((s, c) => ({ encounters: s.encounters + c.encounters, recurred: s.recurred + c.recurred }), { encounters: 0, recurred: 0 });
+  const byTrap = Object.fromEntries(
+    TRAP_IDS.map((t) => {
+      const c = counts.get(t) as { encounters: number; recurred: number };
+      return [t, tally(c.encounters, c.recurred)];
+    }),
+  ) as Record<TrapId, Tally>;
+  const total = [...counts.values()].reduce(
+    (s, c) => ({ encounters: s.encounters + c.encounters, recurred: s.recurred + c.recurred }),
+    { encounters: 0, recurred: 0 },
+  );
   return { overall: tally(total.encounters, total.recurred), byTrap };
 }
 
@@ -63,7 +74,10 @@ export function meanOf(values: ReadonlyArray<number | null>): number | null {
 
 /** Counts added over seeds: the rate of everything pooled, next to the mean of per-seed rates. */
 export function pooled(tallies: readonly Tally[]): Tally {
-  return tally(tallies.reduce((s, t) => s + t.encounters, 0), tallies.reduce((s, t) => s + t.recurred, 0));
+  return tally(
+    tallies.reduce((s, t) => s + t.encounters, 0),
+    tallies.reduce((s, t) => s + t.recurred, 0),
+  );
 }
 
 /** One version of a note, as much of it as the fate needs. */
@@ -105,7 +119,8 @@ export interface NoteFate {
 
 /** Notes whose claim states a known-correct lesson, with what became of them. A note that states none is not a lesson note. */
 export function lessonNoteFates(notes: readonly NoteView[]): NoteFate[] {
-  const lessonOf = (claim: string | undefined) => (claim === undefined ? undefined : LESSON_IDS.find((l) => LESSONS[l].covers(claim)));
+  const lessonOf = (claim: string | undefined) =>
+    claim === undefined ? undefined : LESSON_IDS.find((l) => LESSONS[l].covers(claim));
   const lessonOfNote = new Map(notes.map((n) => [n.noteId, lessonOf(n.versions[0]?.claim)]));
   return notes.flatMap((n) => {
     const first = n.versions[0];
@@ -113,12 +128,27 @@ export function lessonNoteFates(notes: readonly NoteView[]): NoteFate[] {
     if (!first || !last) return [];
     const lesson = lessonOf(first.claim);
     if (!lesson) return [];
-    const reworded = last.status === 'superseded' && last.supersededBy !== null && lessonOfNote.get(last.supersededBy) === lesson;
-    const contradictions = n.versions.filter((v, i) => i > 0 && v.status === 'active' && v.contradictedAt !== null && v.confidence < (n.versions[i - 1] as VersionView).confidence).length;
-    return [{
-      noteId: n.noteId, lesson, scope: n.scope, status: last.status, contradictions,
-      firstConfidence: first.confidence, lastConfidence: last.confidence, fate: reworded ? 'reworded' : fateOf(last.status, contradictions),
-    }];
+    const reworded =
+      last.status === 'superseded' && last.supersededBy !== null && lessonOfNote.get(last.supersededBy) === lesson;
+    const contradictions = n.versions.filter(
+      (v, i) =>
+        i > 0 &&
+        v.status === 'active' &&
+        v.contradictedAt !== null &&
+        v.confidence < (n.versions[i - 1] as VersionView).confidence,
+    ).length;
+    return [
+      {
+        noteId: n.noteId,
+        lesson,
+        scope: n.scope,
+        status: last.status,
+        contradictions,
+        firstConfidence: first.confidence,
+        lastConfidence: last.confidence,
+        fate: reworded ? 'reworded' : fateOf(last.status, contradictions),
+      },
+    ];
   });
 }
 
@@ -156,12 +186,22 @@ export function retirementSummary(fates: readonly NoteFate[]): RetirementSummary
   return {
     ...retirementCounts(fates),
     traps: retirementCounts(fates.filter((f) => trapIds.has(f.lesson))),
-    byLesson: Object.fromEntries(LESSON_IDS.map((l) => [l, retirementCounts(fates.filter((f) => f.lesson === l))])) as Record<LessonId, RetirementCounts>,
+    byLesson: Object.fromEntries(
+      LESSON_IDS.map((l) => [l, retirementCounts(fates.filter((f) => f.lesson === l))]),
+    ) as Record<LessonId, RetirementCounts>,
   };
 }
 
 function retirementCounts(fates: readonly NoteFate[]): RetirementCounts {
-  const byFate: Record<Fate, number> = { kept: 0, contradicted: 0, reworded: 0, superseded: 0, retired: 0, quarantined: 0, erased: 0 };
+  const byFate: Record<Fate, number> = {
+    kept: 0,
+    contradicted: 0,
+    reworded: 0,
+    superseded: 0,
+    retired: 0,
+    quarantined: 0,
+    erased: 0,
+  };
   for (const f of fates) byFate[f.fate] += 1;
   const removed = byFate.reworded + byFate.superseded + byFate.retired + byFate.quarantined + byFate.erased;
   const n = fates.length;
@@ -182,7 +222,8 @@ function retirementCounts(fates: readonly NoteFate[]): RetirementCounts {
  * was lost, not just one of its notes. A personal lesson counts for its user only.
  */
 export function lostLessons(fates: readonly NoteFate[]): string[] {
-  const subjectOf = (f: NoteFate) => (LESSONS[f.lesson].perUser && f.scope.level === 'user' ? `${f.lesson}:${f.scope.key}` : f.lesson);
+  const subjectOf = (f: NoteFate) =>
+    LESSONS[f.lesson].perUser && f.scope.level === 'user' ? `${f.lesson}:${f.scope.key}` : f.lesson;
   const had = new Set(fates.map(subjectOf));
   const active = new Set(fates.filter((f) => f.status === 'active').map(subjectOf));
   return [...had].filter((s) => !active.has(s)).sort();

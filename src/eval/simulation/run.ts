@@ -4,10 +4,31 @@ import type { RawRecordInput } from '../../contracts/raw-record.ts';
 import { getNoteHistory, listNotes } from '../../db/index.ts';
 import type { EvalPipeline } from '../pipeline.ts';
 import { episodeSteps, toRecords } from './episodes.ts';
-import { boundedHistory, DEFAULT_HISTORY_WINDOW, noMemory, nocturneMemory, STRATEGIES, type AgentMemory, type MissReason, type NightReport, type Strategy, type UsedNotesMode } from './memory.ts';
 import {
-  lessonNoteFates, lostLessons, meanOf, pooled, recurrence, retirementSummary,
-  type Encounter, type NoteFate, type NoteView, type Recurrence, type RetirementSummary, type Tally,
+  boundedHistory,
+  DEFAULT_HISTORY_WINDOW,
+  noMemory,
+  nocturneMemory,
+  STRATEGIES,
+  type AgentMemory,
+  type MissReason,
+  type NightReport,
+  type Strategy,
+  type UsedNotesMode,
+} from './memory.ts';
+import {
+  lessonNoteFates,
+  lostLessons,
+  meanOf,
+  pooled,
+  recurrence,
+  retirementSummary,
+  type Encounter,
+  type NoteFate,
+  type NoteView,
+  type Recurrence,
+  type RetirementSummary,
+  type Tally,
 } from './metrics.ts';
 import { TRAP_IDS, trapSubject, type TrapId } from './traps.ts';
 import { generateWorld, type World } from './world.ts';
@@ -76,7 +97,15 @@ export interface StrategySummary {
 }
 
 export interface SimulationReport {
-  params: { seeds: number[]; days: number; tasksPerDay: number; historyWindow: number; k: number; usedNotes: UsedNotesMode; strategies: Strategy[] };
+  params: {
+    seeds: number[];
+    days: number;
+    tasksPerDay: number;
+    historyWindow: number;
+    k: number;
+    usedNotes: UsedNotesMode;
+    strategies: Strategy[];
+  };
   worlds: Array<{ seed: number; tasks: number; trapEncounters: Record<TrapId, number>; tableUsers: string[] }>;
   summaries: StrategySummary[];
   runs: StrategyRun[];
@@ -97,7 +126,8 @@ export interface SimulationReport {
 export async function runSimulation(options: SimulationOptions): Promise<SimulationReport> {
   const began = Date.now();
   const strategies = [...(options.strategies ?? STRATEGIES)];
-  if (strategies.includes('nocturne') && !options.pipeline) throw new Error('simulation: the nocturne strategy needs the pipeline (the real stack)');
+  if (strategies.includes('nocturne') && !options.pipeline)
+    throw new Error('simulation: the nocturne strategy needs the pipeline (the real stack)');
   const log = options.onProgress ?? (() => {});
   const historyWindow = options.historyWindow ?? DEFAULT_HISTORY_WINDOW;
   const k = options.k ?? 5;
@@ -116,15 +146,35 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const run = await playWorld(world, memory, tenantId, log);
       runs.push(run);
       log(`seed ${seed} ${strategy}: recurrence ${formatRate(run.recurrence.overall)} (${run.seconds.toFixed(1)}s)`);
-      if (strategy === 'nocturne' && options.pipeline) notes.push(await nocturneNotes(options.pipeline, seed, tenantId, nights));
+      if (strategy === 'nocturne' && options.pipeline)
+        notes.push(await nocturneNotes(options.pipeline, seed, tenantId, nights));
     }
   }
   return {
-    params: { seeds: [...options.seeds], days: options.days, tasksPerDay: options.tasksPerDay, historyWindow, k, usedNotes, strategies },
+    params: {
+      seeds: [...options.seeds],
+      days: options.days,
+      tasksPerDay: options.tasksPerDay,
+      historyWindow,
+      k,
+      usedNotes,
+      strategies,
+    },
     worlds: worlds.map(describeWorld),
-    summaries: strategies.map((s) => summarize(s, runs.filter((r) => r.strategy === s))),
+    summaries: strategies.map((s) =>
+      summarize(
+        s,
+        runs.filter((r) => r.strategy === s),
+      ),
+    ),
     runs,
-    nocturne: notes.length === 0 ? null : summarizeNotes(notes, runs.filter((r) => r.strategy === 'nocturne')),
+    nocturne:
+      notes.length === 0
+        ? null
+        : summarizeNotes(
+            notes,
+            runs.filter((r) => r.strategy === 'nocturne'),
+          ),
     wallSeconds: (Date.now() - began) / 1000,
   };
 }
@@ -148,11 +198,17 @@ function memoryFor(strategy: Strategy, c: MemoryContext): AgentMemory {
     case 'nocturne':
       return nocturneMemory({
         pipeline: c.pipeline as NonNullable<SimulationOptions['pipeline']>,
-        tenantId: c.tenantId, start: c.world.start, k: c.k, usedNotes: c.usedNotes, seed: c.world.seed,
+        tenantId: c.tenantId,
+        start: c.world.start,
+        k: c.k,
+        usedNotes: c.usedNotes,
+        seed: c.world.seed,
         onNight: (night) => {
           c.nights.push(night);
           const outcome = night.failure ? `FAILED (${night.failure})` : 'consolidated';
-          c.log(`seed ${c.world.seed} nocturne: night ${night.day + 1}/${c.world.days} ${outcome} in ${night.seconds.toFixed(1)}s`);
+          c.log(
+            `seed ${c.world.seed} nocturne: night ${night.day + 1}/${c.world.days} ${outcome} in ${night.seconds.toFixed(1)}s`,
+          );
         },
       });
   }
@@ -162,7 +218,12 @@ function memoryFor(strategy: Strategy, c: MemoryContext): AgentMemory {
  * Plays the world's tasks in order with one memory. Records get ids from a generator seeded
  * by the world, so a strategy's archive is the same on every run of a seed.
  */
-export async function playWorld(world: World, memory: AgentMemory, tenantId: string, log: (line: string) => void = () => {}): Promise<StrategyRun> {
+export async function playWorld(
+  world: World,
+  memory: AgentMemory,
+  tenantId: string,
+  log: (line: string) => void = () => {},
+): Promise<StrategyRun> {
   const began = Date.now();
   const nextId = monotonicFactory(seededRandom(world.seed));
   const ctx = { tenantId, start: world.start, nextId };
@@ -177,7 +238,11 @@ export async function playWorld(world: World, memory: AgentMemory, tenantId: str
       today.push(...taskRecords);
       if (task.trap) {
         encounters.push({
-          taskId: task.taskId, day, userId: task.userId, trap: task.trap, fell: !recollection.avoids,
+          taskId: task.taskId,
+          day,
+          userId: task.userId,
+          trap: task.trap,
+          fell: !recollection.avoids,
           ...(recollection.lessonAge !== undefined ? { lessonAge: recollection.lessonAge } : {}),
           ...(recollection.coveringNotes ? { coveringNotes: recollection.coveringNotes } : {}),
           ...(recollection.missReason ? { missReason: recollection.missReason } : {}),
@@ -188,11 +253,24 @@ export async function playWorld(world: World, memory: AgentMemory, tenantId: str
     await memory.endOfDay(day, today);
     if (memory.strategy === 'nocturne') log(`seed ${world.seed} nocturne: day ${day + 1}/${world.days} done`);
   }
-  return { strategy: memory.strategy, seed: world.seed, tenantId, encounters, recurrence: recurrence(encounters), records, seconds: (Date.now() - began) / 1000 };
+  return {
+    strategy: memory.strategy,
+    seed: world.seed,
+    tenantId,
+    encounters,
+    recurrence: recurrence(encounters),
+    records,
+    seconds: (Date.now() - began) / 1000,
+  };
 }
 
 /** Every note of the tenant with its versions, then the fate of those that state a lesson. */
-async function nocturneNotes(pipeline: NonNullable<SimulationOptions['pipeline']>, seed: number, tenantId: string, nights: NightReport[]): Promise<NocturneNotes> {
+async function nocturneNotes(
+  pipeline: NonNullable<SimulationOptions['pipeline']>,
+  seed: number,
+  tenantId: string,
+  nights: NightReport[],
+): Promise<NocturneNotes> {
   const current = [];
   for (let cursor: string | null | undefined = undefined; ;) {
     const page = await listNotes(pipeline.db, { tenantId, limit: 1000, cursor });
@@ -207,13 +285,19 @@ async function nocturneNotes(pipeline: NonNullable<SimulationOptions['pipeline']
       noteId: note.noteId,
       scope: note.scope,
       versions: history.versions.map((v) => ({
-        version: v.version, status: v.status, claim: v.claim, confidence: v.confidence, contradictedAt: v.contradictedAt, supersededBy: v.supersededBy,
+        version: v.version,
+        status: v.status,
+        claim: v.claim,
+        confidence: v.confidence,
+        contradictedAt: v.contradictedAt,
+        supersededBy: v.supersededBy,
       })),
     });
   }
   const fates = lessonNoteFates(views);
   return {
-    seed, tenantId,
+    seed,
+    tenantId,
     activeNotes: current.filter((n) => n.status === 'active').length,
     allNotes: current.length,
     fates,
@@ -224,20 +308,30 @@ async function nocturneNotes(pipeline: NonNullable<SimulationOptions['pipeline']
 }
 
 function summarize(strategy: Strategy, runs: readonly StrategyRun[]): StrategySummary {
-  const byTrap = Object.fromEntries(TRAP_IDS.map((t) => {
-    const tallies = runs.map((r) => r.recurrence.byTrap[t]);
-    return [t, { meanRate: meanOf(tallies.map((x) => x.rate)), pooled: pooled(tallies) }];
-  })) as StrategySummary['byTrap'];
+  const byTrap = Object.fromEntries(
+    TRAP_IDS.map((t) => {
+      const tallies = runs.map((r) => r.recurrence.byTrap[t]);
+      return [t, { meanRate: meanOf(tallies.map((x) => x.rate)), pooled: pooled(tallies) }];
+    }),
+  ) as StrategySummary['byTrap'];
   return {
     strategy,
     meanRate: meanOf(runs.map((r) => r.recurrence.overall.rate)),
     pooled: pooled(runs.map((r) => r.recurrence.overall)),
-    perSeed: runs.map((r) => ({ seed: r.seed, rate: r.recurrence.overall.rate, encounters: r.recurrence.overall.encounters, recurred: r.recurrence.overall.recurred })),
+    perSeed: runs.map((r) => ({
+      seed: r.seed,
+      rate: r.recurrence.overall.rate,
+      encounters: r.recurrence.overall.encounters,
+      recurred: r.recurrence.overall.recurred,
+    })),
     byTrap,
   };
 }
 
-function summarizeNotes(perSeed: NocturneNotes[], runs: readonly StrategyRun[]): NonNullable<SimulationReport['nocturne']> {
+function summarizeNotes(
+  perSeed: NocturneNotes[],
+  runs: readonly StrategyRun[],
+): NonNullable<SimulationReport['nocturne']> {
   const missReasons: Record<RepeatFallReason, number> = { same_day: 0, no_active_note: 0, not_in_top_k: 0 };
   for (const run of runs) {
     const firstFallDay = new Map<string, number>();
@@ -245,7 +339,8 @@ function summarizeNotes(perSeed: NocturneNotes[], runs: readonly StrategyRun[]):
       // Only repeat falls need an explanation: the first one could not have been avoided.
       const subject = trapSubject(e.trap, e.userId);
       const first = firstFallDay.get(subject);
-      if (e.fell && first !== undefined) missReasons[first === e.day ? 'same_day' : (e.missReason ?? 'no_active_note')] += 1;
+      if (e.fell && first !== undefined)
+        missReasons[first === e.day ? 'same_day' : (e.missReason ?? 'no_active_note')] += 1;
       if (e.fell && first === undefined) firstFallDay.set(subject, e.day);
     }
   }
@@ -261,8 +356,15 @@ function summarizeNotes(perSeed: NocturneNotes[], runs: readonly StrategyRun[]):
 }
 
 function describeWorld(world: World): SimulationReport['worlds'][number] {
-  const trapEncounters = Object.fromEntries(TRAP_IDS.map((t) => [t, world.tasks.filter((x) => x.trap === t).length])) as Record<TrapId, number>;
-  return { seed: world.seed, tasks: world.tasks.length, trapEncounters, tableUsers: world.users.filter((u) => u.wantsTables).map((u) => u.userId) };
+  const trapEncounters = Object.fromEntries(
+    TRAP_IDS.map((t) => [t, world.tasks.filter((x) => x.trap === t).length]),
+  ) as Record<TrapId, number>;
+  return {
+    seed: world.seed,
+    tasks: world.tasks.length,
+    trapEncounters,
+    tableUsers: world.users.filter((u) => u.wantsTables).map((u) => u.userId),
+  };
 }
 
 export function formatRate(t: Pick<Tally, 'rate' | 'encounters' | 'recurred'>): string {

@@ -29,7 +29,8 @@ export const TRAPS: Record<TrapId, Trap> = {
     title: 'billing API amounts are in cents (divide by 100)',
     taskTypes: ['invoice_report'],
     perUser: false,
-    covers: (text) => /\bcents\b/i.test(text) && /\b(100|divide[ds]?|dividing)\b/i.test(text) && /\bbilling\b/i.test(text),
+    covers: (text) =>
+      /\bcents\b/i.test(text) && /\b(100|divide[ds]?|dividing)\b/i.test(text) && /\bbilling\b/i.test(text),
   },
   crm_timeout: {
     id: 'crm_timeout',

@@ -9,7 +9,15 @@ import type { TrapId } from './traps.ts';
 export const SIM_AGENT_ID = 'sim-assistant';
 
 /** Tasks the users ask for; the first four hide a trap (weekly_summary only for some users). */
-export const TASK_KINDS = ['invoice_total', 'crm_export', 'book_flight', 'weekly_summary', 'vendor_lookup', 'schedule_meeting', 'refund_total'] as const;
+export const TASK_KINDS = [
+  'invoice_total',
+  'crm_export',
+  'book_flight',
+  'weekly_summary',
+  'vendor_lookup',
+  'schedule_meeting',
+  'refund_total',
+] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
 
 /** How often each kind is asked for, relative to the others. */
@@ -127,7 +135,10 @@ export function generateWorld(options: WorldOptions): World {
 
 /** At least one user wants tables and at least one does not, so the personal trap is always personal. */
 function makeUsers(rand: () => number, count: number): SimUser[] {
-  const users = Array.from({ length: count }, (_, i) => ({ userId: `user-${i + 1}`, wantsTables: rand() < TABLE_USER_SHARE }));
+  const users = Array.from({ length: count }, (_, i) => ({
+    userId: `user-${i + 1}`,
+    wantsTables: rand() < TABLE_USER_SHARE,
+  }));
   if (count >= 2 && !users.some((u) => u.wantsTables)) (users[0] as SimUser).wantsTables = true;
   if (count >= 2 && users.every((u) => u.wantsTables)) (users[count - 1] as SimUser).wantsTables = false;
   return users;
@@ -190,7 +201,12 @@ const CITIES = [
   { name: 'Dublin', code: 'DUB' },
   { name: 'Prague', code: 'PRG' },
 ];
-const SEGMENTS = ['all customers', 'customers in Germany', 'leads created this quarter', 'customers with open invoices'];
+const SEGMENTS = [
+  'all customers',
+  'customers in Germany',
+  'leads created this quarter',
+  'customers with open invoices',
+];
 const VENDORS = [
   { vendor: 'Northwind', terms: 'net 30' },
   { vendor: 'Contoso', terms: 'net 45' },
@@ -199,26 +215,60 @@ const VENDORS = [
 ];
 const PEOPLE = ['Dana', 'Priya', 'Marek', 'Ines', 'Tomas'];
 const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 function paramsFor(rand: () => number, kind: TaskKind, today: Date): TaskParams {
   const phrasing = Math.floor(rand() * 3);
   const lastMonth = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, 1));
-  const month = { month: lastMonth.toISOString().slice(0, 7), monthName: MONTH_NAMES[lastMonth.getUTCMonth()] as string };
+  const month = {
+    month: lastMonth.toISOString().slice(0, 7),
+    monthName: MONTH_NAMES[lastMonth.getUTCMonth()] as string,
+  };
   switch (kind) {
     case 'invoice_total':
-      return { phrasing, ...month, amounts: Array.from({ length: 1 + Math.floor(rand() * 3) }, () => 50 * (100 + Math.floor(rand() * 6000))) };
+      return {
+        phrasing,
+        ...month,
+        amounts: Array.from({ length: 1 + Math.floor(rand() * 3) }, () => 50 * (100 + Math.floor(rand() * 6000))),
+      };
     case 'refund_total':
-      return { phrasing, ...month, amounts: Array.from({ length: 1 + Math.floor(rand() * 2) }, () => Math.round(2000 + rand() * 40000) / 100) };
+      return {
+        phrasing,
+        ...month,
+        amounts: Array.from({ length: 1 + Math.floor(rand() * 2) }, () => Math.round(2000 + rand() * 40000) / 100),
+      };
     case 'crm_export':
       return { phrasing, segment: pick(rand, SEGMENTS), rows: 800 + Math.floor(rand() * 4000) };
     case 'book_flight': {
       const travel = new Date(today.getTime() + (7 + Math.floor(rand() * 40)) * 86_400_000);
       const city = pick(rand, CITIES);
-      return { phrasing, city, date: travel.toISOString().slice(0, 10), flight: `SK${1000 + Math.floor(rand() * 9000)}` };
+      return {
+        phrasing,
+        city,
+        date: travel.toISOString().slice(0, 10),
+        flight: `SK${1000 + Math.floor(rand() * 9000)}`,
+      };
     }
     case 'weekly_summary':
-      return { phrasing, week: isoWeek(today), orders: 10 + Math.floor(rand() * 90), revenueCents: 50 * (2000 + Math.floor(rand() * 20000)) };
+      return {
+        phrasing,
+        week: isoWeek(today),
+        orders: 10 + Math.floor(rand() * 90),
+        revenueCents: 50 * (2000 + Math.floor(rand() * 20000)),
+      };
     case 'vendor_lookup':
       return { phrasing, ...pick(rand, VENDORS) };
     case 'schedule_meeting':
@@ -229,16 +279,44 @@ function paramsFor(rand: () => number, kind: TaskKind, today: Date): TaskParams 
 /** The user's request. Worded without "always", "never" or "I want": a request is not a standing preference. */
 export function requestText(kind: TaskKind, p: TaskParams): string {
   const variants: Record<TaskKind, () => string[]> = {
-    invoice_total: () => [`What did we invoice in total for ${p.monthName}?`, `Total invoiced for ${p.monthName}, please.`, `How much did we bill customers in ${p.monthName}?`],
-    refund_total: () => [`How much did we refund in ${p.monthName}?`, `Total refunds for ${p.monthName}, please.`, `What were our refunds in ${p.monthName}?`],
-    crm_export: () => [`Export ${p.segment} from the CRM to CSV.`, `Can you pull ${p.segment} out of the CRM as a CSV file?`, `CSV export of ${p.segment} from the CRM, please.`],
+    invoice_total: () => [
+      `What did we invoice in total for ${p.monthName}?`,
+      `Total invoiced for ${p.monthName}, please.`,
+      `How much did we bill customers in ${p.monthName}?`,
+    ],
+    refund_total: () => [
+      `How much did we refund in ${p.monthName}?`,
+      `Total refunds for ${p.monthName}, please.`,
+      `What were our refunds in ${p.monthName}?`,
+    ],
+    crm_export: () => [
+      `Export ${p.segment} from the CRM to CSV.`,
+      `Can you pull ${p.segment} out of the CRM as a CSV file?`,
+      `CSV export of ${p.segment} from the CRM, please.`,
+    ],
     book_flight: () => {
       const city = p.city?.name ?? '';
-      return [`Book me a flight to ${city} on ${longDate(p.date)}.`, `Find and book a flight to ${city} for ${longDate(p.date)}.`, `Get me on a flight to ${city}, ${longDate(p.date)}.`];
+      return [
+        `Book me a flight to ${city} on ${longDate(p.date)}.`,
+        `Find and book a flight to ${city} for ${longDate(p.date)}.`,
+        `Get me on a flight to ${city}, ${longDate(p.date)}.`,
+      ];
     },
-    weekly_summary: () => ['Summarize this week’s orders for me.', 'How did orders go this week?', 'Give me the weekly order report.'],
-    vendor_lookup: () => [`Find the payment terms of vendor ${p.vendor}.`, `What payment terms does ${p.vendor} give us?`, `Look up ${p.vendor}'s payment terms.`],
-    schedule_meeting: () => [`Schedule a 30-minute meeting with ${p.person} on ${p.weekday}.`, `Set up a call with ${p.person} on ${p.weekday}.`, `Put a meeting with ${p.person} in my calendar for ${p.weekday}.`],
+    weekly_summary: () => [
+      'Summarize this week’s orders for me.',
+      'How did orders go this week?',
+      'Give me the weekly order report.',
+    ],
+    vendor_lookup: () => [
+      `Find the payment terms of vendor ${p.vendor}.`,
+      `What payment terms does ${p.vendor} give us?`,
+      `Look up ${p.vendor}'s payment terms.`,
+    ],
+    schedule_meeting: () => [
+      `Schedule a 30-minute meeting with ${p.person} on ${p.weekday}.`,
+      `Set up a call with ${p.person} on ${p.weekday}.`,
+      `Put a meeting with ${p.person} in my calendar for ${p.weekday}.`,
+    ],
   };
   const options = variants[kind]();
   return options[p.phrasing % options.length] as string;

@@ -8,7 +8,13 @@ describe('whileHeartbeating', () => {
     const env = new MockActivityEnvironment();
     const beats: unknown[] = [];
     env.on('heartbeat', (d: unknown) => beats.push(d));
-    const result = await env.run(() => whileHeartbeating(sleep(230).then(() => 'vectors'), { embedded: 64 }, 50));
+    const result = await env.run(() =>
+      whileHeartbeating(
+        sleep(230).then(() => 'vectors'),
+        { embedded: 64 },
+        50,
+      ),
+    );
     expect(result).toBe('vectors');
     expect(beats.length).toBeGreaterThanOrEqual(3);
     expect(beats.every((d) => JSON.stringify(d) === '{"embedded":64}')).toBe(true);
@@ -19,7 +25,9 @@ describe('whileHeartbeating', () => {
 
   it('passes a failure through, and outside an activity just awaits', async () => {
     const env = new MockActivityEnvironment();
-    await expect(env.run(() => whileHeartbeating(Promise.reject(new Error('server gone')), undefined, 50))).rejects.toThrow('server gone');
+    await expect(
+      env.run(() => whileHeartbeating(Promise.reject(new Error('server gone')), undefined, 50)),
+    ).rejects.toThrow('server gone');
     await expect(whileHeartbeating(Promise.resolve(7))).resolves.toBe(7);
   });
 });

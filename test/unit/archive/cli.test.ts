@@ -24,7 +24,10 @@ describe('nocturne archive', { timeout: 90_000 }, () => {
   beforeAll(async () => {
     ({ root, cleanup } = await tempStore());
     input = join(root, 'in.jsonl');
-    const bad = ['{broken', JSON.stringify({ ...records[0], id: '01JQ0000000000000000000000', tenantId: 'someone-else' })];
+    const bad = [
+      '{broken',
+      JSON.stringify({ ...records[0], id: '01JQ0000000000000000000000', tenantId: 'someone-else' }),
+    ];
     await writeFile(input, `${toJsonl(records.slice(0, 150))}${bad[0]}\n${toJsonl(records.slice(150))}${bad[1]}\n`);
   });
   afterAll(() => cleanup());

@@ -20,7 +20,9 @@ describe('FileArchiveStore', () => {
   });
 
   it('leaves no temp files behind, even when racing writers put the same key', async () => {
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.putIfAbsent('raw/x/y', Buffer.from(`v${i}`), 'text/plain')));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => store.putIfAbsent('raw/x/y', Buffer.from(`v${i}`), 'text/plain')),
+    );
     expect(results.filter((r) => r === 'written')).toHaveLength(1);
     expect(await readdir(`${root}/raw/x`)).toEqual(['y']);
   });
@@ -62,7 +64,10 @@ describe('FileArchiveStore', () => {
 describe('openArchive', () => {
   it('chooses the implementation by URI scheme', async () => {
     expect(openArchive({ uri: 'file:///tmp/nocturne-x' }).location).toBe('file:///tmp/nocturne-x');
-    const s3 = openArchive({ uri: 's3://bucket/some/prefix', s3: { region: 'us-east-1', endpoint: 'http://127.0.0.1:1' } });
+    const s3 = openArchive({
+      uri: 's3://bucket/some/prefix',
+      s3: { region: 'us-east-1', endpoint: 'http://127.0.0.1:1' },
+    });
     expect(s3).toBeInstanceOf(S3ArchiveStore);
     expect(s3.location).toBe('s3://bucket/some/prefix');
     await s3.close();

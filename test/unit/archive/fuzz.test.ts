@@ -53,38 +53,87 @@ const VIOLATIONS: Array<(r: Record<string, unknown>) => Record<string, unknown>>
 function validSegment(i: number, variant: number): Segment {
   const r = POOL[i % POOL.length] as RawRecord;
   // Vary the shape the fast path sees: as written, with an unknown field, keys reversed.
-  const value = variant === 0 ? r : variant === 1 ? { ...r, producerVersion: 7, nested: { a: [1, null] } } : Object.fromEntries(Object.entries(r).reverse());
+  const value =
+    variant === 0
+      ? r
+      : variant === 1
+        ? { ...r, producerVersion: 7, nested: { a: [1, null] } }
+        : Object.fromEntries(Object.entries(r).reverse());
   return { text: bytes(JSON.stringify(value)), valid: r.id };
 }
 
 const segment: fc.Arbitrary<(i: number) => Segment> = fc.oneof(
   { weight: 8, arbitrary: fc.nat(2).map((variant) => (i: number) => validSegment(i, variant)) },
   // Random bytes with one 0xFF (never valid UTF-8): decoding fails before JSON does.
-  { weight: 1, arbitrary: fc.tuple(fc.uint8Array({ maxLength: 60 }), fc.nat()).map(([b, at]) => () => {
-    const body = noNewline(b);
-    const cut = at % (body.length + 1);
-    return { text: Buffer.concat([body.subarray(0, cut), Buffer.from([0xff]), body.subarray(cut)]), reason: 'invalid_utf8' as const };
-  }) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.uint8Array({ maxLength: 60 }), fc.nat()).map(([b, at]) => () => {
+      const body = noNewline(b);
+      const cut = at % (body.length + 1);
+      return {
+        text: Buffer.concat([body.subarray(0, cut), Buffer.from([0xff]), body.subarray(cut)]),
+        reason: 'invalid_utf8' as const,
+      };
+    }),
+  },
   // Random text that starts with a character no JSON text starts with.
-  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 60 }).map((s) => () => ({ text: bytes(`}${s.replace(/\n/g, ' ')}`), reason: 'invalid_json' as const })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .string({ unit: 'grapheme', maxLength: 60 })
+      .map((s) => () => ({ text: bytes(`}${s.replace(/\n/g, ' ')}`), reason: 'invalid_json' as const })),
+  },
   // A record cut short: a proper prefix of a JSON object is never valid JSON.
-  { weight: 1, arbitrary: fc.nat().map((at) => (i: number) => {
-    const line = JSON.stringify(POOL[i % POOL.length]);
-    return { text: bytes(line.slice(0, at % (line.length - 1))), reason: (at % (line.length - 1) === 0 ? 'empty_line' : 'invalid_json') as QuarantineReason };
-  }) },
-  { weight: 1, arbitrary: fc.constantFrom('   ', '\t', 'null,', '{"id":}', 'NaN', "{'a':1}").map((s) => () => ({ text: bytes(s), reason: 'invalid_json' as const })) },
-  { weight: 1, arbitrary: fc.nat(VIOLATIONS.length - 1).map((v) => (i: number) => ({ text: bytes(JSON.stringify(VIOLATIONS[v]?.({ ...POOL[i % POOL.length] }))), reason: 'schema_violation' as const })) },
-  { weight: 1, arbitrary: fc.constant((i: number) => ({ text: bytes(JSON.stringify({ ...POOL[i % POOL.length], tenantId: 'intruder' })), reason: 'tenant_mismatch' as const })) },
+  {
+    weight: 1,
+    arbitrary: fc.nat().map((at) => (i: number) => {
+      const line = JSON.stringify(POOL[i % POOL.length]);
+      return {
+        text: bytes(line.slice(0, at % (line.length - 1))),
+        reason: (at % (line.length - 1) === 0 ? 'empty_line' : 'invalid_json') as QuarantineReason,
+      };
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('   ', '\t', 'null,', '{"id":}', 'NaN', "{'a':1}")
+      .map((s) => () => ({ text: bytes(s), reason: 'invalid_json' as const })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.nat(VIOLATIONS.length - 1).map((v) => (i: number) => ({
+      text: bytes(JSON.stringify(VIOLATIONS[v]?.({ ...POOL[i % POOL.length] }))),
+      reason: 'schema_violation' as const,
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constant((i: number) => ({
+      text: bytes(JSON.stringify({ ...POOL[i % POOL.length], tenantId: 'intruder' })),
+      reason: 'tenant_mismatch' as const,
+    })),
+  },
   { weight: 1, arbitrary: fc.constant(() => ({ text: Buffer.alloc(0), reason: 'empty_line' as const })) },
   // Over the line limit, whatever it contains (valid record, garbage): counted, not parsed.
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 1, max: 3 * MAX_LINE }), fc.boolean()).map(([extra, asRecord]) => (i: number) => ({
-    text: asRecord ? bytes(JSON.stringify({ ...POOL[i % POOL.length], text: 'y'.repeat(MAX_LINE + extra) })) : Buffer.alloc(MAX_LINE + extra, 0xff),
-    reason: 'oversize_line' as const,
-  })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 1, max: 3 * MAX_LINE }), fc.boolean())
+      .map(([extra, asRecord]) => (i: number) => ({
+        text: asRecord
+          ? bytes(JSON.stringify({ ...POOL[i % POOL.length], text: 'y'.repeat(MAX_LINE + extra) }))
+          : Buffer.alloc(MAX_LINE + extra, 0xff),
+        reason: 'oversize_line' as const,
+      })),
+  },
 );
 
 /** Builds the object bytes and what the reader must report, from the generated plan. */
-function build(plan: Array<(i: number) => Segment>, tail: Uint8Array | null): { body: Buffer; validIds: string[]; expected: Array<{ line: number; reason: QuarantineReason }> } {
+function build(
+  plan: Array<(i: number) => Segment>,
+  tail: Uint8Array | null,
+): { body: Buffer; validIds: string[]; expected: Array<{ line: number; reason: QuarantineReason }> } {
   const parts: Buffer[] = [];
   const validIds: string[] = [];
   const expected: Array<{ line: number; reason: QuarantineReason }> = [];
@@ -136,11 +185,19 @@ describe('fuzzed archive objects', () => {
           const key = objectKeyFor(TENANT, `01JQ${String(n).padStart(22, '0')}-0123456789ab`);
           await putRawObject(store, key, body);
           const seen: QuarantinedLine[] = [];
-          const reader = readObject(store, key, { maxLineBytes: MAX_LINE, onQuarantine: (q) => seen.push(q), ...(verifyBufferBytes ? { verifyBufferBytes } : {}) });
+          const reader = readObject(store, key, {
+            maxLineBytes: MAX_LINE,
+            onQuarantine: (q) => seen.push(q),
+            ...(verifyBufferBytes ? { verifyBufferBytes } : {}),
+          });
           const records = await collect(reader);
           expect(records.map((r) => r.record.id)).toEqual(validIds);
           expect(reader.quarantined.map(({ line, reason }) => ({ line, reason }))).toEqual(expected);
-          expect(reader.stats).toEqual({ records: validIds.length, quarantined: expected.length, byReason: countBy(expected) });
+          expect(reader.stats).toEqual({
+            records: validIds.length,
+            quarantined: expected.length,
+            byReason: countBy(expected),
+          });
           expect(seen).toEqual(reader.quarantined);
           expect(reader.quarantined.every((q) => q.objectKey === key && q.detail.length > 0)).toBe(true);
           // Evidence refs cite exact bytes: line numbers and sizes match the object.

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { splitLines } from '../../../src/archive/lines.ts';
 import type { LineEvent } from '../../../src/archive/lines.ts';
 
-async function split(chunks: string[], maxLineBytes = 10, want?: (line: number) => boolean): Promise<Array<[string, number, string | number]>> {
+async function split(
+  chunks: string[],
+  maxLineBytes = 10,
+  want?: (line: number) => boolean,
+): Promise<Array<[string, number, string | number]>> {
   const out: Array<[string, number, string | number]> = [];
   const events: AsyncIterable<LineEvent> = splitLines(
     (async function* () {

@@ -32,7 +32,10 @@ function faultyObject(opts: { badJson: number; schema: number; validEvery?: numb
     fault(JSON.stringify({ ...valid[v], kind: 'telepathy', id: `X${i}` }), 'schema_violation');
   }
   nextValid();
-  fault(JSON.stringify({ ...valid[v], id: '01JQ00000000000000000000ZZ', text: 'y'.repeat(1.5 * 1024 * 1024) }), 'oversize_line');
+  fault(
+    JSON.stringify({ ...valid[v], id: '01JQ00000000000000000000ZZ', text: 'y'.repeat(1.5 * 1024 * 1024) }),
+    'oversize_line',
+  );
   nextValid();
   fault(JSON.stringify({ ...valid[v], id: '01JQ00000000000000000000YY', tenantId: 'intruder' }), 'tenant_mismatch');
   while (v < 50) nextValid();
@@ -49,12 +52,18 @@ describe('ObjectReader quarantine', () => {
   beforeEach(async () => ({ store, cleanup } = await tempStore()));
   afterEach(() => cleanup());
 
-  for (const [mode, verifyBufferBytes] of [['one pass', undefined], ['verify-then-read (tiny buffer)', 2048]] as const) {
+  for (const [mode, verifyBufferBytes] of [
+    ['one pass', undefined],
+    ['verify-then-read (tiny buffer)', 2048],
+  ] as const) {
     it(`quarantines exactly the injected faults and yields every valid record (${mode})`, async () => {
       const { text, validIds, expected } = faultyObject({ badJson: 3, schema: 4 });
       await putRawObject(store, KEY, text);
       const seen: QuarantinedLine[] = [];
-      const reader = readObject(store, KEY, { ...(verifyBufferBytes ? { verifyBufferBytes } : {}), onQuarantine: (q) => seen.push(q) });
+      const reader = readObject(store, KEY, {
+        ...(verifyBufferBytes ? { verifyBufferBytes } : {}),
+        onQuarantine: (q) => seen.push(q),
+      });
       const records = await collect(reader);
       expect(records.map((r) => r.record.id)).toEqual(validIds);
       expect(reader.quarantined.map(({ line, reason }) => ({ line, reason }))).toEqual(expected);
@@ -65,13 +74,19 @@ describe('ObjectReader quarantine', () => {
         byReason: { invalid_json: 3, schema_violation: 4, oversize_line: 1, tenant_mismatch: 1, truncated_line: 1 },
       });
       expect(reader.quarantined.every((q) => q.objectKey === KEY && q.detail.length > 0)).toBe(true);
-      expect(reader.quarantined.find((q) => q.reason === 'oversize_line')?.detail).toMatch(/over the 1048576-byte limit/);
+      expect(reader.quarantined.find((q) => q.reason === 'oversize_line')?.detail).toMatch(
+        /over the 1048576-byte limit/,
+      );
     });
   }
 
   it('quarantines empty lines and invalid UTF-8 without losing neighbours', async () => {
     const [a, b] = generateRecords({ count: 2, withRecordedAt: true });
-    const text = Buffer.concat([Buffer.from(`${JSON.stringify(a)}\n\n`), Buffer.from([0xff, 0xfe, 0x7b, 0x0a]), Buffer.from(`${JSON.stringify(b)}\n`)]);
+    const text = Buffer.concat([
+      Buffer.from(`${JSON.stringify(a)}\n\n`),
+      Buffer.from([0xff, 0xfe, 0x7b, 0x0a]),
+      Buffer.from(`${JSON.stringify(b)}\n`),
+    ]);
     await putRawObject(store, KEY, text);
     const reader = readObject(store, KEY);
     expect((await collect(reader)).map((r) => r.line)).toEqual([1, 4]);
@@ -151,7 +166,9 @@ describe('ObjectReader targeted reads', () => {
     await putRawObject(store, KEY, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
     const reader = readObject(store, KEY, { lines: [5, 9] });
     expect((await collect(reader)).map((r) => r.line)).toEqual([5]);
-    expect(reader.quarantined).toEqual([{ objectKey: KEY, line: 9, reason: 'missing_line', detail: expect.any(String) }]);
+    expect(reader.quarantined).toEqual([
+      { objectKey: KEY, line: 9, reason: 'missing_line', detail: expect.any(String) },
+    ]);
   });
 });
 

@@ -16,7 +16,25 @@ import { RECORD_KINDS, RECORD_SOURCES, RawRecord } from '../../../src/contracts/
  * missing required fields, extra keys.
  */
 
-const KEYS = ['id', 'tenantId', 'userId', 'agentId', 'sessionId', 'taskId', 'taskType', 'kind', 'observedAt', 'recordedAt', 'role', 'text', 'payload', 'tags', 'importance', 'outcome', 'source'] as const;
+const KEYS = [
+  'id',
+  'tenantId',
+  'userId',
+  'agentId',
+  'sessionId',
+  'taskId',
+  'taskType',
+  'kind',
+  'observedAt',
+  'recordedAt',
+  'role',
+  'text',
+  'payload',
+  'tags',
+  'importance',
+  'outcome',
+  'source',
+] as const;
 const CROCKFORD = [...'0123456789ABCDEFGHJKMNPQRSTVWXYZ'];
 const ALNUM = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'];
 const DIGITS = [...'0123456789'];
@@ -52,7 +70,9 @@ const outcome = fc.record(
   },
   { requiredKeys: ['status'] },
 );
-const unknownKey = fc.string({ maxLength: 10 }).filter((k) => !(KEYS as readonly string[]).includes(k) && k !== '__proto__');
+const unknownKey = fc
+  .string({ maxLength: 10 })
+  .filter((k) => !(KEYS as readonly string[]).includes(k) && k !== '__proto__');
 
 const validRecord = fc
   .tuple(
@@ -84,35 +104,83 @@ const validRecord = fc
   // Keys in any order, unknown keys anywhere: the writer appends recordedAt last, other producers differ.
   .map(([known, extra, order]) => {
     const entries = Object.entries({ ...known, ...extra });
-    const keyed = entries.map((e, i) => [order[i % order.length] ?? 0, i, e] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const keyed = entries
+      .map((e, i) => [order[i % order.length] ?? 0, i, e] as const)
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     return Object.fromEntries(keyed.map(([, , e]) => e)) as Record<string, unknown>;
   });
 
 /** A character of the datetime alphabet (and a few neighbours) at a random place. */
 const mutatedDateTime = fc
-  .tuple(dateTime, fc.nat(), fc.constantFrom(...'0123456789-:T Z+.tz', '٣', ''), fc.constantFrom('replace', 'insert', 'delete'))
+  .tuple(
+    dateTime,
+    fc.nat(),
+    fc.constantFrom(...'0123456789-:T Z+.tz', '٣', ''),
+    fc.constantFrom('replace', 'insert', 'delete'),
+  )
   .map(([s, at, c, how]) => {
     const i = at % (s.length + 1);
-    return how === 'replace' ? s.slice(0, i) + c + s.slice(i + 1) : how === 'insert' ? s.slice(0, i) + c + s.slice(i) : s.slice(0, i) + s.slice(i + 1);
+    return how === 'replace'
+      ? s.slice(0, i) + c + s.slice(i + 1)
+      : how === 'insert'
+        ? s.slice(0, i) + c + s.slice(i)
+        : s.slice(0, i) + s.slice(i + 1);
   });
 const trickyDateTimes = fc.constantFrom(
-  '2024-02-29T00:00:00Z', '2023-02-29T00:00:00Z', '2000-02-29T12:00:00Z', '1900-02-29T12:00:00Z', '0000-02-29T00:00:00Z',
-  '2026-04-31T00:00:00Z', '2026-13-01T00:00:00Z', '2026-00-10T00:00:00Z', '2026-01-00T00:00:00Z', '2026-01-01T24:00:00Z',
-  '2026-01-01T23:60:00Z', '2026-01-01T23:59:60Z', '2026-01-01T00:00Z', '2026-01-01T00:00:00', '2026-01-01T00:00:00.Z',
-  '2026-01-01T00:00:00.5Z', '2026-01-01t00:00:00Z', '2026-01-01T00:00:00z', '2026-01-01 00:00:00Z', '2026-01-01T00:00:00+24:00',
-  '2026-01-01T00:00:00+01:60', '2026-01-01T00:00:00+0100', '2026-01-01T00:00:00+01', '2026-01-01T00:00:00-00:00', '+02026-01-01T00:00:00Z',
-  '2026-01-01T00:00:00Z\n', ' 2026-01-01T00:00:00Z', '2026-01-01T00:00:00.123456789+05:30',
+  '2024-02-29T00:00:00Z',
+  '2023-02-29T00:00:00Z',
+  '2000-02-29T12:00:00Z',
+  '1900-02-29T12:00:00Z',
+  '0000-02-29T00:00:00Z',
+  '2026-04-31T00:00:00Z',
+  '2026-13-01T00:00:00Z',
+  '2026-00-10T00:00:00Z',
+  '2026-01-00T00:00:00Z',
+  '2026-01-01T24:00:00Z',
+  '2026-01-01T23:60:00Z',
+  '2026-01-01T23:59:60Z',
+  '2026-01-01T00:00Z',
+  '2026-01-01T00:00:00',
+  '2026-01-01T00:00:00.Z',
+  '2026-01-01T00:00:00.5Z',
+  '2026-01-01t00:00:00Z',
+  '2026-01-01T00:00:00z',
+  '2026-01-01 00:00:00Z',
+  '2026-01-01T00:00:00+24:00',
+  '2026-01-01T00:00:00+01:60',
+  '2026-01-01T00:00:00+0100',
+  '2026-01-01T00:00:00+01',
+  '2026-01-01T00:00:00-00:00',
+  '+02026-01-01T00:00:00Z',
+  '2026-01-01T00:00:00Z\n',
+  ' 2026-01-01T00:00:00Z',
+  '2026-01-01T00:00:00.123456789+05:30',
 );
 const ulidish = fc.oneof(
-  fc.string({ unit: fc.constantFrom(...CROCKFORD, 'I', 'L', 'O', 'U', 'a', 'z', '-', '٣'), minLength: 24, maxLength: 28 }),
+  fc.string({
+    unit: fc.constantFrom(...CROCKFORD, 'I', 'L', 'O', 'U', 'a', 'z', '-', '٣'),
+    minLength: 24,
+    maxLength: 28,
+  }),
   ulid.map((u) => u.toLowerCase()),
 );
 const tenantish = fc.oneof(
   fc.string({ unit: fc.constantFrom(...ALNUM.slice(0, 5), '_', '.', '-', '/', ' ', 'é'), minLength: 0, maxLength: 4 }),
   fc.constantFrom('a'.repeat(64), 'a'.repeat(65), '_a', '.a', '-a', 'a_.-'),
 );
-const numberish = fc.oneof(fc.double(), fc.constantFrom(-0, 0, 1, -1e-300, 1.0000000001, Number.MAX_VALUE, Infinity, -Infinity, NaN), fc.integer());
-const anyBad = fc.oneof(fc.jsonValue({ maxDepth: 2 }), numberish, fc.constantFrom(null, true, '', [], {}), str(0, 257), str(65, 65), fc.constant('x'.repeat(257)));
+const numberish = fc.oneof(
+  fc.double(),
+  fc.constantFrom(-0, 0, 1, -1e-300, 1.0000000001, Number.MAX_VALUE, Infinity, -Infinity, NaN),
+  fc.integer(),
+);
+const anyBad = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  numberish,
+  fc.constantFrom(null, true, '', [], {}),
+  str(0, 257),
+  str(65, 65),
+  fc.constant('x'.repeat(257)),
+);
 
 const nearValid: Record<(typeof KEYS)[number], fc.Arbitrary<unknown>> = {
   id: fc.oneof(ulidish, ulid),
@@ -128,7 +196,11 @@ const nearValid: Record<(typeof KEYS)[number], fc.Arbitrary<unknown>> = {
   role: str(0, 65),
   text: fc.oneof(fc.string(), fc.integer()),
   payload: fc.jsonValue(),
-  tags: fc.oneof(fc.array(fc.oneof(str(0, 65), fc.integer()), { maxLength: 4 }), fc.constant(Array.from({ length: 65 }, () => 't')), fc.constant('tag')),
+  tags: fc.oneof(
+    fc.array(fc.oneof(str(0, 65), fc.integer()), { maxLength: 4 }),
+    fc.constant(Array.from({ length: 65 }, () => 't')),
+    fc.constant('tag'),
+  ),
   importance: numberish,
   outcome: fc.oneof(
     outcome,
@@ -142,9 +214,19 @@ const nearValid: Record<(typeof KEYS)[number], fc.Arbitrary<unknown>> = {
 
 type Mutation = { op: 'set'; key: string; value: unknown } | { op: 'delete'; key: string } | { op: 'proto' };
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(...KEYS).chain((key) => fc.record({ op: fc.constant('set' as const), key: fc.constant(key), value: fc.oneof(nearValid[key], anyBad) })) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .constantFrom(...KEYS)
+      .chain((key) =>
+        fc.record({ op: fc.constant('set' as const), key: fc.constant(key), value: fc.oneof(nearValid[key], anyBad) }),
+      ),
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('delete' as const), key: fc.constantFrom(...KEYS) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('set' as const), key: unknownKey, value: fc.jsonValue({ maxDepth: 2 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constant('set' as const), key: unknownKey, value: fc.jsonValue({ maxDepth: 2 }) }),
+  },
   { weight: 1, arbitrary: fc.constant({ op: 'proto' as const }) },
 );
 
@@ -154,7 +236,10 @@ function mutate(record: Record<string, unknown>, mutations: Mutation[]): Record<
     if (m.op === 'set') out[m.key] = m.value;
     else if (m.op === 'delete') delete out[m.key];
     // An own __proto__ key, as JSON.parse creates it: zod drops it, so the fast path must hand over.
-    else out = JSON.parse(JSON.stringify(out).replace(/^\{/, '{"__proto__":{"polluted":1},').replace(/,\}$/, '}')) as Record<string, unknown>;
+    else
+      out = JSON.parse(
+        JSON.stringify(out).replace(/^\{/, '{"__proto__":{"polluted":1},').replace(/,\}$/, '}'),
+      ) as Record<string, unknown>;
   }
   return out;
 }
@@ -220,7 +305,11 @@ describe('fastRawRecord ≡ RawRecord (zod)', () => {
 });
 
 describe('string formats match the zod regexes', () => {
-  const agree = (check: (s: string) => boolean, schema: { safeParse: (v: unknown) => { success: boolean } }, s: string): void => {
+  const agree = (
+    check: (s: string) => boolean,
+    schema: { safeParse: (v: unknown) => { success: boolean } },
+    s: string,
+  ): void => {
     expect([s, check(s)]).toEqual([s, schema.safeParse(s).success]);
   };
 
@@ -228,18 +317,33 @@ describe('string formats match the zod regexes', () => {
     for (const year of ['0000', '1900', '2000', '2023', '2024', '2100', '2400', '9999']) {
       for (let m = 0; m <= 13; m += 1) {
         for (let d = 0; d <= 32; d += 1) {
-          agree(fastChecks.isIsoDateTime, IsoDateTime, `${year}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}T10:20:30Z`);
+          agree(
+            fastChecks.isIsoDateTime,
+            IsoDateTime,
+            `${year}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}T10:20:30Z`,
+          );
         }
       }
     }
-    fc.assert(fc.property(fc.oneof(mutatedDateTime, trickyDateTimes, dateTime), (s) => void agree(fastChecks.isIsoDateTime, IsoDateTime, s)), { numRuns: 5000 });
+    fc.assert(
+      fc.property(
+        fc.oneof(mutatedDateTime, trickyDateTimes, dateTime),
+        (s) => void agree(fastChecks.isIsoDateTime, IsoDateTime, s),
+      ),
+      { numRuns: 5000 },
+    );
   });
 
   it('ULID: every code unit at every position, and lengths 25–27', () => {
     const base = '01JQ0000000000000000000000';
-    for (let c = 0; c < 256; c += 1) for (const at of [0, 13, 25]) agree(fastChecks.isUlid, Ulid, base.slice(0, at) + String.fromCharCode(c) + base.slice(at + 1));
+    for (let c = 0; c < 256; c += 1)
+      for (const at of [0, 13, 25])
+        agree(fastChecks.isUlid, Ulid, base.slice(0, at) + String.fromCharCode(c) + base.slice(at + 1));
     for (const s of [base.slice(1), `${base}0`, '']) agree(fastChecks.isUlid, Ulid, s);
-    fc.assert(fc.property(ulidish, (s) => void agree(fastChecks.isUlid, Ulid, s)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(ulidish, (s) => void agree(fastChecks.isUlid, Ulid, s)),
+      { numRuns: 2000 },
+    );
   });
 
   it('tenant id: every code unit first and later, and lengths 0, 1, 64, 65', () => {
@@ -248,7 +352,10 @@ describe('string formats match the zod regexes', () => {
       for (const s of [ch, `${ch}a`, `a${ch}`, `a${ch}b`]) agree(fastChecks.isTenantId, TenantId, s);
     }
     for (const s of ['', 'a', 'a'.repeat(64), 'a'.repeat(65)]) agree(fastChecks.isTenantId, TenantId, s);
-    fc.assert(fc.property(tenantish, (s) => void agree(fastChecks.isTenantId, TenantId, s)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(tenantish, (s) => void agree(fastChecks.isTenantId, TenantId, s)),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -261,21 +368,32 @@ function zodOnlyParse(bytes: Buffer, tenantId: string): ParsedLine {
     return parseLine(bytes, tenantId); // decode and JSON errors do not involve the validator
   }
   const parsed = RawRecord.safeParse(value);
-  if (!parsed.success) return { ok: false, reason: 'schema_violation', detail: summarizeIssues(parsed.error).slice(0, 200) };
-  if (parsed.data.tenantId !== tenantId) return { ok: false, reason: 'tenant_mismatch', detail: `record tenant ${parsed.data.tenantId} in tenant ${tenantId}'s object` };
+  if (!parsed.success)
+    return { ok: false, reason: 'schema_violation', detail: summarizeIssues(parsed.error).slice(0, 200) };
+  if (parsed.data.tenantId !== tenantId)
+    return {
+      ok: false,
+      reason: 'tenant_mismatch',
+      detail: `record tenant ${parsed.data.tenantId} in tenant ${tenantId}'s object`,
+    };
   return { ok: true, record: parsed.data, contentHash: lineHash(bytes) };
 }
 
 describe('parseLine with the fast path', () => {
   it('gives the same verdict, reason, message and record as zod alone', () => {
     fc.assert(
-      fc.property(validRecord, fc.array(mutation, { maxLength: 2 }), fc.constantFrom('acme', 'other'), (record, mutations, tenantId) => {
-        const v = mutate(mutations.length ? record : { ...record, tenantId }, mutations);
-        const bytes = Buffer.from(JSON.stringify(v));
-        const got = parseLine(bytes, tenantId);
-        const want = zodOnlyParse(bytes, tenantId);
-        expect(got).toStrictEqual(want);
-      }),
+      fc.property(
+        validRecord,
+        fc.array(mutation, { maxLength: 2 }),
+        fc.constantFrom('acme', 'other'),
+        (record, mutations, tenantId) => {
+          const v = mutate(mutations.length ? record : { ...record, tenantId }, mutations);
+          const bytes = Buffer.from(JSON.stringify(v));
+          const got = parseLine(bytes, tenantId);
+          const want = zodOnlyParse(bytes, tenantId);
+          expect(got).toStrictEqual(want);
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -283,6 +401,8 @@ describe('parseLine with the fast path', () => {
   it('keeps schema-violation messages informative', () => {
     const got = parseLine(Buffer.from(JSON.stringify({ id: 'nope', tenantId: 'acme', kind: 'telepathy' })), 'acme');
     expect(got).toMatchObject({ ok: false, reason: 'schema_violation' });
-    expect(!got.ok && got.detail).toMatch(/^id: expected a ULID.*; agentId: Invalid input: expected string, received undefined; .*\(\+3 more\)$/);
+    expect(!got.ok && got.detail).toMatch(
+      /^id: expected a ULID.*; agentId: Invalid input: expected string, received undefined; .*\(\+3 more\)$/,
+    );
   });
 });

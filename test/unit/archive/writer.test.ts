@@ -43,11 +43,22 @@ describe('archive writer + reader (file://)', () => {
   });
 
   it('exposes the sha256 of the exact stored line as contentHash', async () => {
-    const result = await writeBatch(store, { tenantId: 'acme', producer: 'p', records: generateRecords({ count: 20 }), now: NOW });
+    const result = await writeBatch(store, {
+      tenantId: 'acme',
+      producer: 'p',
+      records: generateRecords({ count: 20 }),
+      now: NOW,
+    });
     const key = result.objects[0]?.objectKey ?? '';
-    const lines = gunzipSync(await store.getBytes(key)).toString().split('\n');
+    const lines = gunzipSync(await store.getBytes(key))
+      .toString()
+      .split('\n');
     for (const r of await collect(readObject(store, key))) {
-      expect(r.contentHash).toBe(createHash('sha256').update(lines[r.line - 1] ?? '').digest('hex'));
+      expect(r.contentHash).toBe(
+        createHash('sha256')
+          .update(lines[r.line - 1] ?? '')
+          .digest('hex'),
+      );
     }
   });
 
@@ -55,7 +66,12 @@ describe('archive writer + reader (file://)', () => {
     const records = generateRecords({ count: 300, seed: 3 });
     const first = await writeBatch(store, { tenantId: 'acme', producer: 'p', records, now: NOW });
     const keysBefore = await allKeys();
-    const second = await writeBatch(store, { tenantId: 'acme', producer: 'p', records, now: new Date('2026-03-06T00:00:00Z') });
+    const second = await writeBatch(store, {
+      tenantId: 'acme',
+      producer: 'p',
+      records,
+      now: new Date('2026-03-06T00:00:00Z'),
+    });
     expect(first.written).toBe(first.objects.length);
     expect(second).toMatchObject({ written: 0, alreadyPresent: first.objects.length, accepted: 300 });
     expect(second.objects.map((o) => o.objectKey)).toEqual(first.objects.map((o) => o.objectKey));
@@ -64,8 +80,22 @@ describe('archive writer + reader (file://)', () => {
 
   it('rejects invalid records, other tenants, duplicates and oversize lines with their line numbers', async () => {
     const [a, b, c, d] = generateRecords({ count: 4 });
-    const records = [a, { ...b, kind: 'nope' }, { ...c, tenantId: 'other' }, { ...a }, 'not an object', { ...d, text: 'x'.repeat(5000) }];
-    const result = await writeBatch(store, { tenantId: 'acme', producer: 'p', records, lineNumbers: [10, 11, 12, 13, 14, 15], maxLineBytes: 4096, now: NOW });
+    const records = [
+      a,
+      { ...b, kind: 'nope' },
+      { ...c, tenantId: 'other' },
+      { ...a },
+      'not an object',
+      { ...d, text: 'x'.repeat(5000) },
+    ];
+    const result = await writeBatch(store, {
+      tenantId: 'acme',
+      producer: 'p',
+      records,
+      lineNumbers: [10, 11, 12, 13, 14, 15],
+      maxLineBytes: 4096,
+      now: NOW,
+    });
     expect(result.accepted).toBe(1);
     expect(result.rejected.map((r) => r.line)).toEqual([11, 12, 13, 14, 15]);
     expect(result.rejected[0]?.reason).toMatch(/^schema: kind:/);
@@ -82,7 +112,13 @@ describe('archive writer + reader (file://)', () => {
     expect(result.objects.map((o) => parseDataKey(o.objectKey)?.date)).toEqual(['2026-03-02', '2026-03-01']);
 
     const many = generateRecords({ count: 400, seed: 9, gapMs: 10 });
-    const split = await writeBatch(store, { tenantId: 'acme', producer: 'p', records: many, maxObjectBytes: 32 * 1024, now: NOW });
+    const split = await writeBatch(store, {
+      tenantId: 'acme',
+      producer: 'p',
+      records: many,
+      maxObjectBytes: 32 * 1024,
+      now: NOW,
+    });
     expect(split.objects.length).toBeGreaterThan(3);
     expect(split.objects.reduce((n, o) => n + o.recordCount, 0)).toBe(400);
   });
@@ -113,7 +149,12 @@ describe('archive writer + reader (file://)', () => {
     const key = first.objects[0]?.objectKey ?? '';
     const original = await readManifest(store, key);
     await store.delete(manifestKeyFor(key)); // as if the writer crashed between the two puts
-    const again = await writeBatch(store, { tenantId: 'acme', producer: 'p', records, now: new Date('2026-04-01T00:00:00Z') });
+    const again = await writeBatch(store, {
+      tenantId: 'acme',
+      producer: 'p',
+      records,
+      now: new Date('2026-04-01T00:00:00Z'),
+    });
     expect(again.objects[0]).toMatchObject({ status: 'alreadyPresent', repairedManifest: true, recordCount: 50 });
     const repaired = await readManifest(store, key);
     expect({ ...repaired, createdAt: '' }).toEqual({ ...original, createdAt: '' });

@@ -6,9 +6,25 @@ import { evidenceRef, noteContent } from '../../helpers/notes.ts';
 const base = (): NoteVersion => {
   const c = noteContent();
   return {
-    noteId: 'n', tenantId: 't', version: 1, status: 'active', scope: c.scope, kind: c.kind, claim: c.claim, evidence: c.evidence,
-    sourceKind: c.sourceKind, confidence: 0.9, importance: 0.5, validFrom: c.validFrom, validUntil: null, supersededBy: null,
-    sourceCount: 1, lastConfirmedAt: c.lastConfirmedAt, contradictedAt: null, createdByRun: 'r1', createdAt: c.validFrom,
+    noteId: 'n',
+    tenantId: 't',
+    version: 1,
+    status: 'active',
+    scope: c.scope,
+    kind: c.kind,
+    claim: c.claim,
+    evidence: c.evidence,
+    sourceKind: c.sourceKind,
+    confidence: 0.9,
+    importance: 0.5,
+    validFrom: c.validFrom,
+    validUntil: null,
+    supersededBy: null,
+    sourceCount: 1,
+    lastConfirmedAt: c.lastConfirmedAt,
+    contradictedAt: null,
+    createdByRun: 'r1',
+    createdAt: c.validFrom,
   };
 };
 

@@ -16,7 +16,11 @@ describe('lexical hashing embedder', () => {
   });
 
   it('puts texts sharing words closer than unrelated texts', async () => {
-    const [a, b, c] = await e.embed(['billing API returns amounts in cents', 'the billing API amounts are cents', 'book an aisle seat to Oslo']);
+    const [a, b, c] = await e.embed([
+      'billing API returns amounts in cents',
+      'the billing API amounts are cents',
+      'book an aisle seat to Oslo',
+    ]);
     expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!));
   });
 

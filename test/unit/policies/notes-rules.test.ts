@@ -49,7 +49,12 @@ describe('decay', () => {
 
 describe('conflicts', () => {
   const c = (over: Partial<Contender>): Contender => ({
-    id: 'a', sourceKind: 'tool_fact', independentSources: 1, observedAt: daysAgo(1), confidence: 0.8, ...over,
+    id: 'a',
+    sourceKind: 'tool_fact',
+    independentSources: 1,
+    observedAt: daysAgo(1),
+    confidence: 0.8,
+    ...over,
   });
   it.each([
     ['stronger source wins', c({ id: 'a', sourceKind: 'user_correction' }), c({ id: 'b' }), 'a', 'evidence'],

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { importanceWeight, recencyFactor, samplingWeight, weightedSample, type EpisodeSignals } from '../../../policies/sampling.ts';
+import {
+  importanceWeight,
+  recencyFactor,
+  samplingWeight,
+  weightedSample,
+  type EpisodeSignals,
+} from '../../../policies/sampling.ts';
 
 const now = new Date('2026-11-30T00:00:00Z');
-const base: EpisodeSignals = { hasUserCorrection: false, hasFailure: false, hasHighValue: false, taskTypeShare: 0.5, lastObservedAt: now };
+const base: EpisodeSignals = {
+  hasUserCorrection: false,
+  hasFailure: false,
+  hasHighValue: false,
+  taskTypeShare: 0.5,
+  lastObservedAt: now,
+};
 
 describe('importanceWeight', () => {
   it.each([
@@ -54,7 +66,8 @@ describe('weightedSample', () => {
 
   it('prefers heavy items: over many seeds the 10 heavy items fill most of a 10-item sample', () => {
     let heavy = 0;
-    for (let seed = 0; seed < 200; seed++) heavy += weightedSample(items, (x) => x.w, 10, seed).filter((x) => x.w === 8).length;
+    for (let seed = 0; seed < 200; seed++)
+      heavy += weightedSample(items, (x) => x.w, 10, seed).filter((x) => x.w === 8).length;
     const share = heavy / 2000;
     // Uniform sampling would give 0.10; weight 8 against 90 items of weight 1 gives far more.
     expect(share).toBeGreaterThan(0.35);

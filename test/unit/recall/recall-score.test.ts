@@ -1,8 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { approxTokens, candidateIdf, DEFAULT_RECALL_SCORE_POLICY, explainScore, lexicalMatch, scoreCandidate, type ScoreInput } from '../../../policies/recall-score.ts';
+import {
+  approxTokens,
+  candidateIdf,
+  DEFAULT_RECALL_SCORE_POLICY,
+  explainScore,
+  lexicalMatch,
+  scoreCandidate,
+  type ScoreInput,
+} from '../../../policies/recall-score.ts';
 
 const AT = new Date('2026-06-01T00:00:00.000Z');
-const base: ScoreInput = { vectorSimilarity: 0.8, lexical: 0.5, confidence: 0.9, importance: 0.5, kind: 'preference', lastConfirmedAt: AT, at: AT };
+const base: ScoreInput = {
+  vectorSimilarity: 0.8,
+  lexical: 0.5,
+  confidence: 0.9,
+  importance: 0.5,
+  kind: 'preference',
+  lastConfirmedAt: AT,
+  at: AT,
+};
 const daysAgo = (d: number) => new Date(AT.getTime() - d * 86_400_000);
 
 describe('recall score policy', () => {
@@ -17,12 +33,28 @@ describe('recall score policy', () => {
   it.each<[string, Partial<ScoreInput>, number]>([
     // relevance = (0.65·v + 0.35·t) / 1; prior = (0.45·c + 0.25·i + 0.3·d) / 1; score = rel · (0.6 + 0.4·prior)
     ['perfect match, perfect prior', { vectorSimilarity: 1, lexical: 1, confidence: 1, importance: 1 }, 1],
-    ['no relevance scores zero whatever the prior', { vectorSimilarity: 0, lexical: 0, confidence: 1, importance: 1 }, 0],
-    ['negative cosine counts as no similarity', { vectorSimilarity: -0.4, lexical: 0, confidence: 1, importance: 1 }, 0],
+    [
+      'no relevance scores zero whatever the prior',
+      { vectorSimilarity: 0, lexical: 0, confidence: 1, importance: 1 },
+      0,
+    ],
+    [
+      'negative cosine counts as no similarity',
+      { vectorSimilarity: -0.4, lexical: 0, confidence: 1, importance: 1 },
+      0,
+    ],
     ['vector only', { vectorSimilarity: 1, lexical: 0, confidence: 1, importance: 1 }, 0.65],
     ['text only (not embedded)', { vectorSimilarity: null, lexical: 1, confidence: 1, importance: 1 }, 0.35],
-    ['zero prior keeps the floor', { vectorSimilarity: 1, lexical: 1, confidence: 0, importance: 0, lastConfirmedAt: daysAgo(1_000_000) }, 0.6],
-    ['one preference half-life halves decay', { vectorSimilarity: 1, lexical: 1, confidence: 1, importance: 1, lastConfirmedAt: daysAgo(180) }, 0.6 + 0.4 * (0.45 + 0.25 + 0.3 * 0.5)],
+    [
+      'zero prior keeps the floor',
+      { vectorSimilarity: 1, lexical: 1, confidence: 0, importance: 0, lastConfirmedAt: daysAgo(1_000_000) },
+      0.6,
+    ],
+    [
+      'one preference half-life halves decay',
+      { vectorSimilarity: 1, lexical: 1, confidence: 1, importance: 1, lastConfirmedAt: daysAgo(180) },
+      0.6 + 0.4 * (0.45 + 0.25 + 0.3 * 0.5),
+    ],
     ['the worked default example', {}, (0.65 * 0.8 + 0.35 * 0.5) * (0.6 + 0.4 * (0.45 * 0.9 + 0.25 * 0.5 + 0.3))],
   ])('%s', (_name, input, expected) => {
     expect(scoreCandidate({ ...base, ...input }).score).toBeCloseTo(expected, 9);
@@ -34,8 +66,16 @@ describe('recall score policy', () => {
     ['higher confidence ranks higher', { confidence: 0.9 }, { confidence: 0.5 }],
     ['higher importance ranks higher', { importance: 0.9 }, { importance: 0.1 }],
     ['recently confirmed ranks higher', { lastConfirmedAt: daysAgo(1) }, { lastConfirmedAt: daysAgo(300) }],
-    ['a fast-decaying kind fades sooner', { kind: 'preference', lastConfirmedAt: daysAgo(30) }, { kind: 'episode_summary', lastConfirmedAt: daysAgo(30) }],
-    ['relevance beats standing', { vectorSimilarity: 0.9, confidence: 0.3, importance: 0 }, { vectorSimilarity: 0.3, confidence: 1, importance: 1 }],
+    [
+      'a fast-decaying kind fades sooner',
+      { kind: 'preference', lastConfirmedAt: daysAgo(30) },
+      { kind: 'episode_summary', lastConfirmedAt: daysAgo(30) },
+    ],
+    [
+      'relevance beats standing',
+      { vectorSimilarity: 0.9, confidence: 0.3, importance: 0 },
+      { vectorSimilarity: 0.3, confidence: 1, importance: 1 },
+    ],
   ])('%s', (_name, better, worse) => {
     expect(scoreCandidate({ ...base, ...better }).score).toBeGreaterThan(scoreCandidate({ ...base, ...worse }).score);
   });
@@ -51,7 +91,9 @@ describe('recall score policy', () => {
 
 describe('similarity floor', () => {
   it('rescales cosine from the model\'s "unrelated" level, so e5\'s crowded scores spread like the text part', () => {
-    const at = (vectorSimilarity: number, similarityFloor?: number) => scoreCandidate({ ...base, vectorSimilarity, ...(similarityFloor !== undefined ? { similarityFloor } : {}) }).vector;
+    const at = (vectorSimilarity: number, similarityFloor?: number) =>
+      scoreCandidate({ ...base, vectorSimilarity, ...(similarityFloor !== undefined ? { similarityFloor } : {}) })
+        .vector;
     expect(at(0.85)).toBeCloseTo(0.85, 9);
     expect(at(0.85, 0.7)).toBeCloseTo(0.5, 9);
     expect(at(0.7, 0.7)).toBe(0);
@@ -71,7 +113,12 @@ describe('recall text helpers', () => {
   });
 
   it('weighs query words by how few candidates share them: the rare word decides, the shared name barely counts', () => {
-    const claims = ['Caroline: I went to a support group.', 'Caroline: I painted a lake.', 'Caroline: I love camping.', 'Melanie: I went camping.'];
+    const claims = [
+      'Caroline: I went to a support group.',
+      'Caroline: I painted a lake.',
+      'Caroline: I love camping.',
+      'Melanie: I went camping.',
+    ];
     const idf = candidateIdf('When did Caroline go camping with the support group?', claims);
     expect(idf.get('caroline')).toBeLessThan(idf.get('camping') as number);
     expect(idf.get('camping')).toBeLessThan(idf.get('support') as number);
@@ -87,13 +134,25 @@ describe('recall text helpers', () => {
     expect(lexicalMatch('the of', claims[0] as string, weights)).toBe(0);
   });
 
-  it.each<[string, number]>([['', 0], ['abc', 1], ['abcd', 1], ['abcde', 2], ['x'.repeat(400), 100]])('approxTokens(%j) = %d', (text, n) => {
+  it.each<[string, number]>([
+    ['', 0],
+    ['abc', 1],
+    ['abcd', 1],
+    ['abcde', 2],
+    ['x'.repeat(400), 100],
+  ])('approxTokens(%j) = %d', (text, n) => {
     expect(approxTokens(text)).toBe(n);
   });
 
   it('explains the parts that carried the score', () => {
-    expect(explainScore(scoreCandidate({ ...base, vectorSimilarity: null, lexical: 1 }), 'not_embedded')).toContain('not embedded yet');
-    expect(explainScore(scoreCandidate({ ...base, vectorSimilarity: null, lexical: 1 }), 'other_model')).toContain('reindex pending');
-    expect(explainScore(scoreCandidate({ ...base, vectorSimilarity: 0.9 }), 'compared')).toMatch(/semantically close \(0\.90\).*50% of query terms.*confidence 0\.90/);
+    expect(explainScore(scoreCandidate({ ...base, vectorSimilarity: null, lexical: 1 }), 'not_embedded')).toContain(
+      'not embedded yet',
+    );
+    expect(explainScore(scoreCandidate({ ...base, vectorSimilarity: null, lexical: 1 }), 'other_model')).toContain(
+      'reindex pending',
+    );
+    expect(explainScore(scoreCandidate({ ...base, vectorSimilarity: 0.9 }), 'compared')).toMatch(
+      /semantically close \(0\.90\).*50% of query terms.*confidence 0\.90/,
+    );
   });
 });

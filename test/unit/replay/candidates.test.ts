@@ -24,7 +24,10 @@ describe('episode index and replay planning from manifests', () => {
     );
     const s1 = candidates.find((c) => c.key === 'task:acme-s1-t1');
     expect(s1?.signals).toMatchObject({ hasUserCorrection: true, hasFailure: true });
-    expect(candidates.find((c) => c.key === 'task:acme-s2-t1')?.signals).toMatchObject({ hasUserCorrection: false, hasFailure: false });
+    expect(candidates.find((c) => c.key === 'task:acme-s2-t1')?.signals).toMatchObject({
+      hasUserCorrection: false,
+      hasFailure: false,
+    });
     expect(s1?.recordCount).toBe(6);
     // The episode spans the first day only; days are separate objects.
     expect(s1?.parts).toHaveLength(1);
@@ -41,7 +44,15 @@ describe('episode index and replay planning from manifests', () => {
     const [s3] = (await listCandidates(store, 'acme', {})).filter((c) => c.key === 'task:acme-s3-t1');
     const { episodes } = await loadEpisodes(store, 'acme', [{ key: s3!.key, parts: s3!.parts }]);
     expect(episodes).toHaveLength(1);
-    expect(episodes[0]?.records.map((r) => r.record.kind)).toEqual(['user_message', 'tool_call', 'error', 'tool_call', 'tool_result', 'agent_message', 'task_outcome']);
+    expect(episodes[0]?.records.map((r) => r.record.kind)).toEqual([
+      'user_message',
+      'tool_call',
+      'error',
+      'tool_call',
+      'tool_result',
+      'agent_message',
+      'task_outcome',
+    ]);
     const refs = episodes[0]!.records.map((r) => r.ref);
     const resolved = await resolveEvidence(store, refs, []);
     for (const ref of refs) expect(resolved.get(ref.recordId)?.contentHash).toBe(ref.contentHash);
@@ -51,10 +62,16 @@ describe('episode index and replay planning from manifests', () => {
     const [s3] = (await listCandidates(store, 'acme', {})).filter((c) => c.key === 'task:acme-s3-t1');
     const all = (await loadEpisodes(store, 'acme', [{ key: s3!.key, parts: s3!.parts }])).episodes[0]!.records;
     const cutoff = all[2]!.record.observedAt;
-    const { episodes } = await loadEpisodes(store, 'acme', [{ key: s3!.key, parts: s3!.parts }], { window: { to: cutoff } });
-    expect(episodes[0]?.records.map((r) => r.record.id)).toEqual(all.filter((r) => r.record.observedAt <= cutoff).map((r) => r.record.id));
+    const { episodes } = await loadEpisodes(store, 'acme', [{ key: s3!.key, parts: s3!.parts }], {
+      window: { to: cutoff },
+    });
+    expect(episodes[0]?.records.map((r) => r.record.id)).toEqual(
+      all.filter((r) => r.record.observedAt <= cutoff).map((r) => r.record.id),
+    );
     expect(episodes[0]!.records.length).toBeLessThan(all.length);
-    const later = await loadEpisodes(store, 'acme', [{ key: s3!.key, parts: s3!.parts }], { window: { from: '2030-01-01T00:00:00Z' } });
+    const later = await loadEpisodes(store, 'acme', [{ key: s3!.key, parts: s3!.parts }], {
+      window: { from: '2030-01-01T00:00:00Z' },
+    });
     expect(later.episodes).toEqual([]);
   });
 });

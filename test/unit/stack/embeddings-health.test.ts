@@ -33,13 +33,19 @@ describe('embedding server health', () => {
   });
 
   it('down: neither the probe nor /health answers in time', async () => {
-    await expect(checkEmbeddingServer(await serve({ embed: 'hang', health: false }), 4, 300)).rejects.toThrow(/aborted due to timeout/);
+    await expect(checkEmbeddingServer(await serve({ embed: 'hang', health: false }), 4, 300)).rejects.toThrow(
+      /aborted due to timeout/,
+    );
   });
 
   it('wrong answers still fail: another dimension, all zeros', async () => {
-    await expect(checkEmbeddingServer(await serve({ embed: 'ok', health: true }), 384, 300)).rejects.toThrow(/dimension 4, expected 384/);
+    await expect(checkEmbeddingServer(await serve({ embed: 'ok', health: true }), 384, 300)).rejects.toThrow(
+      /dimension 4, expected 384/,
+    );
     server?.closeAllConnections();
     await new Promise((resolve) => server?.close(resolve));
-    await expect(checkEmbeddingServer(await serve({ embed: 'zeros', health: true }), 4, 300)).rejects.toThrow(/all zeros/);
+    await expect(checkEmbeddingServer(await serve({ embed: 'zeros', health: true }), 4, 300)).rejects.toThrow(
+      /all zeros/,
+    );
   });
 });

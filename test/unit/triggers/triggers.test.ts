@@ -26,7 +26,10 @@ describe('validateCron', () => {
 
 describe('parseConflictReport', () => {
   it('accepts a tenant, note ids and an optional reason', () => {
-    expect(parseConflictReport({ tenantId: 'acme', noteIds: ['N1'], reason: 'contradicted' })).toEqual({ tenantId: 'acme', report: { noteIds: ['N1'], reason: 'contradicted' } });
+    expect(parseConflictReport({ tenantId: 'acme', noteIds: ['N1'], reason: 'contradicted' })).toEqual({
+      tenantId: 'acme',
+      report: { noteIds: ['N1'], reason: 'contradicted' },
+    });
   });
 
   it.each([
@@ -42,17 +45,37 @@ describe('parseConflictReport', () => {
 
 describe('listActiveTenants', () => {
   const keys = [
-    'raw/tenant=acme/date=2026-11-20/p-1.jsonl.gz', 'raw/tenant=acme/date=2026-11-29/p-2.jsonl.gz',
-    'raw/tenant=beta/date=2026-11-01/p-1.jsonl.gz', 'raw/tenant=gamma/date=2026-11-30/p-1.manifest.json',
-    'raw/tenant=delta/date=2026-11-30/p-1.jsonl.gz', 'raw/not-a-tenant/x', 'quarantine/tenant=zeta/date=2026-11-30/x',
+    'raw/tenant=acme/date=2026-11-20/p-1.jsonl.gz',
+    'raw/tenant=acme/date=2026-11-29/p-2.jsonl.gz',
+    'raw/tenant=beta/date=2026-11-01/p-1.jsonl.gz',
+    'raw/tenant=gamma/date=2026-11-30/p-1.manifest.json',
+    'raw/tenant=delta/date=2026-11-30/p-1.jsonl.gz',
+    'raw/not-a-tenant/x',
+    'quarantine/tenant=zeta/date=2026-11-30/x',
   ];
-  const archive = { list: async function* (prefix: string) { for (const key of keys) if (key.startsWith(prefix)) yield { key, size: 1 }; } };
+  const archive = {
+    list: async function* (prefix: string) {
+      for (const key of keys) if (key.startsWith(prefix)) yield { key, size: 1 };
+    },
+  };
   const { listActiveTenants } = createTenantActivities({ archive } as unknown as ActivityDeps);
 
   it('lists distinct tenants with partitions on or after `since`, sorted, in pages after a cursor', async () => {
-    expect(await listActiveTenants({ limit: 10 })).toEqual({ tenants: ['acme', 'beta', 'delta', 'gamma'], more: false });
-    expect(await listActiveTenants({ since: '2026-11-25', limit: 10 })).toEqual({ tenants: ['acme', 'delta', 'gamma'], more: false });
-    expect(await listActiveTenants({ since: '2026-11-25', limit: 2 })).toEqual({ tenants: ['acme', 'delta'], more: true });
-    expect(await listActiveTenants({ since: '2026-11-25', after: 'delta', limit: 2 })).toEqual({ tenants: ['gamma'], more: false });
+    expect(await listActiveTenants({ limit: 10 })).toEqual({
+      tenants: ['acme', 'beta', 'delta', 'gamma'],
+      more: false,
+    });
+    expect(await listActiveTenants({ since: '2026-11-25', limit: 10 })).toEqual({
+      tenants: ['acme', 'delta', 'gamma'],
+      more: false,
+    });
+    expect(await listActiveTenants({ since: '2026-11-25', limit: 2 })).toEqual({
+      tenants: ['acme', 'delta'],
+      more: true,
+    });
+    expect(await listActiveTenants({ since: '2026-11-25', after: 'delta', limit: 2 })).toEqual({
+      tenants: ['gamma'],
+      more: false,
+    });
   });
 });
