@@ -29,7 +29,7 @@ import {
   type RecordMove,
 } from '../src/erasure/archive.ts';
 import { sha256, subjectKey } from '../src/erasure/subject.ts';
-import { resolveEvidence } from '../src/replay/episodes.ts';
+import { resolveEvidence } from '../src/episodes/episodes.ts';
 import { classified, heartbeat, type ActivityDeps } from './deps.ts';
 
 export interface SubjectInput {

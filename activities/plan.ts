@@ -3,7 +3,7 @@ import { samplingWeight, weightedSample } from '../policies/sampling.ts';
 import type { Budget, RunCounts, Spent } from '../src/contracts/run.ts';
 import { getNote, getRun, insertRun, updateRun, withTenant } from '../src/db/index.ts';
 import { insertRunEpisodes, selectPlanSummary, type PlannedEpisodeRow } from '../src/db/run-work.ts';
-import { listCandidates, type EpisodeCandidate } from '../src/replay/candidates.ts';
+import { listCandidates, type EpisodeCandidate } from '../src/episodes/candidates.ts';
 import { classified, type ActivityDeps } from './deps.ts';
 
 /**

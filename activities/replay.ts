@@ -14,7 +14,7 @@ import {
   selectBatchEpisodes,
   selectRunBatch,
 } from '../src/db/run-work.ts';
-import { loadEpisodes, resolveEvidence } from '../src/replay/episodes.ts';
+import { loadEpisodes, resolveEvidence } from '../src/episodes/episodes.ts';
 import { classified, heartbeat, whileHeartbeating, type ActivityDeps } from './deps.ts';
 
 export interface ReplayBatchInput {
