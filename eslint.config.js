@@ -78,4 +78,21 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // src/db has one public surface (src/db/index.ts, which documents its calling convention):
+    // product code outside it imports nothing deeper, so the files behind it can move freely.
+    // no-restricted-syntax rather than no-restricted-imports, so other blocks' import rules stay in force.
+    files: ['src/**/*.ts', 'activities/**/*.ts'],
+    ignores: ['src/db/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            ':matches(ImportDeclaration, ExportNamedDeclaration, ExportAllDeclaration)[source.value=/(^|[\\u002F])db[\\u002F](?!index[.]ts$)/]',
+          message: 'import the note store from src/db/index.ts, not from a file behind it',
+        },
+      ],
+    },
+  },
 );

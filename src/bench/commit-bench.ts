@@ -7,12 +7,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { ulid } from 'ulid';
 import type { NoteContent } from '../contracts/note.ts';
-import type { Db } from '../db/db.ts';
-import { runMigrations } from '../db/migrate.ts';
-import { applyNoteBatch } from '../db/notes/apply-batch.ts';
-import type { NoteOp } from '../db/notes/ops.ts';
-import { createPgDb } from '../db/pg-driver.ts';
-import { wrapPglite } from '../db/pglite-driver.ts';
+import { applyNoteBatch, createPgDb, type Db, type NoteOp, runMigrations, wrapPglite } from '../db/index.ts';
 
 export interface CommitBenchOptions {
   /** Notes to commit through the store and to COPY. @default 10000 */

@@ -5,9 +5,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { toSql } from 'pgvector';
 import { z } from 'zod';
-import type { Db, Queryable } from '../db/db.ts';
-import { openDb } from '../db/open-db.ts';
-import { withTenant } from '../db/tenant.ts';
+import { type Db, openDb, type Queryable, withTenant } from '../db/index.ts';
 import {
   selectVectorCandidates,
   setIndexScanSettings,

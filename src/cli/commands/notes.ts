@@ -3,10 +3,7 @@ import { loadConfig, type Config } from '../../config.ts';
 import type { AuditEntry } from '../../contracts/audit.ts';
 import { TenantId } from '../../contracts/ids.ts';
 import { NOTE_STATUSES, type EvidenceRef, type NoteStatus, type NoteVersion } from '../../contracts/note.ts';
-import type { Db } from '../../db/db.ts';
-import { openDb } from '../../db/open-db.ts';
-import { diffVersions, type VersionDiff } from '../../db/notes/diff.ts';
-import { getNote, getNoteHistory, listNotes } from '../../db/notes/read.ts';
+import { type Db, diffVersions, getNote, getNoteHistory, listNotes, openDb, type VersionDiff } from '../../db/index.ts';
 import { UsageError } from '../errors.ts';
 import { printJson, printLine, table } from '../output.ts';
 

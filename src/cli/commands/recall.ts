@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../../config.ts';
 import { NoteScope, SCOPE_LEVELS } from '../../contracts/note.ts';
-import type { Db } from '../../db/db.ts';
-import { openDb } from '../../db/open-db.ts';
+import { type Db, openDb } from '../../db/index.ts';
 import { createEmbedder } from '../../embeddings/create.ts';
 import type { Embedder } from '../../embeddings/embedder.ts';
 import { MAX_K, type RecallResult } from '../../recall/contract.ts';

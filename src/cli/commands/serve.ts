@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createRecallApp } from '../../api/app.ts';
 import { listen } from '../../api/server.ts';
 import { loadConfig } from '../../config.ts';
-import { openDb } from '../../db/open-db.ts';
+import { openDb } from '../../db/index.ts';
 import { UsageError } from '../errors.ts';
 import { warn } from '../output.ts';
 import { recallEmbedder } from './recall.ts';
