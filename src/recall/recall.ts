@@ -13,7 +13,7 @@ import type { Embedder } from '../embeddings/embedder.ts';
 import { assembleContext, type Assembly, type ScoredCandidate } from './assemble.ts';
 import { RecallRequest, type ParsedRecallRequest, type RecalledNote, type RecallResult } from './contract.ts';
 import type { CandidateParams, CandidateRow } from './queries.ts';
-import { mergeCandidates, readCandidates, type VectorPath } from './read-candidates.ts';
+import { mergeCandidates, readCandidates, type CandidateRead, type VectorPath } from './read-candidates.ts';
 
 export interface RecallOptions {
   /** @default DEFAULT_RECALL_SCORE_POLICY */
@@ -69,15 +69,19 @@ export async function recall(
     warnings: read.warning === undefined ? [] : [read.warning],
     tokens: assembly.tokens,
     tokenBudget: req.tokenBudget ?? null,
-    stats: {
-      candidates: merged.length,
-      vectorCandidates: read.vector.length,
-      textCandidates: read.text.length,
-      vectorPath: read.vectorPath,
-      duplicatesFolded: assembly.duplicatesFolded,
-      overBudget: assembly.overBudget,
-      usageLogged,
-    },
+    stats: statsOf(read, merged.length, assembly, usageLogged),
+  };
+}
+
+function statsOf(read: CandidateRead, candidates: number, assembly: Assembly, usageLogged: number) {
+  return {
+    candidates,
+    vectorCandidates: read.vector.length,
+    textCandidates: read.text.length,
+    vectorPath: read.vectorPath,
+    duplicatesFolded: assembly.duplicatesFolded,
+    overBudget: assembly.overBudget,
+    usageLogged,
   };
 }
 
