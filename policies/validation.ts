@@ -8,7 +8,7 @@ import { sensitiveLeft } from './redaction.ts';
 import { checkScopeBreadth } from './scope.ts';
 import { contentTokens, coverage, recordText } from './text.ts';
 
-/** Every rule a proposal must pass before commit (design §5), by stable name. */
+/** Every rule a proposal must pass before commit, by stable name. */
 export const VALIDATION_RULES = [
   'evidence_missing',
   'evidence_unresolved',
