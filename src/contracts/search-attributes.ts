@@ -10,8 +10,8 @@ export const TRIGGER = defineSearchAttributeKey('NocturneTrigger', SearchAttribu
 /** Where a consolidation stands: running, awaiting_approval, completed, partial, rejected. */
 export const STATUS = defineSearchAttributeKey('NocturneStatus', SearchAttributeType.KEYWORD);
 
-export const SEARCH_ATTRIBUTE_KEYS = [TENANT, TRIGGER, STATUS] as const;
-export const SEARCH_ATTRIBUTE_NAMES = [TENANT.name, TRIGGER.name, STATUS.name] as const;
+const SEARCH_ATTRIBUTE_KEYS = [TENANT, TRIGGER, STATUS] as const;
+export const SEARCH_ATTRIBUTE_NAMES = SEARCH_ATTRIBUTE_KEYS.map((key) => key.name);
 
 /** The type names the Temporal CLI takes (`--search-attribute NocturneTenant=Keyword`). */
 const CLI_TYPE_NAMES = { [SearchAttributeType.KEYWORD]: 'Keyword' } as const;

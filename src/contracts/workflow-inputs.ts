@@ -54,7 +54,6 @@ export const ConsolidateInput = z.object({
   resume: ResumeState.optional(),
 });
 export type ConsolidateInput = z.input<typeof ConsolidateInput>;
-export type ConsolidateParams = z.output<typeof ConsolidateInput>;
 
 export const RollbackNoteInput = z.object({
   tenantId: TenantId,
