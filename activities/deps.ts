@@ -2,6 +2,8 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ZodError } from 'zod';
 import type { ArchiveStore } from '../src/archive/index.ts';
+import { FailureType } from '../src/contracts/failure-types.ts';
+import { formatIssues } from '../src/contracts/format-issues.ts';
 import type { Db } from '../src/db/index.ts';
 import type { Embedder } from '../src/embeddings/embedder.ts';
 import type { NoteEngine } from '../src/engine/types.ts';
@@ -59,17 +61,14 @@ function inActivity(): boolean {
  */
 export function asActivityFailure(error: unknown): unknown {
   if (error instanceof ZodError) {
-    const detail = error.issues
-      .slice(0, 3)
-      .map((i) => `${i.path.join('.')}: ${i.message}`)
-      .join('; ');
-    return ApplicationFailure.nonRetryable(`invalid input: ${detail}`, 'InvalidActivityInput', error.issues);
+    const detail = formatIssues(error.issues, { root: '', limit: 3 });
+    return ApplicationFailure.nonRetryable(`invalid input: ${detail}`, FailureType.InvalidActivityInput, error.issues);
   }
   const name = (error as Error | undefined)?.name;
   if (name === 'NoteVersionConflictError')
     return ApplicationFailure.create({
       message: (error as Error).message,
-      type: 'NoteVersionConflict',
+      type: FailureType.NoteVersionConflict,
       nonRetryable: true,
       cause: error as Error,
     });
@@ -84,7 +83,7 @@ export function asActivityFailure(error: unknown): unknown {
   if (name === 'ArchiveManifestError')
     return ApplicationFailure.create({
       message: (error as Error).message,
-      type: 'ArchiveManifestInvalid',
+      type: FailureType.ArchiveManifestInvalid,
       nonRetryable: true,
       cause: error as Error,
     });

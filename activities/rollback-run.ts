@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { NoteVersion } from '../src/contracts/note.ts';
+import { rollbackRunBatchRunId } from '../src/contracts/workflow-ids.ts';
 import { applyNoteBatch, getNoteHistory, getRun, updateRun, withTenant } from '../src/db/index.ts';
 import type { NoteOp } from '../src/db/notes/ops.ts';
 import { selectAppliedBatch } from '../src/db/notes/write-queries.ts';
@@ -28,7 +29,7 @@ export interface RollbackRunResult {
 const NOT_RECALLED = new Set(['retired', 'quarantined']);
 
 /** The batch key of a rollback request: rollback batches never share keys with runs. */
-export const rollbackRunBatchKey = (requestId: string) => ({ runId: `rollback-run/${requestId}`, batchNo: 0 });
+export const rollbackRunBatchKey = (requestId: string) => ({ runId: rollbackRunBatchRunId(requestId), batchNo: 0 });
 
 /**
  * What makes two versions "the same memory": what recall would return from them (the same

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { NoteVersion } from '../src/contracts/note.ts';
+import { rollbackNoteBatchRunId } from '../src/contracts/workflow-ids.ts';
 import { applyNoteBatch, getNoteHistory, withTenant } from '../src/db/index.ts';
 import type { NoteOp } from '../src/db/notes/ops.ts';
 import { selectSupersededBy } from '../src/db/run-work.ts';
@@ -94,7 +95,7 @@ export function createRollbackActivities(deps: ActivityDeps) {
       }
       const result = await applyNoteBatch(deps.db, {
         tenantId: input.tenantId,
-        runId: `rollback/${input.requestId}`,
+        runId: rollbackNoteBatchRunId(input.requestId),
         batchNo: 0,
         actor: input.operator,
         ops,

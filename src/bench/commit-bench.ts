@@ -172,7 +172,7 @@ async function pgliteHarness(dimension: number): Promise<Harness> {
 }
 
 /**
- * Measures note commit throughput through the store against the two baselines design §9 names,
+ * Measures note commit throughput through the store against two baselines,
  * all in one run on one database: single-row autocommit inserts and a bare COPY of the same
  * version rows into tables with note_versions' columns and indexes (LIKE … INCLUDING ALL).
  */

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 import { openArchive, writeBatch } from '../archive/index.ts';
 import { parseConfig, type Config } from '../config.ts';
+import { consolidationId } from '../contracts/workflow-ids.ts';
 import { openDb } from '../db/index.ts';
 import { scaledRecords } from '../demo/sample.ts';
 import { createWorker } from '../worker.ts';
@@ -128,7 +129,7 @@ async function measureRun(
   episodes: number,
   archiveRecords: number,
 ): Promise<RunMeasure> {
-  const workflowId = `consolidate/${tenantId}/bench`;
+  const workflowId = consolidationId(tenantId, 'bench');
   const started = Date.now();
   const handle = await client.workflow.start('consolidateTenantWorkflow', {
     taskQueue: config.temporal.taskQueue,

@@ -6,6 +6,7 @@ import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 import { ingestJsonlFile, openArchive, scanTenant, type IngestResult, type TenantScan } from '../archive/index.ts';
 import { parseConfig } from '../config.ts';
 import type { NoteVersion } from '../contracts/note.ts';
+import { consolidationId, rollbackNoteId } from '../contracts/workflow-ids.ts';
 import { listNotes, openDb, verifyAuditChain, type AuditChainReport } from '../db/index.ts';
 import { recall, type RecallResult } from '../recall/index.ts';
 import { createWorker } from '../worker.ts';
@@ -130,7 +131,7 @@ async function consolidateAndRollBack(
     log(`4/6 consolidation run for ${tenantId} …`);
     const run = (await client.workflow.execute('consolidateTenantWorkflow', {
       taskQueue,
-      workflowId: `consolidate/${tenantId}/demo`,
+      workflowId: consolidationId(tenantId, 'demo'),
       args: [{ tenantId, trigger: 'manual', seed: 1, budget: { maxEpisodes: 50, maxNoteChanges: 50 } }],
     })) as ConsolidateResult;
     const notes = (await listNotes(db, { tenantId, limit: 100 })).notes;
@@ -150,12 +151,12 @@ async function consolidateAndRollBack(
     };
     const first = (await client.workflow.execute('rollbackNoteWorkflow', {
       taskQueue,
-      workflowId: `rollback/acme/${loser.noteId}/1`,
+      workflowId: rollbackNoteId('acme', loser.noteId, '1'),
       args: [input],
     })) as RollbackResult;
     const repeated = (await client.workflow.execute('rollbackNoteWorkflow', {
       taskQueue,
-      workflowId: `rollback/acme/${loser.noteId}/2`,
+      workflowId: rollbackNoteId('acme', loser.noteId, '2'),
       args: [input],
     })) as RollbackResult;
     const after = (await listNotes(db, { tenantId: 'acme', limit: 100 })).notes.find((n) => n.noteId === loser.noteId);

@@ -8,6 +8,7 @@ import {
 } from '../../policies/recall-score.ts';
 import { contentTokens } from '../../policies/text.ts';
 import type { NoteScope } from '../contracts/note.ts';
+import { formatIssues } from '../contracts/format-issues.ts';
 import type { Db } from '../db/db.ts';
 import { insertMemoryUsage } from '../db/memory-usage.ts';
 import { withTenant } from '../db/tenant.ts';
@@ -204,5 +205,5 @@ function mergeCandidates(a: CandidateRow[], b: CandidateRow[]): CandidateRow[] {
 export function describeRequestIssues(
   issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
 ): string {
-  return issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`).join('; ');
+  return formatIssues(issues, { root: '(body)' });
 }

@@ -35,6 +35,6 @@ export function registerDemo(program: Command): void {
 }
 
 async function waitForInterrupt(uiUrl: string): Promise<void> {
-  warn(`\nTemporal UI: ${uiUrl}  (workflows consolidate/…, rollback/…) — press Ctrl-C to stop`);
+  warn(`\nTemporal UI: ${uiUrl}  (workflows consolidate/…, rollback-note/…) — press Ctrl-C to stop`);
   await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { EraseSubjectResult } from '../../../workflows/erase-subject.ts';
-import { EraseSubjectInput } from '../../../workflows/erase-subject.ts';
-import { describeInputError } from '../../contracts/workflow-inputs.ts';
+import { describeInputError, EraseSubjectInput } from '../../contracts/workflow-inputs.ts';
+import { eraseSubjectId } from '../../contracts/workflow-ids.ts';
 import { subjectKey } from '../../erasure/subject.ts';
 import { UsageError } from '../errors.ts';
 import { printJson, printLine } from '../output.ts';
@@ -21,7 +21,7 @@ export function registerErase(program: Command): void {
       const parsed = EraseSubjectInput.safeParse({ tenantId: opts.tenant, userId: opts.user });
       if (!parsed.success) throw new UsageError(describeInputError(parsed.error));
       // The id names the subject by hash: no user id in workflow ids, and one erasure per subject at a time.
-      const workflowId = `erase/${parsed.data.tenantId}/${subjectKey(parsed.data.tenantId, parsed.data.userId).slice(0, 16)}`;
+      const workflowId = eraseSubjectId(parsed.data.tenantId, subjectKey(parsed.data.tenantId, parsed.data.userId));
       const started = await startWorkflow<EraseSubjectResult>(
         'eraseSubjectWorkflow',
         workflowId,

@@ -5,7 +5,8 @@ import type { RollbackResult } from '../../../activities/rollback.ts';
 import type { RollbackRunResult } from '../../../activities/rollback-run.ts';
 import { loadConfig } from '../../config.ts';
 import { describeInputError, RollbackNoteInput } from '../../contracts/workflow-inputs.ts';
-import { RollbackRunWorkflowInput, tenantOfRunId } from '../../../workflows/rollback-run.ts';
+import { RollbackRunWorkflowInput } from '../../contracts/workflow-inputs.ts';
+import { rollbackNoteId, rollbackRunId, tenantOfRunId } from '../../contracts/workflow-ids.ts';
 import { UsageError } from '../errors.ts';
 import { printJson, printLine } from '../output.ts';
 
@@ -83,7 +84,7 @@ export function registerRollback(program: Command): void {
       if (!parsed.success) throw new UsageError(describeInputError(parsed.error));
       const started = await startWorkflow<RollbackResult>(
         'rollbackNoteWorkflow',
-        `rollback-note/${input.tenantId}/${input.noteId}/${ulid()}`,
+        rollbackNoteId(input.tenantId, input.noteId, ulid()),
         parsed.data,
         opts.wait ?? false,
       );
@@ -117,7 +118,7 @@ export function registerRollback(program: Command): void {
         throw new UsageError(`--tenant ${tenantId} does not match the run id's tenant ${derived}`);
       const started = await startWorkflow<RollbackRunResult>(
         'rollbackRunWorkflow',
-        `rollback-run/${tenantId}/${ulid()}`,
+        rollbackRunId(tenantId, ulid()),
         { ...parsed.data, tenantId },
         opts.wait ?? false,
       );

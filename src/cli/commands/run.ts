@@ -4,6 +4,7 @@ import type { ConsolidateResult } from '../../../workflows/consolidate-tenant.ts
 import { progressQuery } from '../../../workflows/consolidate-messages.ts';
 import { loadConfig } from '../../config.ts';
 import { ConsolidateInput, describeInputError } from '../../contracts/workflow-inputs.ts';
+import { consolidationId, utcDay } from '../../contracts/workflow-ids.ts';
 import { UsageError } from '../errors.ts';
 import { printJson, printLine, progress } from '../output.ts';
 
@@ -42,7 +43,7 @@ export function registerRun(program: Command): void {
         const client = new Client({ connection, namespace: config.temporal.namespace });
         // The per-day id is shared with scheduled and conflict runs: Temporal refuses a second
         // run of one tenant under it while the first is running.
-        const workflowId = `consolidate/${input.tenantId}/${new Date().toISOString().slice(0, 10)}`;
+        const workflowId = consolidationId(input.tenantId, utcDay(Date.now()));
         const handle = await client.workflow
           .start('consolidateTenantWorkflow', { taskQueue: config.temporal.taskQueue, workflowId, args: [input] })
           .catch((error: unknown) => {
