@@ -55,8 +55,11 @@ export interface NoteStoreOptions {
   schema?: string;
 }
 
+/** What the note store needs of the config (benchmarks pass a bare URL and dimension). */
+export type NoteStoreConfig = Pick<Config, 'database'> & { embedding: Pick<Config['embedding'], 'dimension'> };
+
 /** The note store named by the config, migrated to the current schema. */
-export async function openNoteStore(config: Config, options: NoteStoreOptions = {}): Promise<Db> {
+export async function openNoteStore(config: NoteStoreConfig, options: NoteStoreOptions = {}): Promise<Db> {
   const { openDb } = await import('./db/index.ts');
   return openDb(config.database, {
     dimension: config.embedding.dimension,
@@ -64,7 +67,11 @@ export async function openNoteStore(config: Config, options: NoteStoreOptions = 
   });
 }
 
-export async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>, options?: NoteStoreOptions): Promise<T> {
+export async function withDb<T>(
+  config: NoteStoreConfig,
+  fn: (db: Db) => Promise<T>,
+  options?: NoteStoreOptions,
+): Promise<T> {
   return using(await openNoteStore(config, options), (db) => db.close(), fn);
 }
 

@@ -1,10 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
-import { openArchive, writeBatch } from '../../src/archive/index.ts';
+import { writeBatch } from '../../src/archive/index.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
-import { openDb } from '../../src/db/index.ts';
 import { scaledRecords } from '../demo/sample.ts';
+import { openNoteStore, withArchive, withTemporalClient } from '../../src/runtime.ts';
 import { createWorker } from '../../src/worker.ts';
 
 /**
@@ -62,13 +62,11 @@ export async function runConsolidateBench(opts: ConsolidateBenchOptions): Promis
   const large = `bench-${id}-large`;
   await archiveScaled(config, small, records, log);
   await archiveScaled(config, large, records * scale, log);
-  const db = await openDb(config.database, { dimension: config.embedding.dimension });
+  const db = await openNoteStore(config);
   const handle = await createWorker(config, { db, log: () => {} });
   try {
-    return await handle.worker.runUntil(async () => {
-      const connection = await Connection.connect({ address: config.temporal.address });
-      try {
-        const client = new Client({ connection, namespace: config.temporal.namespace });
+    return await handle.worker.runUntil(() =>
+      withTemporalClient(config, async (client) => {
         log(`consolidating ${records} records with a ${episodes}-episode budget …`);
         const s = await measureRun(client, config, small, episodes, records);
         log(`consolidating ${records * scale} records with the same budget …`);
@@ -85,10 +83,8 @@ export async function runConsolidateBench(opts: ConsolidateBenchOptions): Promis
           costRatioLargeVsSmall: round(ratio),
           targets: { outsideActivitiesShare: 0.15, costRatio: 1.3, eventsPerExecution: 4096, met },
         };
-      } finally {
-        await connection.close();
-      }
-    });
+      }),
+    );
   } finally {
     await db.close();
   }
@@ -100,8 +96,7 @@ async function archiveScaled(
   records: number,
   log: (l: string) => void,
 ): Promise<void> {
-  const archive = openArchive(config.archive);
-  try {
+  await withArchive(config, async (archive) => {
     const copies = Math.ceil(records / RECORDS_PER_COPY);
     const chunk = 200;
     for (let done = 0; done < copies; done += chunk) {
@@ -116,9 +111,7 @@ async function archiveScaled(
         `archived ${Math.min(done + chunk, copies) * RECORDS_PER_COPY}/${copies * RECORDS_PER_COPY} records for ${tenantId}`,
       );
     }
-  } finally {
-    await archive.close();
-  }
+  });
 }
 
 async function measureRun(

@@ -83,3 +83,6 @@ export function skewedTenantSizes(total: number, tenants: number, smallestShare:
 export function ratio(a: number, b: number): number {
   return Number((a / b).toFixed(2));
 }
+
+/** Milliseconds since a `process.hrtime.bigint()` reading. */
+export const elapsedMs = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;

@@ -1,19 +1,20 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RollbackResult } from '../../activities/rollback.ts';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 import {
   ingestJsonlFile,
-  openArchive,
   scanTenant,
+  type ArchiveStore,
   type IngestResult,
   type TenantScan,
 } from '../../src/archive/index.ts';
 import { parseConfig } from '../../src/config.ts';
 import type { NoteVersion } from '../../src/contracts/note.ts';
-import { listNotes, openDb, verifyAuditChain, type AuditChainReport } from '../../src/db/index.ts';
+import { listNotes, verifyAuditChain, type AuditChainReport, type Db } from '../../src/db/index.ts';
 import { recall, type RecallResult } from '../../src/recall/index.ts';
+import { openArchiveStore, openNoteStore, withTemporalClient } from '../../src/runtime.ts';
 import { createWorker } from '../../src/worker.ts';
 import { startDevServer } from './dev-server.ts';
 import { DEMO_TENANTS, demoRecords } from './sample.ts';
@@ -73,22 +74,18 @@ export async function runDemo(opts: DemoOptions): Promise<DemoReport> {
       NOCTURNE_EMBEDDING_PROVIDER: 'lexical',
       NOCTURNE_PRODUCER: 'demo-agent',
     });
-    const archive = openArchive(config.archive);
-    const db = await openDb(config.database, { dimension: config.embedding.dimension });
+    const archive = await openArchiveStore(config);
+    const db = await openNoteStore(config);
     try {
       opts.log('2/6 archiving the bundled sample (two tenants, corrections, tool errors, a planted injection) …');
       const archived = await archiveSample(archive, dataDir);
       opts.log('3/6 starting a worker and consolidating each tenant …');
       const handle = await createWorker(config, { db, log: opts.log, embeddingFallback: 'lexical' });
-      const report = await handle.worker.runUntil(async () => {
-        const connection = await Connection.connect({ address: server.address });
-        try {
-          const client = new Client({ connection });
-          return await consolidateAndRollBack(client, config.temporal.taskQueue, db, archived, opts.log);
-        } finally {
-          await connection.close();
-        }
-      });
+      const report = await handle.worker.runUntil(() =>
+        withTemporalClient(config, (client) =>
+          consolidateAndRollBack(client, config.temporal.taskQueue, db, archived, opts.log),
+        ),
+      );
       const recalled = await recall(db, handle.embedder, {
         tenantId: 'acme',
         query: DEMO_QUERY,
@@ -109,7 +106,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoReport> {
 
 type Archived = Map<string, { ingest: IngestResult; scan: TenantScan }>;
 
-async function archiveSample(archive: ReturnType<typeof openArchive>, dataDir: string): Promise<Archived> {
+async function archiveSample(archive: ArchiveStore, dataDir: string): Promise<Archived> {
   const out: Archived = new Map();
   for (const tenantId of DEMO_TENANTS) {
     const lines = demoRecords()
@@ -127,7 +124,7 @@ async function archiveSample(archive: ReturnType<typeof openArchive>, dataDir: s
 async function consolidateAndRollBack(
   client: Client,
   taskQueue: string,
-  db: Awaited<ReturnType<typeof openDb>>,
+  db: Db,
   archived: Archived,
   log: (l: string) => void,
 ) {

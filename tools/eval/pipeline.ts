@@ -1,11 +1,11 @@
-import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import { openArchive, writeBatch, type ArchiveStore } from '../../src/archive/index.ts';
+import { writeBatch, type ArchiveStore } from '../../src/archive/index.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
-import { dropSchema, openDb, type Db } from '../../src/db/index.ts';
+import { dropSchema, type Db } from '../../src/db/index.ts';
 import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { recall, type RecallRequest, type RecallResult } from '../../src/recall/index.ts';
+import { connectTemporal, openArchiveStore, openNoteStore } from '../../src/runtime.ts';
 import { createWorker } from '../../src/worker.ts';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 
@@ -62,12 +62,11 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
     NOCTURNE_TASK_QUEUE: `${options.name}-${suffix}`,
   });
   const schema = `nocturne_${options.name.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${suffix}`;
-  const db = await openDb(config.database, { dimension: config.embedding.dimension, schema });
-  const archive = openArchive(config.archive);
+  const db = await openNoteStore(config, { schema });
+  const archive = await openArchiveStore(config);
   const handle = await createWorker(config, { db, log: options.log ?? (() => {}) });
   const running = handle.run();
-  const connection = await Connection.connect({ address: config.temporal.address });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const { client, close: closeClient } = await connectTemporal(config);
   let runs = 0;
   return {
     config,
@@ -99,7 +98,7 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
     async close() {
       handle.worker.shutdown();
       await running;
-      await connection.close();
+      await closeClient();
       await db.close();
       await archive.close();
       if (!options.keep) await dropSchema(databaseUrl, schema);
