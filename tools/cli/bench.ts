@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { GEOMETRY_NAMES } from '../choices.ts';
 import type { ArchiveBenchOptions } from './actions/bench-archive.ts';
+import type { CliBenchOptions } from './actions/bench-cli.ts';
 import type { CommitBenchOptions } from './actions/bench-commit.ts';
 import type { ConsolidateBenchOptions } from './actions/bench-consolidate.ts';
 import type { RecallBenchOptions } from './actions/bench-recall.ts';
@@ -14,6 +15,7 @@ export function registerBench(program: Command): void {
   registerConsolidateBench(bench);
   registerCommitBench(bench);
   registerRecallBench(bench);
+  registerCliBench(bench);
 }
 
 function registerArchiveBench(bench: Command): void {
@@ -70,4 +72,13 @@ function registerRecallBench(bench: Command): void {
     .option('--geometry <name>', `distance ratios of the synthetic vectors: ${GEOMETRY_NAMES.join(' or ')}`, 'e5')
     .option('--json', 'one JSON document on stdout')
     .action(async (opts: RecallBenchOptions) => (await import('./actions/bench-recall.ts')).recallBenchCommand(opts));
+}
+
+function registerCliBench(bench: Command): void {
+  bench
+    .command('cli')
+    .description("start-up time of `nocturne --help` against `node --import tsx -e ''` (the floor), medians")
+    .option('--runs <n>', 'runs of each', positiveInt('--runs'), 5)
+    .option('--json', 'one JSON document on stdout')
+    .action(async (opts: CliBenchOptions) => (await import('./actions/bench-cli.ts')).cliBenchCommand(opts));
 }
