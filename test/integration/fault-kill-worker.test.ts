@@ -8,7 +8,7 @@ import { seededRandom } from '../../policies/random.ts';
 import { openArchive, writeBatch } from '../../src/archive/index.ts';
 import { parseConfig } from '../../src/config.ts';
 import { getNoteHistory, listNotes, openDb, verifyAuditChain, type Db } from '../../src/db/index.ts';
-import { scaledRecords } from '../../src/demo/sample.ts';
+import { scaledRecords } from '../../tools/demo/sample.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
 
 // Guarantee (docs/ARCHITECTURE.md, "Guarantees and the tests that hold them"): no lost or
