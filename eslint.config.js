@@ -17,6 +17,18 @@ const nodeAndIo = [
   'child_process',
 ];
 
+/** The product (src, workflows, activities, policies) stands alone: the worker image ships without tools/ and test/. */
+const productBoundary = {
+  group: ['**/tools/**', '**/test/**', 'tools/**', 'test/**'],
+  message: 'the product imports nothing from tools/ or test/ (the worker image ships without them)',
+};
+
+/** no-restricted-imports sees only static imports; this catches `await import('../tools/…')`. */
+const dynamicBoundary = {
+  selector: String.raw`ImportExpression[source.value=/(^|\/)(tools|test)\//]`,
+  message: productBoundary.message,
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.tools/**', 'var/**', 'dist/**', 'test/replay/histories/**'] },
   {
@@ -30,12 +42,20 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts', 'activities/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [productBoundary] }],
+      'no-restricted-syntax': ['error', dynamicBoundary],
+    },
+  },
+  {
     files: ['workflows/**/*.ts', 'test/replay/altered/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
+            productBoundary,
             { group: nodeAndIo, message: 'workflow code is deterministic: no I/O modules' },
             {
               group: ['**/src/config*', '**/src/db/**', '**/src/archive/**', '**/src/worker*'],
@@ -53,6 +73,7 @@ export default tseslint.config(
       'no-restricted-globals': ['error', { name: 'process', message: 'no environment access in workflow code' }],
       'no-restricted-syntax': [
         'error',
+        dynamicBoundary,
         {
           selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
           message: 'use the workflow API, not Math.random',
@@ -67,6 +88,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
+            productBoundary,
             { group: nodeAndIo, message: 'policies are pure functions' },
             {
               group: ['**/src/db/**', '**/src/archive/**', '**/activities/**', '**/src/config*'],
@@ -76,6 +98,7 @@ export default tseslint.config(
           ],
         },
       ],
+      'no-restricted-syntax': ['error', dynamicBoundary],
     },
   },
   {
@@ -83,7 +106,7 @@ export default tseslint.config(
     // code outside it imports nothing deeper, so the files behind it can move freely. The db
     // unit tests are the exception: they test the pure planner and hashing behind the surface.
     // no-restricted-syntax rather than no-restricted-imports, so other blocks' import rules stay in force.
-    files: ['src/**/*.ts', 'activities/**/*.ts', 'test/**/*.ts'],
+    files: ['src/**/*.ts', 'activities/**/*.ts', 'tools/**/*.ts', 'test/**/*.ts'],
     ignores: ['src/db/**', 'test/unit/db/**'],
     rules: {
       'no-restricted-syntax': [

@@ -1,6 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ZodError } from 'zod';
+import { FailureType } from '../src/contracts/failure-types.ts';
+import { formatIssues } from '../src/contracts/format-issues.ts';
 import { PermanentFailure, type Ports, type Progress } from '../src/ports.ts';
 
 /** The narrow ports activities close over (the use cases' ports); `src/worker.ts` builds them, tests pass their own. */
@@ -51,18 +53,15 @@ function inActivity(): boolean {
  */
 export function asActivityFailure(error: unknown): unknown {
   if (error instanceof ZodError) {
-    const detail = error.issues
-      .slice(0, 3)
-      .map((i) => `${i.path.join('.')}: ${i.message}`)
-      .join('; ');
-    return ApplicationFailure.nonRetryable(`invalid input: ${detail}`, 'InvalidActivityInput', error.issues);
+    const detail = formatIssues(error.issues, { root: '', limit: 3 });
+    return ApplicationFailure.nonRetryable(`invalid input: ${detail}`, FailureType.InvalidActivityInput, error.issues);
   }
   if (error instanceof PermanentFailure) return ApplicationFailure.nonRetryable(error.message, error.type);
   const name = (error as Error | undefined)?.name;
   if (name === 'NoteVersionConflictError')
     return ApplicationFailure.create({
       message: (error as Error).message,
-      type: 'NoteVersionConflict',
+      type: FailureType.NoteVersionConflict,
       nonRetryable: true,
       cause: error as Error,
     });
@@ -77,7 +76,7 @@ export function asActivityFailure(error: unknown): unknown {
   if (name === 'ArchiveManifestError')
     return ApplicationFailure.create({
       message: (error as Error).message,
-      type: 'ArchiveManifestInvalid',
+      type: FailureType.ArchiveManifestInvalid,
       nonRetryable: true,
       cause: error as Error,
     });

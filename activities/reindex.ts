@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { FailureType } from '../src/contracts/failure-types.ts';
 import { EmbeddingDimensionError, EmbeddingError } from '../src/embeddings/embedder.ts';
 import {
   beginReindex,
@@ -16,14 +17,14 @@ function classify(error: unknown): unknown {
   if (error instanceof EmbeddingDimensionError)
     return ApplicationFailure.create({
       message: error.message,
-      type: 'EmbeddingDimensionMismatch',
+      type: FailureType.EmbeddingDimensionMismatch,
       nonRetryable: true,
       cause: error,
     });
   if (error instanceof EmbeddingError)
     return ApplicationFailure.create({
       message: error.message,
-      type: 'EmbeddingInvalid',
+      type: FailureType.EmbeddingInvalid,
       nonRetryable: true,
       cause: error,
     });

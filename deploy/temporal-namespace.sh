@@ -1,8 +1,13 @@
 #!/bin/sh
 # Registers the namespace and the search attributes that make Nocturne runs findable in the UI.
+# It runs in the admin-tools image (no node), so it carries the attributes itself: name=type pairs
+# equal to src/contracts/search-attributes.ts (test/unit/stack/search-attributes.test.ts keeps them so).
 set -eu
+SEARCH_ATTRIBUTES="NocturneTenant=Keyword NocturneTrigger=Keyword NocturneStatus=Keyword"
+
 temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1 \
   || temporal operator namespace create --namespace "$TEMPORAL_NAMESPACE" --retention 30d
-for attr in NocturneTenant NocturneTrigger NocturneStatus; do
-  temporal operator search-attribute create --namespace "$TEMPORAL_NAMESPACE" --name "$attr" --type Keyword || true
+for attr in $SEARCH_ATTRIBUTES; do
+  temporal operator search-attribute create --namespace "$TEMPORAL_NAMESPACE" --name "${attr%%=*}" --type "${attr#*=}" \
+    || true
 done

@@ -2,7 +2,7 @@ import type { ArchivedRecord, Episode, Finding } from '../src/contracts/episode.
 import { contentTokens, sentences } from './text.ts';
 
 /**
- * Compare & attribute (design §5): what went differently from what was expected in an episode,
+ * Compare & attribute: what went differently from what was expected in an episode,
  * and which records show it. Pure: the same episodes always give the same findings.
  */
 

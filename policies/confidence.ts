@@ -1,6 +1,6 @@
 import type { SourceKind } from '../src/contracts/note.ts';
 
-/** Starting confidence by where a note's evidence came from (design §5). */
+/** Starting confidence by where a note's evidence came from. */
 export const INITIAL_CONFIDENCE: Record<SourceKind, number> = {
   user_requirement: 0.9,
   user_correction: 0.9,

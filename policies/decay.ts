@@ -1,6 +1,6 @@
 import type { NoteKind } from '../src/contracts/note.ts';
 
-/** Read-time half-life by note kind, from lastConfirmedAt (design §5). */
+/** Read-time half-life by note kind, from lastConfirmedAt. */
 export const DECAY_HALF_LIFE_DAYS: Record<NoteKind, number> = {
   preference: 180,
   constraint: 90,

@@ -1,6 +1,6 @@
 import { seededRandom } from './random.ts';
 
-/** Importance weights by what an episode contains (design §5). The highest that applies counts. */
+/** Importance weights by what an episode contains. The highest that applies counts. */
 export const SAMPLING_WEIGHTS = {
   userCorrection: 8,
   failure: 5,

@@ -12,7 +12,7 @@ export interface EvidenceFacts {
 
 export type ScopeCheck = { ok: true } | { ok: false; reason: string };
 
-/** A note may not be wider than its evidence (design §5). */
+/** A note may not be wider than its evidence. */
 export function checkScopeBreadth(scope: NoteScope, evidence: EvidenceFacts): ScopeCheck {
   const all = <T>(values: readonly T[], expected: T) => values.length > 0 && values.every((v) => v === expected);
   switch (scope.level) {

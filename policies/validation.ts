@@ -1,5 +1,6 @@
 import type { Proposal } from '../src/contracts/episode.ts';
 import { NoteContent } from '../src/contracts/note.ts';
+import { formatIssues } from '../src/contracts/format-issues.ts';
 import type { RawRecord } from '../src/contracts/raw-record.ts';
 import { withinCap } from './confidence.ts';
 import { looksLikeInstruction, UNTRUSTED_SOURCES } from './injection.ts';
@@ -7,7 +8,7 @@ import { sensitiveLeft } from './redaction.ts';
 import { checkScopeBreadth } from './scope.ts';
 import { contentTokens, coverage, recordText } from './text.ts';
 
-/** Every rule a proposal must pass before commit (design §5), by stable name. */
+/** Every rule a proposal must pass before commit, by stable name. */
 export const VALIDATION_RULES = [
   'evidence_missing',
   'evidence_unresolved',
@@ -61,8 +62,7 @@ export function validateProposal(
   // An engine (a model above all) can write what the note contract refuses: that proposal is
   // rejected with the reason, the rest of the batch goes on.
   const shape = NoteContent.safeParse(p.content);
-  if (!shape.success)
-    return reject('content_invalid', shape.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (!shape.success) return reject('content_invalid', formatIssues(shape.error.issues, { root: '' }));
   const refs = p.content.evidence;
   if (refs.length === 0) return reject('evidence_missing', 'a note needs at least one evidence ref');
   const cited: RawRecord[] = [];

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { formatIssues } from './contracts/format-issues.ts';
 
 /**
  * The whole runtime configuration, read from the environment once at start-up.
@@ -151,7 +152,7 @@ export class ConfigError extends Error {
 
 /** One line per problem, each naming the variable: what an operator needs to fix it. */
 function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`).join('; ');
+  return formatIssues(error.issues, { root: '(environment)' });
 }
 
 export function parseConfig(env: Record<string, string | undefined>): Config {

@@ -1,4 +1,5 @@
 import type { ArchiveStore } from './archive/index.ts';
+import type { FailureType } from './contracts/failure-types.ts';
 import type { Db } from './db/index.ts';
 import type { Embedder } from './embeddings/embedder.ts';
 import type { NoteEngine } from './engine/types.ts';
@@ -36,14 +37,14 @@ export const nowOf = (ports: Pick<Ports, 'clock'>): Date => (ports.clock ?? (() 
 
 /**
  * A fault that a retry will not fix (a missing run, a note that was erased, a rebuild that was
- * superseded). `type` is the stable name callers and workflows match on; the activity layer
- * turns it into a non-retryable failure of that type.
+ * superseded). `type` is the stable name callers and workflows match on (src/contracts/failure-types.ts);
+ * the activity layer turns it into a non-retryable failure of that type.
  */
 export class PermanentFailure extends Error {
   override name = 'PermanentFailure';
   constructor(
     message: string,
-    readonly type: string,
+    readonly type: FailureType,
   ) {
     super(message);
   }

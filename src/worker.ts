@@ -1,16 +1,15 @@
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { ulid } from 'ulid';
 import { fileURLToPath } from 'node:url';
 import { createActivities } from '../activities/index.ts';
-import { openArchive } from './archive/index.ts';
 import type { Config } from './config.ts';
-import { openDb, type Db } from './db/index.ts';
+import type { Db } from './db/index.ts';
 import type { Embedder } from './embeddings/embedder.ts';
-import { createEmbedder } from './embeddings/create.ts';
 import { createDeterministicEngine } from './engine/deterministic.ts';
 import { createLlmEngine } from './engine/llm.ts';
 import type { NoteEngine } from './engine/types.ts';
 import { openLlm } from './llm/index.ts';
+import { connectWorkerTransport, openArchiveStore, openEmbedder, openNoteStore } from './runtime.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -38,7 +37,7 @@ export interface WorkerHandle {
 }
 
 /**
- * The only composition root: config → clients → activities → worker. Claims are embedded by
+ * The worker's composition: config → clients (from src/runtime.ts) → activities → worker. Claims are embedded by
  * the configured model; the named lexical fallback only when `embeddingFallback` allows it
  * (the embedded demo), and its name is in every reindex result.
  */
@@ -48,14 +47,14 @@ export async function createWorker(
 ): Promise<WorkerHandle> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   installRuntime(options.sdkLogLevel ?? 'WARN');
-  const embedder = await createEmbedder(config.embedding, {
+  const embedder = await openEmbedder(config, {
     ...(options.embeddingFallback ? { fallback: options.embeddingFallback } : {}),
     log,
   });
-  const archive = openArchive(config.archive);
-  const db = options.db ?? (await openDb(config.database, { dimension: config.embedding.dimension }));
+  const archive = await openArchiveStore(config);
+  const db = options.db ?? (await openNoteStore(config));
   const engine = createEngine(config);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await connectWorkerTransport(config);
   try {
     const worker = await Worker.create({
       connection,

@@ -1,15 +1,14 @@
 import type { ActivityOptions } from '@temporalio/workflow';
+import { FailureType } from '../src/contracts/failure-types.ts';
 
 /**
  * Named presets for every activity call. Timeouts are explicit, retries capped; the
  * non-retryable types are the permanent faults activities raise on purpose.
  */
-const NON_RETRYABLE = [
-  'InvalidActivityInput',
-  'NoteVersionConflict',
-  'RunNotFound',
-  'TenantMismatch',
-  'ValidationFailed',
+const NON_RETRYABLE: string[] = [
+  FailureType.InvalidActivityInput,
+  FailureType.NoteVersionConflict,
+  FailureType.RunNotFound,
 ];
 
 /** Short database bookkeeping: planning rows, run status. */

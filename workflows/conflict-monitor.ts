@@ -1,6 +1,5 @@
 import {
   allHandlersFinished,
-  ApplicationFailure,
   condition,
   continueAsNew,
   defineQuery,
@@ -8,53 +7,16 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { z } from 'zod';
-import { TenantId } from '../src/contracts/ids.ts';
-import { describeInputError } from '../src/contracts/workflow-inputs.ts';
-import { consolidateExclusively, type TenantOutcome } from './nightly-consolidation.ts';
+import { utcDay } from '../src/contracts/workflow-ids.ts';
+import {
+  ConflictMonitorInput,
+  ConflictReport,
+  MAX_FOCUS_NOTES,
+  type TenantOutcome,
+} from '../src/contracts/workflow-inputs.ts';
+import { consolidateExclusively } from './nightly-consolidation.ts';
+import { parseWorkflowInput } from './workflow-input.ts';
 import { workflowNowMs } from './workflow-time.ts';
-
-/** Signals handled per execution before continuing as new (each is an event or two). @default 500 */
-export const SIGNALS_PER_EXECUTION = 500;
-/** A focused run looks at most this many note ids (the consolidate input's limit). @default 1000 */
-export const MAX_FOCUS_NOTES = 1000;
-/** When another consolidation of the tenant is running, try again after this long. @default 60 */
-export const BUSY_RETRY_SECONDS = 60;
-
-export const ConflictReport = z.object({
-  noteIds: z.array(z.string().min(1).max(200)).min(1).max(MAX_FOCUS_NOTES),
-  reason: z.string().max(2000).optional(),
-});
-export type ConflictReport = z.infer<typeof ConflictReport>;
-
-export const ConflictMonitorInput = z.object({
-  tenantId: TenantId,
-  /** Conflicts that trigger a focused consolidation. @default 5 */
-  threshold: z.number().int().min(1).max(10_000).default(5),
-  /** After a focused run, no other starts for this long (conflicts still count). @default 3600 */
-  cooldownSeconds: z
-    .number()
-    .int()
-    .min(0)
-    .max(30 * 86400)
-    .default(3600),
-  /** Continue as new after this many signals. @default 500 */
-  signalsPerExecution: z.number().int().min(1).max(5000).default(SIGNALS_PER_EXECUTION),
-  /** While another consolidation of the tenant runs, look again after this long. @default 60 */
-  busyRetrySeconds: z.number().int().min(1).max(86400).default(BUSY_RETRY_SECONDS),
-  /** Carried across continue-as-new. */
-  carry: z
-    .object({
-      count: z.number().int().min(0),
-      pendingNoteIds: z.array(z.string()),
-      totalConflicts: z.number().int().min(0),
-      runs: z.number().int().min(0),
-      cooldownUntilMs: z.number().int().optional(),
-      lastRun: z.custom<TenantOutcome>().optional(),
-    })
-    .optional(),
-});
-export type ConflictMonitorInput = z.input<typeof ConflictMonitorInput>;
 
 export interface ConflictProgress {
   tenantId: string;
@@ -80,13 +42,10 @@ export const conflictProgressQuery = defineQuery<ConflictProgress>('progress');
  * dropped (a signal cannot be refused) and counted nowhere.
  */
 export async function conflictMonitorWorkflow(raw: ConflictMonitorInput): Promise<void> {
-  const parsed = ConflictMonitorInput.safeParse(raw);
-  if (!parsed.success)
-    throw ApplicationFailure.nonRetryable(
-      `invalid conflictMonitorWorkflow input: ${describeInputError(parsed.error)}`,
-      'InvalidWorkflowInput',
-    );
-  const { tenantId, threshold, cooldownSeconds, signalsPerExecution, busyRetrySeconds, carry } = parsed.data;
+  const { tenantId, threshold, cooldownSeconds, signalsPerExecution, busyRetrySeconds, carry } = parseWorkflowInput(
+    ConflictMonitorInput,
+    raw,
+  );
   const pending = new Set(carry?.pendingNoteIds ?? []);
   const p: ConflictProgress = {
     tenantId,
@@ -130,7 +89,7 @@ export async function conflictMonitorWorkflow(raw: ConflictMonitorInput): Promis
     const countedAtStart = p.count;
     const outcome = await consolidateExclusively({
       tenantId,
-      date: new Date().toISOString().slice(0, 10),
+      date: utcDay(workflowNowMs()),
       trigger: 'conflict',
       focus: { noteIds },
     });

@@ -1,5 +1,4 @@
 import {
-  ApplicationFailure,
   condition,
   continueAsNew,
   proxyActivities,
@@ -9,14 +8,9 @@ import {
 } from '@temporalio/workflow';
 import type { ConsolidationActivities, ReplayBatchResult } from '../activities/index.ts';
 import { seedFrom } from '../policies/random.ts';
-import {
-  ConsolidateInput,
-  DEFAULT_BUDGET,
-  describeInputError,
-  type ConsolidateParams,
-  type ResumeState,
-} from '../src/contracts/workflow-inputs.ts';
+import { ConsolidateInput, DEFAULT_BUDGET, type ResumeState } from '../src/contracts/workflow-inputs.ts';
 import type { Budget, RunCounts } from '../src/contracts/run.ts';
+import { STATUS, TENANT, TRIGGER } from '../src/contracts/search-attributes.ts';
 import { COMMIT, BOOKKEEPING, REINDEX, REPLAY } from './activity-options.ts';
 import {
   approveUpdate,
@@ -25,8 +19,8 @@ import {
   type ApprovalInput,
   type ConsolidateProgress,
 } from './consolidate-messages.ts';
-import { STATUS, TENANT, TRIGGER } from './search-attributes.ts';
-import { workflowNowMs } from './workflow-time.ts';
+import { parseWorkflowInput } from './workflow-input.ts';
+import { workflowNowIso, workflowNowMs } from './workflow-time.ts';
 
 const bookkeeping = proxyActivities<ConsolidationActivities>(BOOKKEEPING);
 const { replayBatch } = proxyActivities<ConsolidationActivities>(REPLAY);
@@ -45,9 +39,9 @@ export interface ConsolidateResult {
   changedVersionsTruncated: boolean;
 }
 
-/** Plan → sample → replay in batches → propose → validate → commit → reindex → report (design §4). */
+/** Plan → sample → replay in batches → propose → validate → commit → reindex → report (docs/ARCHITECTURE.md, "Workflows"). */
 export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<ConsolidateResult> {
-  const input = parseInput(raw);
+  const input = parseWorkflowInput(ConsolidateInput, raw);
   const info = workflowInfo();
   const budget: Budget = { ...DEFAULT_BUDGET, ...input.budget };
   const state: ResumeState = input.resume
@@ -79,7 +73,7 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
     trigger: input.trigger,
     mode: input.mode,
     seed: input.seed ?? seedFrom(state.runId),
-    now: new Date().toISOString(),
+    now: workflowNowIso(),
     ...(input.focus ? { focus: input.focus } : {}),
   });
   state.counts.sampled = plan.sampled;
@@ -151,17 +145,6 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
     leftover,
     ...report,
   };
-}
-
-function parseInput(raw: ConsolidateInput): ConsolidateParams {
-  const parsed = ConsolidateInput.safeParse(raw);
-  if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(
-      `invalid consolidateTenantWorkflow input: ${describeInputError(parsed.error)}`,
-      'InvalidWorkflowInput',
-    );
-  }
-  return parsed.data;
 }
 
 function freshState(workflowId: string, runId: string, now: number): ResumeState {

@@ -1,21 +1,15 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { ConsolidationActivities } from '../activities/index.ts';
 import type { ArchiveErasure, ErasureScan, NotesErasure, ScrubResult } from '../activities/erasure.ts';
-import { TenantId } from '../src/contracts/ids.ts';
-import { describeInputError } from '../src/contracts/workflow-inputs.ts';
-import { z } from 'zod';
+import { FailureType } from '../src/contracts/failure-types.ts';
+import { EraseSubjectInput } from '../src/contracts/workflow-inputs.ts';
 import { BOOKKEEPING, COMMIT, REPLAY } from './activity-options.ts';
+import { parseWorkflowInput } from './workflow-input.ts';
 
 /** Archive work reads whole objects and heartbeats per object (the REPLAY preset's limits). */
 const archive = proxyActivities<ConsolidationActivities>(REPLAY);
 const store = proxyActivities<ConsolidationActivities>(COMMIT);
 const bookkeeping = proxyActivities<ConsolidationActivities>(BOOKKEEPING);
-
-export const EraseSubjectInput = z.object({
-  tenantId: TenantId,
-  userId: z.string().min(1).max(256),
-});
-export type EraseSubjectInput = z.infer<typeof EraseSubjectInput>;
 
 /** Objects rewritten per activity call: bounded work per attempt, bounded history per run. */
 export const OBJECTS_PER_CALL = 25;
@@ -31,21 +25,14 @@ export interface EraseSubjectResult {
 }
 
 /**
- * Erases one user's data from a tenant (design §4), startable from the UI with
+ * Erases one user's data from a tenant, startable from the UI with
  * `{ "tenantId": "acme", "userId": "u-alice" }`. Order matters: notes are decided while their
  * evidence still resolves; the archive is rewritten after, re-pointing the evidence of the
  * notes that stay; scrubbing follows; the scan must then find nothing, or the workflow fails
  * with ErasureIncomplete and keeps its working set for a re-run.
  */
 export async function eraseSubjectWorkflow(raw: EraseSubjectInput): Promise<EraseSubjectResult> {
-  const parsed = EraseSubjectInput.safeParse(raw);
-  if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(
-      `invalid eraseSubjectWorkflow input: ${describeInputError(parsed.error)}`,
-      'InvalidWorkflowInput',
-    );
-  }
-  const subject = parsed.data;
+  const subject = parseWorkflowInput(EraseSubjectInput, raw);
   const found = await archive.prepareErasure(subject);
   const notes = await store.eraseSubjectNotes(subject);
   const totals: ArchiveErasure = { rewritten: 0, deleted: 0, recordsRemoved: 0, notesRepointed: 0 };
@@ -76,7 +63,7 @@ export async function eraseSubjectWorkflow(raw: EraseSubjectInput): Promise<Eras
     ];
     throw ApplicationFailure.create({
       message: `erasure incomplete: the scan still finds the subject in ${where.join(', ')}`,
-      type: 'ErasureIncomplete',
+      type: FailureType.ErasureIncomplete,
       nonRetryable: true,
       details: [report],
     });

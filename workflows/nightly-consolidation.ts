@@ -8,51 +8,20 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { z } from 'zod';
 import type { ConsolidationActivities } from '../activities/index.ts';
-import { Budget } from '../src/contracts/run.ts';
-import { describeInputError } from '../src/contracts/workflow-inputs.ts';
+import type { Budget } from '../src/contracts/run.ts';
+import { STATUS, TENANT, TRIGGER } from '../src/contracts/search-attributes.ts';
+import { consolidationId, utcDay } from '../src/contracts/workflow-ids.ts';
+import { NightlyInput, type TenantOutcome, type TenantOutcomeKind } from '../src/contracts/workflow-inputs.ts';
 import { BOOKKEEPING } from './activity-options.ts';
 import { consolidateTenantWorkflow } from './consolidate-tenant.ts';
-import { STATUS, TENANT, TRIGGER } from './search-attributes.ts';
+import { parseWorkflowInput } from './workflow-input.ts';
+import { workflowNowMs } from './workflow-time.ts';
 
 const { listActiveTenants, findRunningConsolidation } = proxyActivities<ConsolidationActivities>(BOOKKEEPING);
 
-/** Tenants started per execution before continuing as new: ~8 events each keeps a run far below 4,096. @default 200 */
-export const TENANTS_PER_EXECUTION = 200;
 /** A nightly result lists at most this many tenants; the totals count them all. @default 500 */
 export const MAX_LISTED_TENANTS = 500;
-
-const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
-const Outcome = z.enum(['completed', 'partial', 'rejected', 'skipped', 'failed']);
-export type TenantOutcomeKind = z.infer<typeof Outcome>;
-
-const TenantOutcome = z.object({
-  tenantId: z.string(),
-  workflowId: z.string(),
-  outcome: Outcome,
-  runId: z.string().optional(),
-  committed: z.number().optional(),
-  reason: z.string().optional(),
-});
-export type TenantOutcome = z.infer<typeof TenantOutcome>;
-
-export const NightlyInput = z.object({
-  /** The run date in child ids; absent → the workflow's (schedule's) start day, UTC. */
-  date: Day.optional(),
-  /** Consolidations running at once. @default 4 */
-  concurrency: z.number().int().min(1).max(64).default(4),
-  /** Only tenants with archive partitions this many days back from `date`. @default 7 */
-  activeDays: z.number().int().min(1).max(366).default(7),
-  budget: Budget.partial().optional(),
-  /** Tenants per page and per execution before continuing as new. @default 200 */
-  tenantsPerExecution: z.number().int().min(1).max(1000).default(TENANTS_PER_EXECUTION),
-  /** Carried across continue-as-new: tenants up to and including `after` are done. */
-  carry: z
-    .object({ after: z.string(), totals: z.record(Outcome, z.number().int()), results: z.array(TenantOutcome) })
-    .optional(),
-});
-export type NightlyInput = z.input<typeof NightlyInput>;
 
 export interface NightlyResult {
   date: string;
@@ -67,14 +36,8 @@ export interface NightlyResult {
  * `concurrency` at once. A tenant whose run fails or is already running is reported, never fatal.
  */
 export async function nightlyConsolidationWorkflow(raw: NightlyInput = {}): Promise<NightlyResult> {
-  const parsed = NightlyInput.safeParse(raw ?? {});
-  if (!parsed.success)
-    throw ApplicationFailure.nonRetryable(
-      `invalid nightlyConsolidationWorkflow input: ${describeInputError(parsed.error)}`,
-      'InvalidWorkflowInput',
-    );
-  const input = parsed.data;
-  const date = input.date ?? new Date().toISOString().slice(0, 10);
+  const input = parseWorkflowInput(NightlyInput, raw ?? {});
+  const date = input.date ?? utcDay(workflowNowMs());
   const totals: Record<TenantOutcomeKind, number> = {
     completed: 0,
     partial: 0,
@@ -131,12 +94,9 @@ export interface ExclusiveRun {
   tenantId: string;
   date: string;
   trigger: 'schedule' | 'conflict';
-  budget?: z.infer<typeof Budget.partial>;
+  budget?: Partial<Budget>;
   focus?: { noteIds: string[] };
 }
-
-/** Child id from business keys: one consolidation per tenant and day per id. */
-export const consolidationId = (tenantId: string, date: string): string => `consolidate/${tenantId}/${date}`;
 
 /**
  * Never two consolidations of one tenant at once, whichever trigger started them. Two guards:

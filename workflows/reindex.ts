@@ -1,43 +1,11 @@
-import {
-  ApplicationFailure,
-  continueAsNew,
-  defineQuery,
-  proxyActivities,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
-import { z } from 'zod';
+import { continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ConsolidationActivities } from '../activities/index.ts';
-import { TenantId } from '../src/contracts/ids.ts';
-import { describeInputError } from '../src/contracts/workflow-inputs.ts';
+import { ReindexInput, type ReindexResume } from '../src/contracts/workflow-inputs.ts';
 import { BOOKKEEPING, REINDEX } from './activity-options.ts';
+import { parseWorkflowInput } from './workflow-input.ts';
 
 const { beginReindex, switchEmbeddings } = proxyActivities<ConsolidationActivities>(BOOKKEEPING);
 const { reembedPage } = proxyActivities<ConsolidationActivities>(REINDEX);
-
-/** Where a continued rebuild picks up. */
-const ReindexResume = z.object({
-  reindexId: z.string().min(1),
-  model: z.string().min(1),
-  dimension: z.number().int().min(1),
-  total: z.number().int().min(0),
-  previousModel: z.string().nullable(),
-  after: z.string().nullable(),
-  embedded: z.number().int().min(0),
-  pages: z.number().int().min(0),
-});
-
-export const ReindexInput = z.object({
-  tenantId: TenantId,
-  /** Why (e.g. "model bge-m3 → e5"): kept in the result for the operator. */
-  reason: z.string().min(1).max(2000).optional(),
-  /** Claims per page (one activity each). @default 256 */
-  pageSize: z.number().int().min(1).max(2000).default(256),
-  /** Continue-as-new after this many pages, or earlier when the server suggests it. @default 100 */
-  pagesPerExecution: z.number().int().min(1).max(500).default(100),
-  resume: ReindexResume.optional(),
-});
-export type ReindexInput = z.input<typeof ReindexInput>;
 
 export interface ReindexProgress {
   tenantId: string;
@@ -70,14 +38,7 @@ export const reindexProgressQuery = defineQuery<ReindexProgress>('reindexProgres
  * business id (`reindex/<tenant>`) so two rebuilds of one tenant never run at once.
  */
 export async function reindexWorkflow(raw: ReindexInput): Promise<ReindexResult> {
-  const parsed = ReindexInput.safeParse(raw);
-  if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(
-      `invalid reindexWorkflow input: ${describeInputError(parsed.error)}`,
-      'InvalidWorkflowInput',
-    );
-  }
-  const input = parsed.data;
+  const input = parseWorkflowInput(ReindexInput, raw);
   const info = workflowInfo();
   const progress: ReindexProgress = {
     tenantId: input.tenantId,
@@ -121,7 +82,7 @@ export async function reindexWorkflow(raw: ReindexInput): Promise<ReindexResult>
   };
 }
 
-async function start(tenantId: string, reindexId: string): Promise<z.infer<typeof ReindexResume>> {
+async function start(tenantId: string, reindexId: string): Promise<ReindexResume> {
   const s = await beginReindex({ tenantId, reindexId });
   return {
     reindexId,

@@ -1,8 +1,10 @@
-import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ConsolidationActivities } from '../activities/index.ts';
 import type { RollbackResult } from '../activities/rollback.ts';
-import { describeInputError, RollbackNoteInput } from '../src/contracts/workflow-inputs.ts';
+import { rollbackNoteBatchRunId } from '../src/contracts/workflow-ids.ts';
+import { RollbackNoteInput } from '../src/contracts/workflow-inputs.ts';
 import { COMMIT, REINDEX } from './activity-options.ts';
+import { parseWorkflowInput } from './workflow-input.ts';
 
 const { rollbackNote } = proxyActivities<ConsolidationActivities>(COMMIT);
 const { reindexBatch } = proxyActivities<ConsolidationActivities>(REINDEX);
@@ -12,15 +14,10 @@ const { reindexBatch } = proxyActivities<ConsolidationActivities>(REINDEX);
  * `{ "tenantId": "acme", "noteId": "…", "toVersion": 1, "reason": "…", "operator": "…" }`.
  */
 export async function rollbackNoteWorkflow(raw: RollbackNoteInput): Promise<RollbackResult> {
-  const parsed = RollbackNoteInput.safeParse(raw);
-  if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(
-      `invalid rollbackNoteWorkflow input: ${describeInputError(parsed.error)}`,
-      'InvalidWorkflowInput',
-    );
-  }
+  const input = parseWorkflowInput(RollbackNoteInput, raw);
   const requestId = workflowInfo().workflowId;
-  const result = await rollbackNote({ ...parsed.data, requestId });
-  if (!result.noop) await reindexBatch({ runId: `rollback/${requestId}`, tenantId: parsed.data.tenantId, batchNo: 0 });
+  const result = await rollbackNote({ ...input, requestId });
+  if (!result.noop)
+    await reindexBatch({ runId: rollbackNoteBatchRunId(requestId), tenantId: input.tenantId, batchNo: 0 });
   return result;
 }

@@ -6,3 +6,8 @@
 export function workflowNowMs(): number {
   return new Date().getTime();
 }
+
+/** Workflow time as an ISO 8601 timestamp (see {@link workflowNowMs}). */
+export function workflowNowIso(): string {
+  return new Date(workflowNowMs()).toISOString();
+}

@@ -1,7 +1,7 @@
 import { assertValidKey } from './store.ts';
 
 /**
- * The archive layout (design §3), shared by the writer, reader and scan:
+ * The archive layout (docs/ARCHITECTURE.md, "Contracts"), shared by the writer, reader and scan:
  *   raw/tenant=<t>/date=<YYYY-MM-DD>/<producer>-<firstUlid>-<hash12>.jsonl.gz
  *   …and its sidecar <same stem>.manifest.json
  * `<firstUlid>-<hash12>` is the deterministic "seq": the first record's id keeps keys roughly

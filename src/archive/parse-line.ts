@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { z } from 'zod';
 import { RawRecord } from '../contracts/raw-record.ts';
+import { formatIssues } from '../contracts/format-issues.ts';
 import { fastRawRecord } from './record-fast-path.ts';
 
 /** Why a stored line was quarantined. Stable names: they are counted and reported. */
@@ -27,9 +28,7 @@ const DETAIL_LIMIT = 200;
 
 /** First few zod issues as `path: message`, short enough for a log line or a table cell. */
 export function summarizeIssues(error: z.ZodError, limit = 3): string {
-  const parts = error.issues.slice(0, limit).map((i) => `${i.path.join('.') || '(record)'}: ${i.message}`);
-  const more = error.issues.length > limit ? ` (+${error.issues.length - limit} more)` : '';
-  return `${parts.join('; ')}${more}`;
+  return formatIssues(error.issues, { root: '(record)', limit, countRest: true });
 }
 
 /** sha256 hex of the exact stored line (no newline): what an evidence ref cites. */

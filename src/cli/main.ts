@@ -1,29 +1,41 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { EXIT, UsageError } from './errors.ts';
 import { registerArchive } from './commands/archive.ts';
-import { registerBench } from './commands/bench.ts';
 import { registerConflict } from './commands/conflict.ts';
-import { registerDemo } from './commands/demo.ts';
 import { registerErase } from './commands/erase.ts';
-import { registerEval } from './commands/eval.ts';
 import { registerNotes } from './commands/notes.ts';
 import { registerRecall } from './commands/recall.ts';
 import { registerRollback } from './commands/rollback.ts';
 import { registerRun } from './commands/run.ts';
 import { registerSchedule } from './commands/schedule.ts';
 import { registerServe } from './commands/serve.ts';
-import { registerSimulate } from './commands/simulate.ts';
 import { registerStack } from './commands/stack.ts';
 import { registerWorker } from './commands/worker.ts';
 
-export function buildProgram(): Command {
+/** Adds commands to the program. Registration only names and describes them: each action imports its implementation when it runs. */
+export type RegisterCommands = (program: Command) => void;
+
+export interface MainOptions {
+  /** Commands from outside the product (the repository's tools), added after its own. */
+  extensions?: RegisterCommands[];
+}
+
+/** The version of package.json, which every install (and the worker image) carries beside the sources. */
+export function packageVersion(): string {
+  const pkg: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const version = (pkg as { version?: unknown }).version;
+  return typeof version === 'string' ? version : 'unknown';
+}
+
+export function buildProgram(options: MainOptions = {}): Command {
   const program = new Command('nocturne')
     .description('Sleep-time memory consolidation for AI agents')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   for (const register of [
-    registerDemo,
     registerStack,
     registerWorker,
     registerRun,
@@ -31,13 +43,11 @@ export function buildProgram(): Command {
     registerNotes,
     registerRecall,
     registerServe,
-    registerBench,
     registerSchedule,
     registerConflict,
     registerRollback,
     registerErase,
-    registerEval,
-    registerSimulate,
+    ...(options.extensions ?? []),
   ]) {
     register(program);
   }
@@ -45,8 +55,8 @@ export function buildProgram(): Command {
 }
 
 /** Runs the command line and returns the exit code: 0 success, 1 failure, 2 bad usage or input. */
-export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  const program = buildProgram(options);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;

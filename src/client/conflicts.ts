@@ -1,7 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { TenantId } from '../contracts/ids.ts';
-import { conflictMonitorWorkflow, conflictSignal, ConflictReport } from '../../workflows/conflict-monitor.ts';
-import { TENANT, TRIGGER } from '../../workflows/search-attributes.ts';
+import { conflictMonitorId } from '../contracts/workflow-ids.ts';
+import { conflictMonitorWorkflow, conflictSignal } from '../../workflows/conflict-monitor.ts';
+import { formatIssues } from '../contracts/format-issues.ts';
+import { ConflictReport } from '../contracts/workflow-inputs.ts';
+import { TENANT, TRIGGER } from '../contracts/search-attributes.ts';
 
 export interface ReportConflictInput {
   tenantId: string;
@@ -28,8 +31,6 @@ export interface ReportConflictResult {
 export class InvalidConflictReportError extends Error {
   override name = 'InvalidConflictReportError';
 }
-
-export const conflictMonitorId = (tenantId: string): string => `conflicts/${tenantId}`;
 
 /**
  * Reports a memory conflict to the tenant's monitor, starting the monitor if it is not running
@@ -72,9 +73,7 @@ export function parseConflictReport(input: ReportConflictInput): { tenantId: str
     ...(input.reason !== undefined ? { reason: input.reason } : {}),
   });
   if (!report.success) {
-    throw new InvalidConflictReportError(
-      report.error.issues.map((i) => `${i.path.join('.') || '(report)'}: ${i.message}`).join('; '),
-    );
+    throw new InvalidConflictReportError(formatIssues(report.error.issues, { root: '(report)' }));
   }
   return { tenantId: tenant.data, report: report.data };
 }

@@ -5,12 +5,12 @@
 export {
   reportConflict,
   parseConflictReport,
-  conflictMonitorId,
   InvalidConflictReportError,
   type ReportConflictInput,
   type ReportConflictOptions,
   type ReportConflictResult,
 } from './conflicts.ts';
+export { conflictMonitorId } from '../contracts/workflow-ids.ts';
 export {
   createRecallClient,
   RecallApiError,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RecallRequest, RecallResult } from '../recall/contract.ts';
+import { formatIssues } from '../contracts/format-issues.ts';
 
 /** What the agent sends: a RecallRequest whose tenantId defaults to the token's tenant. */
 export type RecallClientRequest = Omit<RecallRequest, 'tenantId'> & { tenantId?: string };
@@ -45,11 +46,7 @@ export function createRecallClient(options: RecallClientOptions): RecallClient {
     async recall(request) {
       const local = RecallRequest.safeParse({ ...request, tenantId: request.tenantId ?? 'placeholder' });
       if (!local.success) {
-        throw new RecallApiError(
-          400,
-          'invalid_request',
-          local.error.issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`).join('; '),
-        );
+        throw new RecallApiError(400, 'invalid_request', formatIssues(local.error.issues, { root: '(body)' }));
       }
       const response = await doFetch(endpoint, {
         method: 'POST',

@@ -6,6 +6,7 @@ import {
   withTenant,
   type ParsedNoteOp,
 } from '../db/index.ts';
+import { FailureType } from '../contracts/failure-types.ts';
 import { PermanentFailure, type Ports } from '../ports.ts';
 
 /** Approval batches are numbered after every replay batch, so their idempotency keys never collide. */
@@ -73,7 +74,7 @@ export async function resolveStaged(ports: Pick<Ports, 'db'>, input: ResolveStag
 
 async function storedOps(ports: Pick<Ports, 'db'>, k: BatchKey): Promise<ParsedNoteOp[]> {
   const stored = await withTenant(ports.db, k.tenantId, (tx) => selectRunBatch(tx, k));
-  if (!stored) throw new PermanentFailure(`run ${k.runId} has no replayed batch ${k.batchNo}`, 'RunNotFound');
+  if (!stored) throw new PermanentFailure(`run ${k.runId} has no replayed batch ${k.batchNo}`, FailureType.RunNotFound);
   return stored.ops.map((o) => NoteOp.parse(o));
 }
 

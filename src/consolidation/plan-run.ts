@@ -1,3 +1,4 @@
+import { FailureType } from '../contracts/failure-types.ts';
 import { samplingWeight, weightedSample } from '../../policies/sampling.ts';
 import type { Budget, RunCounts, Spent } from '../contracts/run.ts';
 import {
@@ -126,7 +127,7 @@ export async function finishRun(ports: Pick<Ports, 'db' | 'clock'>, input: Finis
     spent: input.spent,
     finishedAt: nowOf(ports).toISOString(),
   });
-  if (!ok) throw new PermanentFailure(`run ${input.runId} not found`, 'RunNotFound');
+  if (!ok) throw new PermanentFailure(`run ${input.runId} not found`, FailureType.RunNotFound);
   const run = await getRun(ports.db, { tenantId: input.tenantId, runId: input.runId });
   const changed = run?.changedVersions ?? [];
   return {

@@ -79,5 +79,3 @@ export const NoteVersion = z.object({
   createdAt: IsoDateTime,
 });
 export type NoteVersion = z.infer<typeof NoteVersion>;
-
-export const NOTE_ID = Ulid;

@@ -1,6 +1,10 @@
 import { z } from 'zod';
+import { formatIssues } from './format-issues.ts';
 import { IsoDateTime, TenantId } from './ids.ts';
 import { Budget, RUN_TRIGGERS, RunCounts, Spent } from './run.ts';
+
+// The input of every workflow, parsed at the starter and again at the workflow's first line.
+// New fields are optional or defaulted, so recorded histories and running workflows still decode.
 
 /** Defaults for a nightly run: bounded work, bounded changes, done well within the night. */
 export const DEFAULT_BUDGET: Budget = {
@@ -50,7 +54,6 @@ export const ConsolidateInput = z.object({
   resume: ResumeState.optional(),
 });
 export type ConsolidateInput = z.input<typeof ConsolidateInput>;
-export type ConsolidateParams = z.output<typeof ConsolidateInput>;
 
 export const RollbackNoteInput = z.object({
   tenantId: TenantId,
@@ -68,7 +71,126 @@ export const RollbackRunInput = z.object({
 });
 export type RollbackRunInput = z.infer<typeof RollbackRunInput>;
 
-/** One line naming every bad field, for a non-retryable workflow failure. */
+/**
+ * What rollbackRunWorkflow takes (and the UI sends). `tenantId` is optional: runs live per tenant
+ * (row-level security), and consolidation run ids (`consolidate/<tenant>/<date>/<temporal run id>`)
+ * name their tenant. When both are given they must agree, so a typo cannot roll back another tenant's run.
+ */
+export const RollbackRunWorkflowInput = RollbackRunInput.extend({ tenantId: TenantId.optional() });
+export type RollbackRunWorkflowInput = { runId: string; reason: string; operator: string; tenantId?: string };
+
+export const EraseSubjectInput = z.object({
+  tenantId: TenantId,
+  userId: z.string().min(1).max(256),
+});
+export type EraseSubjectInput = z.infer<typeof EraseSubjectInput>;
+
+/** Where a continued rebuild picks up. */
+export const ReindexResume = z.object({
+  reindexId: z.string().min(1),
+  model: z.string().min(1),
+  dimension: z.number().int().min(1),
+  total: z.number().int().min(0),
+  previousModel: z.string().nullable(),
+  after: z.string().nullable(),
+  embedded: z.number().int().min(0),
+  pages: z.number().int().min(0),
+});
+export type ReindexResume = z.infer<typeof ReindexResume>;
+
+export const ReindexInput = z.object({
+  tenantId: TenantId,
+  /** Why (e.g. "model bge-m3 → e5"): kept in the result for the operator. */
+  reason: z.string().min(1).max(2000).optional(),
+  /** Claims per page (one activity each). @default 256 */
+  pageSize: z.number().int().min(1).max(2000).default(256),
+  /** Continue-as-new after this many pages, or earlier when the server suggests it. @default 100 */
+  pagesPerExecution: z.number().int().min(1).max(500).default(100),
+  resume: ReindexResume.optional(),
+});
+export type ReindexInput = z.input<typeof ReindexInput>;
+
+// The two workflows that start consolidations: the nightly fan-out and the per-tenant conflict
+// monitor. Their carried state is part of the input (continue-as-new passes it on).
+
+/** Tenants started per execution before continuing as new: ~8 events each keeps a run far below 4,096. @default 200 */
+export const TENANTS_PER_EXECUTION = 200;
+/** Signals handled per execution before continuing as new (each is an event or two). @default 500 */
+export const SIGNALS_PER_EXECUTION = 500;
+/** A focused run looks at most this many note ids (the consolidate input's limit). @default 1000 */
+export const MAX_FOCUS_NOTES = 1000;
+/** When another consolidation of the tenant is running, try again after this long. @default 60 */
+export const BUSY_RETRY_SECONDS = 60;
+
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
+const Outcome = z.enum(['completed', 'partial', 'rejected', 'skipped', 'failed']);
+export type TenantOutcomeKind = z.infer<typeof Outcome>;
+
+/** What became of one tenant's consolidation started by a trigger. */
+export const TenantOutcome = z.object({
+  tenantId: z.string(),
+  workflowId: z.string(),
+  outcome: Outcome,
+  runId: z.string().optional(),
+  committed: z.number().optional(),
+  reason: z.string().optional(),
+});
+export type TenantOutcome = z.infer<typeof TenantOutcome>;
+
+export const NightlyInput = z.object({
+  /** The run date in child ids; absent → the workflow's (schedule's) start day, UTC. */
+  date: Day.optional(),
+  /** Consolidations running at once. @default 4 */
+  concurrency: z.number().int().min(1).max(64).default(4),
+  /** Only tenants with archive partitions this many days back from `date`. @default 7 */
+  activeDays: z.number().int().min(1).max(366).default(7),
+  budget: Budget.partial().optional(),
+  /** Tenants per page and per execution before continuing as new. @default 200 */
+  tenantsPerExecution: z.number().int().min(1).max(1000).default(TENANTS_PER_EXECUTION),
+  /** Carried across continue-as-new: tenants up to and including `after` are done. */
+  carry: z
+    .object({ after: z.string(), totals: z.record(Outcome, z.number().int()), results: z.array(TenantOutcome) })
+    .optional(),
+});
+export type NightlyInput = z.input<typeof NightlyInput>;
+
+/** One conflict an agent reports (the conflict monitor's signal). */
+export const ConflictReport = z.object({
+  noteIds: z.array(z.string().min(1).max(200)).min(1).max(MAX_FOCUS_NOTES),
+  reason: z.string().max(2000).optional(),
+});
+export type ConflictReport = z.infer<typeof ConflictReport>;
+
+export const ConflictMonitorInput = z.object({
+  tenantId: TenantId,
+  /** Conflicts that trigger a focused consolidation. @default 5 */
+  threshold: z.number().int().min(1).max(10_000).default(5),
+  /** After a focused run, no other starts for this long (conflicts still count). @default 3600 */
+  cooldownSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86400)
+    .default(3600),
+  /** Continue as new after this many signals. @default 500 */
+  signalsPerExecution: z.number().int().min(1).max(5000).default(SIGNALS_PER_EXECUTION),
+  /** While another consolidation of the tenant runs, look again after this long. @default 60 */
+  busyRetrySeconds: z.number().int().min(1).max(86400).default(BUSY_RETRY_SECONDS),
+  /** Carried across continue-as-new. */
+  carry: z
+    .object({
+      count: z.number().int().min(0),
+      pendingNoteIds: z.array(z.string()),
+      totalConflicts: z.number().int().min(0),
+      runs: z.number().int().min(0),
+      cooldownUntilMs: z.number().int().optional(),
+      lastRun: z.custom<TenantOutcome>().optional(),
+    })
+    .optional(),
+});
+export type ConflictMonitorInput = z.input<typeof ConflictMonitorInput>;
+
+/** One line naming every bad field, for a non-retryable workflow failure or a usage error. */
 export function describeInputError(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+  return formatIssues(error.issues, { root: '(input)' });
 }

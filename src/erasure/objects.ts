@@ -1,3 +1,4 @@
+import { FailureType } from '../contracts/failure-types.ts';
 import { applyNoteBatch, selectNotesCitingObject, withTenant, type NoteOp } from '../db/index.ts';
 import { nowOf, PermanentFailure, SILENT, type Ports, type Progress } from '../ports.ts';
 import { deleteObject, rewriteWithoutSubject, type RecordMove } from './archive.ts';
@@ -59,7 +60,7 @@ async function repoint(ports: Pick<Ports, 'db' | 'clock'>, move: ObjectMove, mov
     if (evidence.length === 0) {
       throw new PermanentFailure(
         `note ${note.noteId} cites only erased records of ${oldKey}; erase notes before the archive`,
-        'ErasureOrder',
+        FailureType.ErasureOrder,
       );
     }
     const why = 'erasure: cited archive object rewritten without an erased subject; same records, new location';

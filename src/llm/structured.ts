@@ -1,4 +1,5 @@
 import { type z } from 'zod';
+import { formatIssues } from '../contracts/format-issues.ts';
 import {
   estimateTokens,
   LlmBudgetError,
@@ -33,8 +34,7 @@ export function parseAnswer<T>(
   }
   const parsed = schema.safeParse(json);
   if (parsed.success) return { ok: true, value: parsed.data };
-  const issues = parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-  return { ok: false, error: issues.join('; ') };
+  return { ok: false, error: formatIssues(parsed.error.issues, { root: '(root)', limit: 10 }) };
 }
 
 /** Models wrap JSON in code fences or a sentence now and then; take the outermost object. */

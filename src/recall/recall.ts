@@ -7,6 +7,7 @@ import {
   type RecallScorePolicy,
 } from '../../policies/recall-score.ts';
 import { contentTokens } from '../../policies/text.ts';
+import { formatIssues } from '../contracts/format-issues.ts';
 import type { NoteScope } from '../contracts/note.ts';
 import { insertMemoryUsage, type Db } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
@@ -198,5 +199,5 @@ function normalizeScopes(scope: NoteScope | NoteScope[] | undefined): NoteScope[
 export function describeRequestIssues(
   issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
 ): string {
-  return issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`).join('; ');
+  return formatIssues(issues, { root: '(body)' });
 }

@@ -10,6 +10,7 @@ import {
   withTenant,
   writeNextEmbeddings,
 } from '../db/index.ts';
+import { FailureType } from '../contracts/failure-types.ts';
 import { PermanentFailure, SILENT, type Ports, type Progress } from '../ports.ts';
 
 /**
@@ -59,7 +60,7 @@ export async function beginReindex(ports: Pick<Ports, 'db' | 'embedder'>, input:
   if (stored !== undefined && stored !== dimension) {
     throw new PermanentFailure(
       `embedder ${model} gives ${dimension}-dimension vectors but the note store holds vector(${stored}): a dimension change needs a new store (or a migration to a new column), not a reindex`,
-      'EmbeddingDimensionMismatch',
+      FailureType.EmbeddingDimensionMismatch,
     );
   }
   return withTenant(ports.db, input.tenantId, async (tx) => {
@@ -79,7 +80,7 @@ export async function reembedPage(
   if (ports.embedder.name !== input.model) {
     throw new PermanentFailure(
       `this rebuild embeds with ${input.model} but this worker's embedder is ${ports.embedder.name}: workers changed model mid-rebuild; start a new reindex`,
-      'EmbeddingModelChanged',
+      FailureType.EmbeddingModelChanged,
     );
   }
   const page = await withTenant(ports.db, input.tenantId, (tx) =>
@@ -111,7 +112,7 @@ export async function switchEmbeddings(
     if (current?.pendingReindex !== input.reindexId) {
       throw new PermanentFailure(
         `reindex ${input.reindexId} was superseded by ${current?.pendingReindex ?? 'nothing'} for tenant ${input.tenantId}; its vectors were dropped`,
-        'ReindexSuperseded',
+        FailureType.ReindexSuperseded,
       );
     }
     const switched = await promoteNextEmbeddings(tx);

@@ -1,4 +1,6 @@
 import type { NoteVersion } from '../contracts/note.ts';
+import { FailureType } from '../contracts/failure-types.ts';
+import { rollbackNoteBatchRunId } from '../contracts/workflow-ids.ts';
 import { applyNoteBatch, getNoteHistory, selectSupersededBy, withTenant, type NoteOp } from '../db/index.ts';
 import { PermanentFailure, type Ports } from '../ports.ts';
 import { sameMemory } from './same-memory.ts';
@@ -41,7 +43,7 @@ export async function rollbackNote(ports: Pick<Ports, 'db'>, input: RollbackNote
   ];
   const result = await applyNoteBatch(ports.db, {
     tenantId: input.tenantId,
-    runId: `rollback/${input.requestId}`,
+    runId: rollbackNoteBatchRunId(input.requestId),
     batchNo: 0,
     actor: input.operator,
     ops,
@@ -58,15 +60,15 @@ function rollbackTarget(
 ): { current: NoteVersion; target: NoteVersion } {
   const current = versions.at(-1);
   if (!current)
-    throw new PermanentFailure(`note ${input.noteId} not found in tenant ${input.tenantId}`, 'NoteNotFound');
+    throw new PermanentFailure(`note ${input.noteId} not found in tenant ${input.tenantId}`, FailureType.NoteNotFound);
   // Erasure is final: its versions are scrubbed, and a rollback must not revive a subject's data.
   if (current.status === 'erased')
-    throw new PermanentFailure(`note ${input.noteId} was erased and cannot be rolled back`, 'NoteErased');
+    throw new PermanentFailure(`note ${input.noteId} was erased and cannot be rolled back`, FailureType.NoteErased);
   const target = versions.find((v) => v.version === input.toVersion);
   if (!target) {
     throw new PermanentFailure(
       `toVersion: note ${input.noteId} has versions 1..${current.version}, not ${input.toVersion}`,
-      'InvalidRollbackTarget',
+      FailureType.InvalidRollbackTarget,
     );
   }
   return { current, target };

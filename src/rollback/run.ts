@@ -1,4 +1,6 @@
 import type { NoteVersion } from '../contracts/note.ts';
+import { FailureType } from '../contracts/failure-types.ts';
+import { rollbackRunBatchRunId } from '../contracts/workflow-ids.ts';
 import {
   applyNoteBatch,
   getNoteHistory,
@@ -35,7 +37,7 @@ export interface RollbackRunResult {
 const NOT_RECALLED = new Set(['retired', 'quarantined']);
 
 /** The batch key of a rollback request: rollback batches never share keys with runs. */
-export const rollbackRunBatchKey = (requestId: string) => ({ runId: `rollback-run/${requestId}`, batchNo: 0 });
+export const rollbackRunBatchKey = (requestId: string) => ({ runId: rollbackRunBatchRunId(requestId), batchNo: 0 });
 
 interface Plan {
   ops: NoteOp[];
@@ -51,7 +53,8 @@ export async function rollbackRun(
   input: RollbackRunInput,
 ): Promise<RollbackRunResult> {
   const run = await getRun(ports.db, { tenantId: input.tenantId, runId: input.runId });
-  if (!run) throw new PermanentFailure(`runId: no run ${input.runId} in tenant ${input.tenantId}`, 'RunNotFound');
+  if (!run)
+    throw new PermanentFailure(`runId: no run ${input.runId} in tenant ${input.tenantId}`, FailureType.RunNotFound);
   const plan = await planRollback(ports, input, run.changedVersions);
   const key = rollbackRunBatchKey(input.requestId);
   let changes: NoteChange[];
@@ -134,7 +137,7 @@ function rollbackStep(
     };
   }
   const wanted = versions.find((v) => v.version === target);
-  if (!wanted) throw new PermanentFailure(`note ${noteId} has no version ${target}`, 'InvalidRollbackTarget');
+  if (!wanted) throw new PermanentFailure(`note ${noteId} has no version ${target}`, FailureType.InvalidRollbackTarget);
   if (sameMemory(current, wanted)) return { noteId, why: 'already_at_target' };
   return {
     op: 'newVersion',

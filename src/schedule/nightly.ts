@@ -6,7 +6,7 @@ import {
   type ScheduleUpdateOptions,
 } from '@temporalio/client';
 import { nightlyConsolidationWorkflow } from '../../workflows/nightly-consolidation.ts';
-import { TRIGGER } from '../../workflows/search-attributes.ts';
+import { TRIGGER } from '../contracts/search-attributes.ts';
 
 /** One Schedule per namespace: applying again updates it in place. */
 export const NIGHTLY_SCHEDULE_ID = 'nocturne-nightly';

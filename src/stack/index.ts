@@ -14,4 +14,4 @@ export { temporalTestServerPath } from './paths.ts';
 export { stackPgClient } from './postgres.ts';
 export { stackS3Client, anonymousStatus } from './s3.ts';
 export { embed } from './embeddings.ts';
-export { SEARCH_ATTRIBUTES } from './temporal.ts';
+export { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';

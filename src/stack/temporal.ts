@@ -1,17 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';
 import { STACK } from './endpoints.ts';
 import { VAR, VENV_BIN, toolPath } from './paths.ts';
 import { spawnDetached } from './process.ts';
 import type { Service } from './service.ts';
 
-/** Search attributes the workflows set (design §4), registered at server start. */
-export const SEARCH_ATTRIBUTES = {
-  NocturneTenant: 'Keyword',
-  NocturneTrigger: 'Keyword',
-  NocturneStatus: 'Keyword',
-} as const;
+/** The search attributes the workflows set, registered at server start (the demo's server reads them here too). */
+export { SEARCH_ATTRIBUTES };
 
 const DATA_DIR = path.join(VAR, 'temporal');
 const address = `${STACK.host}:${STACK.temporal.port}`;

@@ -5,7 +5,7 @@ import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 import { writeBatch, type ArchiveStore } from '../../src/archive/index.ts';
 import type { NoteVersion } from '../../src/contracts/note.ts';
 import { getNoteHistory, listNotes, verifyAuditChain, type Db } from '../../src/db/index.ts';
-import { demoRecords, scaledRecords } from '../../src/demo/sample.ts';
+import { demoRecords, scaledRecords } from '../../tools/demo/sample.ts';
 import { approveUpdate, progressQuery, rejectUpdate } from '../../workflows/consolidate-messages.ts';
 import { resolveEvidence } from '../../src/episodes/episodes.ts';
 import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';

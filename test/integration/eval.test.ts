@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCutoff } from '../../src/eval/cutoff.ts';
-import { runEval, type EvalRun } from '../../src/eval/runner.ts';
+import { parseCutoff } from '../../tools/eval/cutoff.ts';
+import { runEval, type EvalRun } from '../../tools/eval/runner.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
 
 // Tiny datasets in their real formats, run end to end on the real stack: archive, a Temporal

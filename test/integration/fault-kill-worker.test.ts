@@ -8,13 +8,14 @@ import { seededRandom } from '../../policies/random.ts';
 import { openArchive, writeBatch } from '../../src/archive/index.ts';
 import { parseConfig } from '../../src/config.ts';
 import { getNoteHistory, listNotes, openDb, verifyAuditChain, type Db } from '../../src/db/index.ts';
-import { scaledRecords } from '../../src/demo/sample.ts';
+import { scaledRecords } from '../../tools/demo/sample.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
 
-// Guarantee (design §8): no lost or duplicated note version or audit entry when a worker is
-// killed at any point. Each trial kills a real worker process with SIGKILL at a seeded moment
-// of a multi-batch run (inside replay, commit or reindex), starts a new one, and compares the
-// outcome with an undisturbed reference run over the same records.
+// Guarantee (docs/ARCHITECTURE.md, "Guarantees and the tests that hold them"): no lost or
+// duplicated note version or audit entry when a worker is killed at any point. Each trial kills
+// a real worker process with SIGKILL at a seeded moment of a multi-batch run (inside replay,
+// commit or reindex), starts a new one, and compares the outcome with an undisturbed reference
+// run over the same records.
 
 const TRIALS = 10;
 const suffix = randomBytes(3).toString('hex');

@@ -3,7 +3,7 @@ import { attributeEpisode } from '../../policies/attribution.ts';
 import { redact } from '../../policies/redaction.ts';
 import { validateProposal, type ResolvedRecord } from '../../policies/validation.ts';
 import type { Episode, Finding, Proposal } from '../../src/contracts/episode.ts';
-import { demoRecords } from '../../src/demo/sample.ts';
+import { demoRecords } from '../../tools/demo/sample.ts';
 import { createDeterministicEngine } from '../../src/engine/deterministic.ts';
 import { createLlmEngine, type LlmEngineOptions } from '../../src/engine/llm.ts';
 import { createOpenAiLlm } from '../../src/llm/openai.ts';

@@ -25,7 +25,7 @@ import {
   verifyAuditChain,
   type Db,
 } from '../../src/db/index.ts';
-import { demoRecords } from '../../src/demo/sample.ts';
+import { demoRecords } from '../../tools/demo/sample.ts';
 import { resolveEvidence } from '../../src/episodes/episodes.ts';
 import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 import { rewriteWithoutSubject } from '../../src/erasure/archive.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEvalPipeline, type EvalPipeline } from '../../src/eval/pipeline.ts';
-import { runSimulation, TRAP_IDS, type SimulationReport, type StrategyRun } from '../../src/eval/simulation/index.ts';
+import { openEvalPipeline, type EvalPipeline } from '../../tools/eval/pipeline.ts';
+import { runSimulation, TRAP_IDS, type SimulationReport, type StrategyRun } from '../../tools/eval/simulation/index.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
 
 // The closed loop on the real stack: a seeded agent meets known traps over a few days, with no

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { calibrateAbstention, quantile } from '../../src/eval/abstention.ts';
-import { bm25 } from '../../src/eval/baselines/bm25.ts';
-import { recentHistory } from '../../src/eval/baselines/recent-history.ts';
-import { turnsOf, type Turn } from '../../src/eval/baselines/turns.ts';
-import { failedRunOutcomes } from '../../src/eval/case-run.ts';
-import { cutoffInstant, isAfter, parseCutoff } from '../../src/eval/cutoff.ts';
-import { tenantFor } from '../../src/eval/runner.ts';
+import { calibrateAbstention, quantile } from '../../tools/eval/abstention.ts';
+import { bm25 } from '../../tools/eval/baselines/bm25.ts';
+import { recentHistory } from '../../tools/eval/baselines/recent-history.ts';
+import { turnsOf, type Turn } from '../../tools/eval/baselines/turns.ts';
+import { failedRunOutcomes } from '../../tools/eval/case-run.ts';
+import { cutoffInstant, isAfter, parseCutoff } from '../../tools/eval/cutoff.ts';
+import { tenantFor } from '../../tools/eval/runner.ts';
 import type { NoteVersion } from '../../src/contracts/note.ts';
-import type { EvalCase, EvalRecord, QueryOutcome } from '../../src/eval/types.ts';
+import type { EvalCase, EvalRecord, QueryOutcome } from '../../tools/eval/types.ts';
 
 const turn = (goldId: string, text: string, minute: number): Turn => ({
   goldId,

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawRecordInput, type RawRecord } from '../../src/contracts/raw-record.ts';
-import { DatasetFormatError, defaultDatasetPath, loadDataset } from '../../src/eval/datasets/index.ts';
-import { PLACEHOLDER_TENANT, type EvalCase, type EvalDataset } from '../../src/eval/types.ts';
+import { DatasetFormatError, defaultDatasetPath, loadDataset } from '../../tools/eval/datasets/index.ts';
+import { PLACEHOLDER_TENANT, type EvalCase, type EvalDataset } from '../../tools/eval/types.ts';
 import { toEpisode } from '../../src/episodes/episodes.ts';
 import { attributeEpisode } from '../../policies/attribution.ts';
 

@@ -14,8 +14,8 @@ import {
   recalledAfterCutoff,
   sessionRecall,
   updateOrder,
-} from '../../src/eval/metrics.ts';
-import { queryKey, summarize, unknowableAfter } from '../../src/eval/summary.ts';
+} from '../../tools/eval/metrics.ts';
+import { queryKey, summarize, unknowableAfter } from '../../tools/eval/summary.ts';
 import type {
   EvalCase,
   EvalQuery,
@@ -23,7 +23,7 @@ import type {
   FailedRunOutcome,
   QueryOutcome,
   RetrievedItem,
-} from '../../src/eval/types.ts';
+} from '../../tools/eval/types.ts';
 
 function item(goldIds: string[], extra: Partial<RetrievedItem> = {}): RetrievedItem {
   return {

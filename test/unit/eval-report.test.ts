@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Mean } from '../../src/eval/metrics.ts';
-import { renderMarkdown } from '../../src/eval/report/markdown.ts';
-import { renderRecallChart } from '../../src/eval/report/svg.ts';
-import type { AtKSummary, DatasetSummary, EvalSummary, MetricBlock, MethodSummary } from '../../src/eval/summary.ts';
-import type { EvalMethod } from '../../src/eval/types.ts';
+import type { Mean } from '../../tools/eval/metrics.ts';
+import { renderMarkdown } from '../../tools/eval/report/markdown.ts';
+import { renderRecallChart } from '../../tools/eval/report/svg.ts';
+import type { AtKSummary, DatasetSummary, EvalSummary, MetricBlock, MethodSummary } from '../../tools/eval/summary.ts';
+import type { EvalMethod } from '../../tools/eval/types.ts';
 
 const NONE: Mean = { mean: null, n: 0 };
 const m = (mean: number, n = 10): Mean => ({ mean, n });

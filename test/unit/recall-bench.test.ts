@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { Ulid } from '../../src/contracts/ids.ts';
-import { GEOMETRIES, SyntheticCorpus, noteIdOf, syntheticUlid, vectorText } from '../../src/bench/recall-bench-data.ts';
-import { median, percentile, recallAtK, skewedTenantSizes } from '../../src/bench/recall-bench-stats.ts';
+import {
+  GEOMETRIES,
+  SyntheticCorpus,
+  noteIdOf,
+  syntheticUlid,
+  vectorText,
+} from '../../tools/bench/recall-bench-data.ts';
+import { median, percentile, recallAtK, skewedTenantSizes } from '../../tools/bench/recall-bench-stats.ts';
 
 describe('recallAtK', () => {
   it('is the share of the oracle top k found in the candidate top k', () => {

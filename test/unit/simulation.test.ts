@@ -6,8 +6,8 @@ import { validateProposal, type ResolvedRecord } from '../../policies/validation
 import type { Episode } from '../../src/contracts/episode.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
 import { createDeterministicEngine } from '../../src/engine/deterministic.ts';
-import { CORRECTIONS, episodeSteps, toRecords, type EpisodeDecision } from '../../src/eval/simulation/episodes.ts';
-import { boundedHistory, lessonAge, noMemory } from '../../src/eval/simulation/memory.ts';
+import { CORRECTIONS, episodeSteps, toRecords, type EpisodeDecision } from '../../tools/eval/simulation/episodes.ts';
+import { boundedHistory, lessonAge, noMemory } from '../../tools/eval/simulation/memory.ts';
 import {
   lessonNoteFates,
   lostLessons,
@@ -18,10 +18,10 @@ import {
   type Encounter,
   type NoteView,
   type VersionView,
-} from '../../src/eval/simulation/metrics.ts';
-import { playWorld } from '../../src/eval/simulation/run.ts';
-import { LESSONS, TRAP_IDS, TRAPS, trapsCoveredBy, type TrapId } from '../../src/eval/simulation/traps.ts';
-import { generateWorld, TASK_KINDS, trapOf, type SimTask, type World } from '../../src/eval/simulation/world.ts';
+} from '../../tools/eval/simulation/metrics.ts';
+import { playWorld } from '../../tools/eval/simulation/run.ts';
+import { LESSONS, TRAP_IDS, TRAPS, trapsCoveredBy, type TrapId } from '../../tools/eval/simulation/traps.ts';
+import { generateWorld, TASK_KINDS, trapOf, type SimTask, type World } from '../../tools/eval/simulation/world.ts';
 import { archived, toEpisodes } from '../helpers/episodes.ts';
 
 const TENANT = 'sim-unit';

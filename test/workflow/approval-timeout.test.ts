@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsolidationActivities } from '../../activities/index.ts';
 import { temporalTestServerPath } from '../../src/stack/index.ts';
 import { consolidateTenantWorkflow } from '../../workflows/consolidate-tenant.ts';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes.ts';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../src/contracts/search-attributes.ts';
 import { uniqueId, workflowBundle } from '../helpers/temporal.ts';
 
 // A staged run nobody decides on: on the time-skipping server a day of waiting passes at once,

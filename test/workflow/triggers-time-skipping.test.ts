@@ -5,7 +5,7 @@ import type { ConsolidationActivities } from '../../activities/index.ts';
 import { temporalTestServerPath } from '../../src/stack/index.ts';
 import { conflictMonitorWorkflow, conflictProgressQuery, conflictSignal } from '../../workflows/conflict-monitor.ts';
 import { nightlyConsolidationWorkflow } from '../../workflows/nightly-consolidation.ts';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes.ts';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../src/contracts/search-attributes.ts';
 import { uniqueId, workflowBundle } from '../helpers/temporal.ts';
 
 // Timer-heavy paths on the time-skipping test server: an hour of cooldown passes in

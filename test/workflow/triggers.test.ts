@@ -13,7 +13,7 @@ import {
 } from '../../workflows/conflict-monitor.ts';
 import { consolidateTenantWorkflow } from '../../workflows/consolidate-tenant.ts';
 import { nightlyConsolidationWorkflow } from '../../workflows/nightly-consolidation.ts';
-import { TENANT } from '../../workflows/search-attributes.ts';
+import { TENANT } from '../../src/contracts/search-attributes.ts';
 import { maybeRecordHistory, temporalClient, uniqueId, withWorker } from '../helpers/temporal.ts';
 
 // The triggers against the real dev server: fake consolidation activities that record which

@@ -1,9 +1,5 @@
-import { Client, Connection } from '@temporalio/client';
 import type { Command } from 'commander';
-import { InvalidConflictReportError, parseConflictReport, reportConflict } from '../../client/index.ts';
-import { loadConfig } from '../../config.ts';
-import { UsageError } from '../errors.ts';
-import { printJson, printLine } from '../output.ts';
+import type { ConflictOptions } from '../actions/conflict.ts';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
@@ -21,30 +17,5 @@ export function registerConflict(program: Command): void {
       'after',
       '\nExit codes:\n  0  reported\n  1  the Temporal server failed\n  2  bad usage or configuration',
     )
-    .action(async (opts: { tenant: string; note: string[]; reason?: string; json?: boolean }) => {
-      const config = loadConfig();
-      const input = {
-        tenantId: opts.tenant,
-        noteIds: opts.note,
-        ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
-      };
-      try {
-        parseConflictReport(input);
-      } catch (error) {
-        throw error instanceof InvalidConflictReportError ? new UsageError(error.message) : error;
-      }
-      const connection = await Connection.connect({ address: config.temporal.address });
-      try {
-        const client = new Client({ connection, namespace: config.temporal.namespace });
-        const sent = await reportConflict(client, input, {
-          taskQueue: config.temporal.taskQueue,
-          threshold: config.triggers.conflictThreshold,
-          cooldownSeconds: config.triggers.conflictCooldownSeconds,
-        });
-        if (opts.json) return printJson({ tenantId: opts.tenant, noteIds: opts.note, ...sent });
-        printLine(`conflict reported to ${sent.workflowId} (run ${sent.runId}) for ${opts.note.length} note(s)`);
-      } finally {
-        await connection.close();
-      }
-    });
+    .action(async (opts: ConflictOptions) => (await import('../actions/conflict.ts')).conflictCommand(opts));
 }

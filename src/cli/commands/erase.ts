@@ -1,11 +1,5 @@
 import type { Command } from 'commander';
-import type { EraseSubjectResult } from '../../../workflows/erase-subject.ts';
-import { EraseSubjectInput } from '../../../workflows/erase-subject.ts';
-import { describeInputError } from '../../contracts/workflow-inputs.ts';
-import { subjectKey } from '../../erasure/subject.ts';
-import { UsageError } from '../errors.ts';
-import { printJson, printLine } from '../output.ts';
-import { startWorkflow } from './rollback.ts';
+import type { EraseOptions } from '../actions/erase.ts';
 
 export function registerErase(program: Command): void {
   program
@@ -17,30 +11,5 @@ export function registerErase(program: Command): void {
     .requiredOption('--user <id>', 'user id to erase')
     .option('--wait', 'wait for the proof report')
     .option('--json', 'one JSON document on stdout')
-    .action(async (opts: { tenant: string; user: string; wait?: boolean; json?: boolean }) => {
-      const parsed = EraseSubjectInput.safeParse({ tenantId: opts.tenant, userId: opts.user });
-      if (!parsed.success) throw new UsageError(describeInputError(parsed.error));
-      // The id names the subject by hash: no user id in workflow ids, and one erasure per subject at a time.
-      const workflowId = `erase/${parsed.data.tenantId}/${subjectKey(parsed.data.tenantId, parsed.data.userId).slice(0, 16)}`;
-      const started = await startWorkflow<EraseSubjectResult>(
-        'eraseSubjectWorkflow',
-        workflowId,
-        parsed.data,
-        opts.wait ?? false,
-      );
-      if (opts.json) return printJson(started);
-      printLine(`${opts.wait ? 'finished' : 'started'} ${started.workflowId}`);
-      const r = started.result;
-      if (!r) return;
-      printLine(
-        `  archive: ${r.archive.recordsRemoved} records removed; ${r.archive.rewritten} objects rewritten, ${r.archive.deleted} deleted; ${r.archive.notesRepointed} notes re-pointed`,
-      );
-      printLine(`  notes erased: ${r.notes.erased.join(', ') || 'none'}`);
-      printLine(`  notes re-validated on other evidence: ${r.notes.revalidated.join(', ') || 'none'}`);
-      const s = r.scrubbed;
-      printLine(
-        `  scrubbed: ${s.versionsScrubbed} versions, ${s.embeddingsRemoved} embeddings, ${s.usageRowsDeleted} usage rows, ${s.runWorkRowsDeleted} run work rows, ${s.auditEntriesRedacted} audit reasons`,
-      );
-      printLine(`  scan: clean over ${r.scan.archiveObjectsScanned} archive objects and every note store table`);
-    });
+    .action(async (opts: EraseOptions) => (await import('../actions/erase.ts')).eraseCommand(opts));
 }

@@ -1,26 +1,7 @@
 import type { Command } from 'commander';
-import { loadConfig, type Config } from '../../config.ts';
-import { NoteScope, SCOPE_LEVELS } from '../../contracts/note.ts';
-import { type Db, openDb } from '../../db/index.ts';
-import { createEmbedder } from '../../embeddings/create.ts';
-import type { Embedder } from '../../embeddings/embedder.ts';
-import { MAX_K, type RecallResult } from '../../recall/contract.ts';
-import { InvalidRecallRequestError, recall } from '../../recall/recall.ts';
-import { UsageError } from '../errors.ts';
-import { printJson, printLine, table, warn } from '../output.ts';
-
-const CLAIM_WIDTH = 80;
-
-interface RecallOpts {
-  tenant: string;
-  query: string;
-  k: string;
-  tokenBudget?: string;
-  asOf?: string;
-  taskId?: string;
-  scope: string[];
-  json?: boolean;
-}
+import { SCOPE_LEVELS } from '../../contracts/note.ts';
+import { MAX_K } from '../../recall/contract.ts';
+import type { RecallOpts } from '../actions/recall.ts';
 
 export function registerRecall(program: Command): void {
   program
@@ -45,87 +26,5 @@ export function registerRecall(program: Command): void {
       'after',
       `\nExit codes:\n  0  recalled (possibly nothing)\n  1  the store or the embedder failed\n  2  bad usage or configuration`,
     )
-    .action(async (opts: RecallOpts) => {
-      const request = {
-        tenantId: opts.tenant,
-        query: opts.query,
-        k: parseInteger('--k', opts.k),
-        ...(opts.tokenBudget !== undefined ? { tokenBudget: parseInteger('--token-budget', opts.tokenBudget) } : {}),
-        ...(opts.asOf !== undefined ? { asOf: opts.asOf } : {}),
-        ...(opts.taskId !== undefined ? { taskId: opts.taskId } : {}),
-        ...(opts.scope.length > 0 ? { scope: opts.scope.map(parseScope) } : {}),
-      };
-      const config = loadConfig();
-      const embedder = await recallEmbedder(config);
-      const db = await openDb(config.database, { dimension: config.embedding.dimension });
-      try {
-        const result = await recallOrUsage(db, embedder, request);
-        if (opts.json) return printJson(result);
-        printResult(result);
-      } finally {
-        await db.close();
-      }
-    });
-}
-
-/**
- * The configured model. The lexical fallback is allowed only with the embedded store (the demo's
- * setting), where notes were indexed by it too; createEmbedder announces it on stderr.
- */
-export async function recallEmbedder(config: Config): Promise<Embedder> {
-  return createEmbedder(config.embedding, config.database.kind === 'pglite' ? { fallback: 'lexical' } : {});
-}
-
-async function recallOrUsage(db: Db, embedder: Embedder, request: Parameters<typeof recall>[2]): Promise<RecallResult> {
-  try {
-    return await recall(db, embedder, request);
-  } catch (error) {
-    if (error instanceof InvalidRecallRequestError) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
-function parseInteger(flag: string, value: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${flag}: expected a positive integer, got ${JSON.stringify(value)}`);
-  return Number(value);
-}
-
-function parseScope(value: string): NoteScope {
-  const colon = value.indexOf(':');
-  const parsed = NoteScope.safeParse({ level: value.slice(0, colon), key: value.slice(colon + 1) });
-  if (colon < 1 || !parsed.success)
-    throw new UsageError(`--scope: expected ${SCOPE_LEVELS.join('|')}:key, got ${JSON.stringify(value)}`);
-  return parsed.data;
-}
-
-const cut = (s: string, width: number): string => (s.length > width ? `${s.slice(0, width - 1)}…` : s);
-
-function printResult(r: RecallResult): void {
-  for (const w of r.warnings) warn(`warning: ${w}`);
-  const when = r.asOf ? `as of ${r.asOf}` : `at ${r.at}`;
-  printLine(`tenant ${r.tenantId}  ${when}  embedder ${r.embedder}  policy ${r.policy}`);
-  if (r.notes.length === 0) return printLine('no notes recalled');
-  printLine(
-    table(
-      ['#', 'SCORE', 'NOTE', 'VER', 'KIND', 'CONF', 'CLAIM'],
-      r.notes.map((n) => [
-        n.rank,
-        n.score.toFixed(3),
-        n.noteId,
-        n.version,
-        n.kind,
-        n.confidence.toFixed(2),
-        cut(n.claim, CLAIM_WIDTH),
-      ]),
-    ),
-  );
-  printLine('');
-  for (const n of r.notes) {
-    const dup = n.duplicates.length > 0 ? `; folded ${n.duplicates.length} near-duplicate(s)` : '';
-    printLine(`#${n.rank} ${n.why}${dup}; evidence: ${n.evidence.map((e) => e.recordId).join(', ') || 'none'}`);
-  }
-  const budget = r.tokenBudget === null ? '' : ` of ${r.tokenBudget}`;
-  printLine(
-    `\n${r.notes.length} note(s), ${r.tokens}${budget} tokens; ${r.stats.candidates} candidates (${r.stats.vectorPath} vector path)${r.stats.usageLogged > 0 ? `; ${r.stats.usageLogged} usage row(s) logged` : ''}`,
-  );
+    .action(async (opts: RecallOpts) => (await import('../actions/recall.ts')).recallCommand(opts));
 }

@@ -11,7 +11,7 @@ import {
 import { redact, sensitiveLeft } from '../../../policies/redaction.ts';
 import { validateProposal, type ResolvedRecord } from '../../../policies/validation.ts';
 import type { Episode, Proposal } from '../../../src/contracts/episode.ts';
-import { demoRecords } from '../../../src/demo/sample.ts';
+import { demoRecords } from '../../../tools/demo/sample.ts';
 import { createDeterministicEngine, generalPart } from '../../../src/engine/deterministic.ts';
 import { archived, toEpisodes } from '../../helpers/episodes.ts';
 

@@ -3,7 +3,7 @@ import { attributeEpisode } from '../../../policies/attribution.ts';
 import { CONTRADICTION_FACTOR } from '../../../policies/confidence.ts';
 import { reconcile } from '../../../policies/reconcile.ts';
 import type { Episode } from '../../../src/contracts/episode.ts';
-import { demoRecords } from '../../../src/demo/sample.ts';
+import { demoRecords } from '../../../tools/demo/sample.ts';
 import { createDeterministicEngine } from '../../../src/engine/deterministic.ts';
 import type { ActiveNote } from '../../../src/engine/types.ts';
 import { archived, toEpisodes } from '../../helpers/episodes.ts';

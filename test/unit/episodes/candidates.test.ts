@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readManifest } from '../../../src/archive/manifest-io.ts';
 import { writeBatch } from '../../../src/archive/writer.ts';
 import type { FileArchiveStore } from '../../../src/archive/file-store.ts';
-import { demoRecords } from '../../../src/demo/sample.ts';
+import { demoRecords } from '../../../tools/demo/sample.ts';
 import { listCandidates } from '../../../src/episodes/candidates.ts';
 import { loadEpisodes, resolveEvidence } from '../../../src/episodes/episodes.ts';
 import { tempStore } from '../archive/fixtures.ts';

@@ -1,0 +1,29 @@
+/**
+ * Stable `ApplicationFailure` type names. Retry policies, callers and operators match on them, so
+ * a name never changes once raised; a new permanent fault gets a new name here.
+ */
+export const FailureType = {
+  /** A workflow's input failed its schema or a cross-field rule; nothing ran. */
+  InvalidWorkflowInput: 'InvalidWorkflowInput',
+  /** The erasure's final scan still found the subject; the working set is kept for a re-run. */
+  ErasureIncomplete: 'ErasureIncomplete',
+  /** An activity's input failed its schema (a ZodError, which would otherwise retry forever). */
+  InvalidActivityInput: 'InvalidActivityInput',
+  /** A note changed since the batch was planned: retrying the same batch cannot succeed. */
+  NoteVersionConflict: 'NoteVersionConflict',
+  /** The embedding server answered vectors that cannot be used (it will do so again). */
+  EmbeddingError: 'EmbeddingError',
+  EmbeddingDimensionError: 'EmbeddingDimensionError',
+  EmbeddingDimensionMismatch: 'EmbeddingDimensionMismatch',
+  EmbeddingInvalid: 'EmbeddingInvalid',
+  EmbeddingModelChanged: 'EmbeddingModelChanged',
+  ReindexSuperseded: 'ReindexSuperseded',
+  /** A manifest in the archive is unreadable or names another object. */
+  ArchiveManifestInvalid: 'ArchiveManifestInvalid',
+  RunNotFound: 'RunNotFound',
+  NoteNotFound: 'NoteNotFound',
+  NoteErased: 'NoteErased',
+  InvalidRollbackTarget: 'InvalidRollbackTarget',
+  ErasureOrder: 'ErasureOrder',
+} as const;
+export type FailureType = (typeof FailureType)[keyof typeof FailureType];

@@ -1,0 +1,63 @@
+import { TenantId } from './ids.ts';
+
+// Workflow ids are business keys: Temporal refuses to start a second workflow under an id that is
+// running, so the id decides what may run at once. Every starter builds them here.
+
+/** The UTC day (`YYYY-MM-DD`) of an instant: the date part of scheduled, conflict and manual run ids. */
+export function utcDay(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+/**
+ * A consolidation of one tenant: `consolidate/<tenant>/<label>`. Scheduled, conflict-triggered
+ * and manual runs use the UTC day as the label, so one of them at a time runs per tenant and day;
+ * demos and benchmarks use their own labels.
+ */
+export function consolidationId(tenantId: string, label: string): string {
+  return `consolidate/${tenantId}/${label}`;
+}
+
+/**
+ * The tenant a consolidation run id names (`consolidate/<tenant>/<label>/<temporal run id>`, the
+ * run id a consolidation records), or undefined when it follows another scheme.
+ */
+export function tenantOfRunId(runId: string): string | undefined {
+  const m = /^consolidate\/([^/]+)\//.exec(runId);
+  return m?.[1] !== undefined && TenantId.safeParse(m[1]).success ? m[1] : undefined;
+}
+
+/** A tenant's conflict monitor, one per tenant: `conflicts/<tenant>`. */
+export function conflictMonitorId(tenantId: string): string {
+  return `conflicts/${tenantId}`;
+}
+
+/** An operator's rollback of one note: `rollback-note/<tenant>/<note>/<unique>`. */
+export function rollbackNoteId(tenantId: string, noteId: string, unique: string): string {
+  return `rollback-note/${tenantId}/${noteId}/${unique}`;
+}
+
+/** An operator's rollback of a whole run: `rollback-run/<tenant>/<unique>`. */
+export function rollbackRunId(tenantId: string, unique: string): string {
+  return `rollback-run/${tenantId}/${unique}`;
+}
+
+/**
+ * The erasure of one subject: `erase/<tenant>/<first 16 characters of the subject key>`. The id
+ * names the subject by its hash (no user id in workflow ids), and one erasure per subject runs at a time.
+ */
+export function eraseSubjectId(tenantId: string, subjectKey: string): string {
+  return `erase/${tenantId}/${subjectKey.slice(0, 16)}`;
+}
+
+/**
+ * The run id under which a note rollback commits its one batch and reindexes it; it never
+ * collides with a consolidation's run ids. Its argument is the rollback workflow's id.
+ */
+export function rollbackNoteBatchRunId(requestId: string): string {
+  return `rollback/${requestId}`;
+}
+
+/** Likewise for a run rollback. */
+export function rollbackRunBatchRunId(requestId: string): string {
+  return `rollback-run/${requestId}`;
+}

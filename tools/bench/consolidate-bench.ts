@@ -1,0 +1,196 @@
+import type { Client } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
+import { writeBatch } from '../../src/archive/index.ts';
+import { parseConfig, type Config } from '../../src/config.ts';
+import { consolidationId } from '../../src/contracts/workflow-ids.ts';
+import { scaledRecords } from '../demo/sample.ts';
+import { openNoteStore, withArchive, withTemporalClient } from '../../src/runtime.ts';
+import { createWorker } from '../../src/worker.ts';
+
+/**
+ * Consolidation on the real stack: the same budget over an archive and over one `scale` times
+ * larger. Cost should follow the budget, not the archive; orchestration overhead is the share of
+ * wall time not spent inside activities (from the recorded history's event times).
+ */
+export interface ConsolidateBenchOptions {
+  /** Environment with the stack's endpoints (DATABASE_URL, S3, Temporal). */
+  env: Record<string, string | undefined>;
+  /** Records in the smaller archive. @default 20000 */
+  records?: number;
+  /** How much larger the second archive is. @default 10 */
+  scale?: number;
+  /** Episode budget of both runs. @default 1000 */
+  episodes?: number;
+  onProgress?: (line: string) => void;
+}
+
+export interface RunMeasure {
+  archiveRecords: number;
+  wallSeconds: number;
+  activitySeconds: number;
+  outsideActivitiesShare: number;
+  replayedRecords: number;
+  recordsReplayedPerSecond: number;
+  committedChanges: number;
+  changesCommittedPerCommitSecond: number;
+  executions: number;
+  maxEventsPerExecution: number;
+}
+
+export interface ConsolidateBenchReport {
+  episodesBudget: number;
+  small: RunMeasure;
+  large: RunMeasure;
+  costRatioLargeVsSmall: number;
+  targets: { outsideActivitiesShare: number; costRatio: number; eventsPerExecution: number; met: boolean };
+}
+
+const RECORDS_PER_COPY = 50;
+
+export async function runConsolidateBench(opts: ConsolidateBenchOptions): Promise<ConsolidateBenchReport> {
+  const records = opts.records ?? 20_000;
+  const scale = opts.scale ?? 10;
+  const episodes = opts.episodes ?? 1000;
+  const log = opts.onProgress ?? (() => {});
+  const id = randomBytes(3).toString('hex');
+  const config = parseConfig({
+    ...opts.env,
+    NOCTURNE_ARCHIVE_URI: `s3://nocturne/bench-${id}`,
+    NOCTURNE_TASK_QUEUE: `bench-${id}`,
+  });
+  const small = `bench-${id}-small`;
+  const large = `bench-${id}-large`;
+  await archiveScaled(config, small, records, log);
+  await archiveScaled(config, large, records * scale, log);
+  const db = await openNoteStore(config);
+  const handle = await createWorker(config, { db, log: () => {} });
+  try {
+    return await handle.worker.runUntil(() =>
+      withTemporalClient(config, async (client) => {
+        log(`consolidating ${records} records with a ${episodes}-episode budget …`);
+        const s = await measureRun(client, config, small, episodes, records);
+        log(`consolidating ${records * scale} records with the same budget …`);
+        const l = await measureRun(client, config, large, episodes, records * scale);
+        const ratio = l.wallSeconds / s.wallSeconds;
+        const met =
+          Math.max(s.outsideActivitiesShare, l.outsideActivitiesShare) <= 0.15 &&
+          ratio <= 1.3 &&
+          Math.max(s.maxEventsPerExecution, l.maxEventsPerExecution) <= 4096;
+        return {
+          episodesBudget: episodes,
+          small: s,
+          large: l,
+          costRatioLargeVsSmall: round(ratio),
+          targets: { outsideActivitiesShare: 0.15, costRatio: 1.3, eventsPerExecution: 4096, met },
+        };
+      }),
+    );
+  } finally {
+    await db.close();
+  }
+}
+
+async function archiveScaled(
+  config: Config,
+  tenantId: string,
+  records: number,
+  log: (l: string) => void,
+): Promise<void> {
+  await withArchive(config, async (archive) => {
+    const copies = Math.ceil(records / RECORDS_PER_COPY);
+    const chunk = 200;
+    for (let done = 0; done < copies; done += chunk) {
+      const batch = scaledRecords({
+        tenantId,
+        copies: Math.min(chunk, copies - done),
+        start: new Date(Date.UTC(2026, 10, 2) + done * 6 * 3_600_000),
+        seed: done + 1,
+      }).map((r) => ({ ...r, sessionId: `${r.sessionId}-b${done}`, taskId: `${r.taskId}-b${done}` }));
+      await writeBatch(archive, { tenantId, producer: 'bench', records: batch });
+      log(
+        `archived ${Math.min(done + chunk, copies) * RECORDS_PER_COPY}/${copies * RECORDS_PER_COPY} records for ${tenantId}`,
+      );
+    }
+  });
+}
+
+async function measureRun(
+  client: Client,
+  config: Config,
+  tenantId: string,
+  episodes: number,
+  archiveRecords: number,
+): Promise<RunMeasure> {
+  const workflowId = consolidationId(tenantId, 'bench');
+  const started = Date.now();
+  const handle = await client.workflow.start('consolidateTenantWorkflow', {
+    taskQueue: config.temporal.taskQueue,
+    workflowId,
+    args: [
+      {
+        tenantId,
+        trigger: 'backfill',
+        seed: 1,
+        budget: { maxEpisodes: episodes, maxNoteChanges: 1_000_000, deadlineSeconds: 86_400 },
+      },
+    ],
+  });
+  const result = (await handle.result()) as ConsolidateResult;
+  const wallSeconds = (Date.now() - started) / 1000;
+  const { activitySeconds, commitSeconds, executions, maxEvents } = await activityTime(client, workflowId);
+  return {
+    archiveRecords,
+    wallSeconds: round(wallSeconds),
+    activitySeconds: round(activitySeconds),
+    outsideActivitiesShare: round(1 - activitySeconds / wallSeconds),
+    replayedRecords: result.counts.replayed,
+    recordsReplayedPerSecond: Math.round(result.counts.replayed / wallSeconds),
+    committedChanges: result.spent.noteChanges,
+    changesCommittedPerCommitSecond: Math.round(result.spent.noteChanges / Math.max(commitSeconds, 1e-3)),
+    executions,
+    maxEventsPerExecution: maxEvents,
+  };
+}
+
+/** Sums activity execution time over every execution of the run (following continue-as-new). */
+async function activityTime(client: Client, workflowId: string) {
+  let activitySeconds = 0;
+  let commitSeconds = 0;
+  let executions = 0;
+  let maxEvents = 0;
+  const latest = await client.workflow.getHandle(workflowId).fetchHistory();
+  let runId: string | null | undefined =
+    latest.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId;
+  while (runId) {
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events = history.events ?? [];
+    executions += 1;
+    maxEvents = Math.max(maxEvents, events.length);
+    const startedAt = new Map<number, { at: number; type: string }>();
+    const scheduledType = new Map<number, string>();
+    for (const e of events) {
+      const at = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
+      if (e.activityTaskScheduledEventAttributes)
+        scheduledType.set(Number(e.eventId), e.activityTaskScheduledEventAttributes.activityType?.name ?? '');
+      if (e.activityTaskStartedEventAttributes) {
+        startedAt.set(Number(e.activityTaskStartedEventAttributes.scheduledEventId), {
+          at,
+          type: scheduledType.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId)) ?? '',
+        });
+      }
+      const done = e.activityTaskCompletedEventAttributes;
+      if (done) {
+        const s = startedAt.get(Number(done.scheduledEventId));
+        if (s) {
+          activitySeconds += (at - s.at) / 1000;
+          if (s.type === 'commitBatch') commitSeconds += (at - s.at) / 1000;
+        }
+      }
+    }
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+  }
+  return { activitySeconds, commitSeconds, executions, maxEvents };
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;

@@ -1,0 +1,142 @@
+import { toSql } from 'pgvector';
+import { type Db, type Queryable, withTenant } from '../../src/db/index.ts';
+import {
+  selectVectorCandidates,
+  setIndexScanSettings,
+  type CandidateParams,
+  type CandidateRow,
+} from '../../src/recall/queries.ts';
+import { EMPTY_TENANT, type BenchQuery, type SyntheticCorpus, type TenantPlan } from './recall-bench-data.ts';
+import { elapsedMs, recallAtK } from './recall-bench-stats.ts';
+
+export function candidateParams(tenantId: string, q: BenchQuery, limit: number): CandidateParams {
+  return {
+    tenantId,
+    at: new Date().toISOString(),
+    pointInTime: false,
+    scopes: undefined,
+    queryVector: q.vector,
+    queryText: q.text,
+    limit,
+  };
+}
+
+interface PathRead {
+  rows: CandidateRow[];
+  /** Rows of the HNSW read alone, before any fallback. */
+  hnswRows: CandidateRow[];
+  fellBack: boolean;
+  ms: number;
+}
+
+/**
+ * The vector channel exactly as recall() runs it inside withTenant: iterative-scan settings, the
+ * HNSW read, and the exact scan when the index returned fewer rows than asked. Timed are the
+ * candidate reads (statement and row parsing), not the per-transaction settings.
+ */
+async function readLikeRecall(tx: Queryable, p: CandidateParams): Promise<PathRead> {
+  await setIndexScanSettings(tx, p.limit);
+  const started = process.hrtime.bigint();
+  const hnswRows = await selectVectorCandidates(tx, p, false);
+  const fellBack = hnswRows.length < p.limit;
+  const rows = fellBack ? await selectVectorCandidates(tx, p, true) : hnswRows;
+  return { rows, hnswRows, fellBack, ms: elapsedMs(started) };
+}
+
+async function timedRead(
+  tx: Queryable,
+  p: CandidateParams,
+  exact: boolean,
+): Promise<{ rows: CandidateRow[]; ms: number }> {
+  const started = process.hrtime.bigint();
+  const rows = await selectVectorCandidates(tx, p, exact);
+  return { rows, ms: elapsedMs(started) };
+}
+
+/**
+ * For small tenants the planner prefers sorting the tenant's rows to the index. With sorting
+ * disabled for the rest of the transaction (SET LOCAL), the index is the only way to produce
+ * the order, which measures HNSW under the filter where recall() would not use it.
+ */
+async function readHnswForced(tx: Queryable, p: CandidateParams): Promise<{ rows: CandidateRow[]; ms: number }> {
+  await tx.query('SET LOCAL enable_sort = off');
+  return timedRead(tx, p, false);
+}
+
+/** The baseline: nearest neighbours over the whole table, no tenant or lifecycle filter, default index settings. */
+export const UNFILTERED_SQL = `SELECT note_id, (embedding <=> $1::vector)::float8 AS distance FROM note_versions ORDER BY embedding <=> $1::vector LIMIT $2::int`;
+
+async function readUnfiltered(db: Db, q: BenchQuery, k: number): Promise<number> {
+  const started = process.hrtime.bigint();
+  await db.query(UNFILTERED_SQL, [toSql(q.vector), k]);
+  return elapsedMs(started);
+}
+
+export interface QueryOutcome {
+  tenant: number;
+  recall: number;
+  forcedRecall: number;
+  pathMs: number;
+  forcedMs: number;
+  exactMs: number;
+  unfilteredMs: number;
+  emptyMs: number;
+  fellBack: boolean;
+  crossTenantRows: number;
+  ineligibleRows: number;
+  hnswShort: boolean;
+  finalShort: boolean;
+  forcedShort: boolean;
+  emptyTenantRows: number;
+}
+
+/**
+ * One query in all its forms, back to back, so a busy neighbour on the machine slows all of
+ * them alike: the recall path, the exact oracle and the forced HNSW read for the tenant (one
+ * transaction, in that order: the latter two read warm pages), the unfiltered ANN query, and the
+ * recall path for a tenant that has no notes. The unfiltered query visits the same part of the
+ * graph, so whichever of it and the recall path runs second finds those pages cached; they
+ * take turns going first.
+ */
+export async function measureQuery(
+  db: Db,
+  corpus: SyntheticCorpus,
+  q: BenchQuery,
+  k: number,
+  limit: number,
+  unfilteredFirst: boolean,
+): Promise<QueryOutcome> {
+  const plan = corpus.tenants[q.tenant] as TenantPlan;
+  const p = candidateParams(plan.tenantId, q, limit);
+  let unfilteredMs = unfilteredFirst ? await readUnfiltered(db, q, k) : 0;
+  const { path, exact, forced } = await withTenant(db, plan.tenantId, async (tx) => ({
+    path: await readLikeRecall(tx, p),
+    exact: await timedRead(tx, p, true),
+    forced: await readHnswForced(tx, p),
+  }));
+  if (!unfilteredFirst) unfilteredMs = await readUnfiltered(db, q, k);
+  const empty = await withTenant(db, EMPTY_TENANT, (tx) => readLikeRecall(tx, candidateParams(EMPTY_TENANT, q, limit)));
+
+  const ids = (rows: CandidateRow[]): string[] => rows.map((r) => r.version.noteId);
+  const returned = [...(path.fellBack ? [...path.hnswRows, ...path.rows] : path.rows), ...forced.rows];
+  const kEligible = plan.eligible >= k;
+  return {
+    tenant: q.tenant,
+    recall: recallAtK(ids(path.hnswRows), ids(exact.rows), k),
+    forcedRecall: recallAtK(ids(forced.rows), ids(exact.rows), k),
+    pathMs: path.ms,
+    forcedMs: forced.ms,
+    exactMs: exact.ms,
+    unfilteredMs,
+    emptyMs: empty.ms,
+    fellBack: path.fellBack,
+    crossTenantRows:
+      [...returned, ...exact.rows].filter((r) => r.version.tenantId !== plan.tenantId).length +
+      empty.rows.filter((r) => r.version.tenantId !== EMPTY_TENANT).length,
+    ineligibleRows: [...returned, ...exact.rows].filter((r) => !corpus.isEligible(q.tenant, r.version.noteId)).length,
+    hnswShort: kEligible && path.hnswRows.length < k,
+    finalShort: kEligible && path.rows.length < k,
+    forcedShort: kEligible && forced.rows.length < k,
+    emptyTenantRows: empty.rows.length,
+  };
+}

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../../src/db/index.ts';
+import { candidateLimit } from '../../src/recall/recall.ts';
+import { openNoteStore } from '../../src/runtime.ts';
+import { GEOMETRIES, SyntheticCorpus, type TenantPlan } from './recall-bench-data.ts';
+import { BUILD_MAINTENANCE_WORK_MEM, copyClient, loadCorpus } from './recall-bench-load.ts';
+import { explainPlans, plannedPaths } from './recall-bench-plans.ts';
+import { measureQuery, type QueryOutcome } from './recall-bench-query.ts';
+import type { RecallBenchOptions, RecallBenchReport } from './recall-bench-report.ts';
+import { sum, summarize } from './recall-bench-summary.ts';
+
+export type * from './recall-bench-report.ts';
+
+const SMALLEST_SHARE = 0.01;
+const RETIRED_SHARE = 0.1;
+const Setting = z.object({ value: z.string() });
+
+async function serverDescription(db: Db): Promise<string> {
+  const { rows } = await db.query(
+    `SELECT format('PostgreSQL %s, pgvector %s, shared_buffers %s', current_setting('server_version'),
+            (SELECT extversion FROM pg_extension WHERE extname = 'vector'), current_setting('shared_buffers')) AS value`,
+  );
+  return Setting.parse(rows[0]).value;
+}
+
+export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBenchReport> {
+  const notes = opts.notes ?? 100_000;
+  const tenantCount = opts.tenants ?? 20;
+  const perTenant = opts.queries ?? 25;
+  const k = opts.k ?? 10;
+  const dimension = opts.dimension ?? 384;
+  const seed = opts.seed ?? 1;
+  const geometry = opts.geometry ?? 'e5';
+  const report = opts.onProgress ?? (() => {});
+  const limit = candidateLimit(k);
+  const corpus = new SyntheticCorpus({
+    notes,
+    tenants: tenantCount,
+    smallestShare: SMALLEST_SHARE,
+    retiredShare: RETIRED_SHARE,
+    dimension,
+    seed,
+    geometry: GEOMETRIES[geometry],
+  });
+  const schema = `nocturne_bench_recall_${randomBytes(4).toString('hex')}`;
+  const db = await openNoteStore(
+    { database: { kind: 'postgres', url: opts.url }, embedding: { dimension } },
+    { schema },
+  );
+  const client = await copyClient(opts.url, schema);
+  try {
+    const loaded = await loadCorpus(db, client, corpus, report);
+    const queries = corpus.queries(perTenant);
+    const plans = await explainPlans(db, corpus, queries, k, limit);
+    const paths = await plannedPaths(db, corpus, queries, limit);
+    // Warm-up, unrecorded: the first round brings index and heap pages into the caches.
+    // Rounds hold one query per tenant; alternating by round and tenant, each tenant's queries
+    // (and all queries) go first half the time.
+    const unfilteredFirst = (i: number): boolean => (Math.floor(i / tenantCount) + (i % tenantCount)) % 2 === 0;
+    for (const [i, q] of queries.slice(0, tenantCount).entries())
+      await measureQuery(db, corpus, q, k, limit, unfilteredFirst(i));
+    const outcomes: QueryOutcome[] = [];
+    for (const [i, q] of queries.entries()) {
+      outcomes.push(await measureQuery(db, corpus, q, k, limit, unfilteredFirst(i)));
+      report('queries', outcomes.length, queries.length);
+    }
+    const smallest = corpus.tenants[corpus.tenants.length - 1] as TenantPlan;
+    return {
+      setup: {
+        notes,
+        versionRows: corpus.versionRows,
+        tenants: tenantCount,
+        smallestTenantShare: Number((smallest.notes / notes).toFixed(4)),
+        retiredNotes: sum(corpus.tenants.map((t) => t.retired)),
+        dimension,
+        vectors:
+          'synthetic: shared topics + subtopics + tenant drift + Gaussian noise, seeded (see tools/bench/recall-bench-data.ts)',
+        geometry,
+        seed,
+        k,
+        candidateLimit: limit,
+        queriesPerTenant: perTenant,
+        loadSeconds: Number(loaded.loadSeconds.toFixed(1)),
+        indexBuildSeconds: Number(loaded.indexBuildSeconds.toFixed(1)),
+        indexDefinition: loaded.indexDefinition,
+        maintenanceWorkMem: BUILD_MAINTENANCE_WORK_MEM,
+        server: await serverDescription(db),
+      },
+      plans,
+      ...summarize(corpus, paths, outcomes),
+    };
+  } finally {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => client.end());
+    await db.close();
+  }
+}

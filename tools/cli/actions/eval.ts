@@ -1,0 +1,76 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadConfig } from '../../../src/config.ts';
+import { parseCutoff } from '../../eval/cutoff.ts';
+import { defaultDatasetPath } from '../../eval/datasets/index.ts';
+import { renderMarkdown } from '../../eval/report/markdown.ts';
+import { renderRecallChart } from '../../eval/report/svg.ts';
+import { runEval } from '../../eval/runner.ts';
+import { EVAL_DATASETS, type EvalDataset } from '../../eval/types.ts';
+import { positiveInt, requireRealStack } from '../args.ts';
+import { UsageError } from '../../../src/cli/errors.ts';
+import { printJson, printLine } from '../../../src/cli/output.ts';
+
+export interface EvalOpts {
+  dataset: string;
+  path?: string;
+  k: string;
+  cutoff: string;
+  limit?: string;
+  out: string;
+  keep?: boolean;
+  json?: boolean;
+}
+
+/** `nocturne eval` */
+export async function evalCommand(opts: EvalOpts): Promise<void> {
+  const dataset = parseDataset(opts.dataset);
+  const ks = parseKs(opts.k);
+  const cutoff = parseOrUsage(() => parseCutoff(opts.cutoff));
+  const limit = opts.limit !== undefined ? positiveInt('--limit')(opts.limit) : undefined;
+  const config = loadConfig();
+  requireRealStack(config, 'nocturne eval');
+  const datasetPath = opts.path ?? defaultDatasetPath(dataset);
+  const run = await runEval({
+    dataset,
+    path: datasetPath,
+    ks,
+    cutoff,
+    env: process.env,
+    log: (line) => process.stderr.write(`${line}\n`),
+    ...(limit !== undefined ? { limit } : {}),
+    ...(opts.keep ? { keep: true } : {}),
+  });
+  const dir = path.resolve(opts.out, dataset);
+  await mkdir(dir, { recursive: true });
+  const chart = `recall-${dataset}.svg`;
+  await writeFile(path.join(dir, chart), renderRecallChart(run.summary, dataset));
+  await writeFile(path.join(dir, 'report.md'), renderMarkdown(run.summary, { charts: { [dataset]: chart } }));
+  await writeFile(path.join(dir, 'summary.json'), `${JSON.stringify(run.summary, null, 2)}\n`);
+  await writeFile(
+    path.join(dir, 'outcomes.json'),
+    `${JSON.stringify({ outcomes: run.outcomes, failedRuns: run.failedRuns })}\n`,
+  );
+  if (opts.json) return printJson(run.summary);
+  printLine(renderMarkdown(run.summary));
+  printLine(`report: ${path.join(dir, 'report.md')} (chart ${chart}, summary.json, outcomes.json)`);
+}
+
+function parseDataset(value: string): EvalDataset {
+  if ((EVAL_DATASETS as readonly string[]).includes(value)) return value as EvalDataset;
+  throw new UsageError(`--dataset: expected one of ${EVAL_DATASETS.join(', ')}, got ${JSON.stringify(value)}`);
+}
+
+function parseKs(value: string): number[] {
+  const ks = value.split(',').map((s) => positiveInt('--k')(s.trim()));
+  if (ks.some((k) => k > 100)) throw new UsageError('--k: at most 100');
+  return [...new Set(ks)].sort((a, b) => a - b);
+}
+
+function parseOrUsage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}

@@ -1,0 +1,30 @@
+import type { Embedder } from '../../../src/embeddings/embedder.ts';
+import { topK } from './bm25.ts';
+import type { Turn, TurnRetriever } from './turns.ts';
+
+/**
+ * Raw-turn dense retrieval: every turn embedded once as a passage by the same model Nocturne
+ * uses, the question as a query, exact cosine (vectors are unit length, so a dot product).
+ */
+export async function dense(turns: readonly Turn[], embedder: Embedder): Promise<TurnRetriever> {
+  const vectors =
+    turns.length === 0
+      ? []
+      : await embedder.embed(
+          turns.map((t) => t.text),
+          { kind: 'passage' },
+        );
+  return {
+    async search(query, k) {
+      const [q] = await embedder.embed([query], { kind: 'query' });
+      const hits = vectors.map((v, turn) => ({ turn, score: dot(v, q as number[]) }));
+      return topK(hits, k);
+    },
+  };
+}
+
+function dot(a: readonly number[], b: readonly number[]): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
+  return s;
+}

@@ -1,0 +1,229 @@
+import { performance } from 'node:perf_hooks';
+import { listNotes } from '../../src/db/index.ts';
+import type { NoteVersion } from '../../src/contracts/note.ts';
+import { bm25 } from './baselines/bm25.ts';
+import { dense } from './baselines/dense.ts';
+import { recentHistory } from './baselines/recent-history.ts';
+import { approxTokens, turnsOf, type Turn, type TurnRetriever } from './baselines/turns.ts';
+import { isAfter } from './cutoff.ts';
+import type { EvalPipeline } from './pipeline.ts';
+import type {
+  EvalCase,
+  EvalMethod,
+  EvalQuery,
+  EvalRecord,
+  FailedRunOutcome,
+  QueryOutcome,
+  RetrievedItem,
+} from './types.ts';
+
+export interface CaseRunOptions {
+  tenantId: string;
+  /** Inclusive; records after it are archived but not consolidated, and not indexed by baselines. */
+  cutoff: string | undefined;
+  /** Results asked of every method per question (the largest k measured). */
+  depth: number;
+  log: (line: string) => void;
+}
+
+export interface CaseRunResult {
+  outcomes: QueryOutcome[];
+  failedRuns: FailedRunOutcome[];
+  notes: number;
+  seconds: Record<string, number>;
+}
+
+/** One case end to end: archive, consolidate up to the cutoff, build the baselines, ask every question of every method. */
+export async function runCase(
+  pipeline: EvalPipeline,
+  evalCase: EvalCase,
+  opts: CaseRunOptions,
+): Promise<CaseRunResult> {
+  const seconds: Record<string, number> = {};
+  const timed = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await work();
+    } finally {
+      seconds[phase] = (seconds[phase] ?? 0) + (performance.now() - t0) / 1000;
+    }
+  };
+  const archived = await timed('archive', () =>
+    pipeline.archiveRecords(
+      opts.tenantId,
+      evalCase.records.map((r) => r.record),
+    ),
+  );
+  if (archived.rejected > 0) opts.log(`  ${evalCase.caseId}: the archive rejected ${archived.rejected} records`);
+  const run = await timed('consolidate', () =>
+    pipeline.consolidate(opts.tenantId, opts.cutoff ? { to: opts.cutoff } : {}),
+  );
+  opts.log(
+    `  ${evalCase.caseId}: run ${run.status}: ${run.counts.replayed} records replayed, ${run.counts.committed} note changes, ${run.counts.rejected} proposals rejected, ${run.counts.quarantined} quarantined`,
+  );
+  const byRecordId = new Map(evalCase.records.map((r) => [r.record.id, r]));
+  const notes = await currentNotes(pipeline, opts.tenantId);
+  const failedRuns = failedRunOutcomes(evalCase, notes, byRecordId);
+  // Failure logs carry no questions: nothing to index for the baselines.
+  if (evalCase.queries.length === 0) return { outcomes: [], failedRuns, notes: notes.length, seconds };
+  const known = evalCase.records.filter((r) => !isAfter(r.record.observedAt, opts.cutoff));
+  const turns = turnsOf(known);
+  const baselines = await timed('baselines', async () => ({
+    'recent-history': recentHistory(turns),
+    'full-text': bm25(turns),
+    dense: await dense(turns, pipeline.embedder),
+  }));
+  const ask = new Asker(evalCase, opts, pipeline, byRecordId, turns, baselines);
+  const outcomes = await timed('query', async () => {
+    const out: QueryOutcome[] = [];
+    for (const query of evalCase.queries) out.push(...(await ask.everyMethod(query)));
+    return out;
+  });
+  return { outcomes, failedRuns, notes: notes.length, seconds };
+}
+
+class Asker {
+  constructor(
+    private readonly evalCase: EvalCase,
+    private readonly opts: CaseRunOptions,
+    private readonly pipeline: EvalPipeline,
+    private readonly byRecordId: ReadonlyMap<string, EvalRecord>,
+    private readonly turns: readonly Turn[],
+    private readonly baselines: Record<'recent-history' | 'full-text' | 'dense', TurnRetriever>,
+  ) {}
+
+  async everyMethod(query: EvalQuery): Promise<QueryOutcome[]> {
+    const out = [this.outcome(query, 'no-memory', [], 0)];
+    for (const method of ['recent-history', 'full-text', 'dense'] as const) {
+      const t0 = performance.now();
+      const hits = await this.baselines[method].search(query.text, this.opts.depth);
+      out.push(
+        this.outcome(
+          query,
+          method,
+          hits.map((h) => this.turnItem(this.turns[h.turn] as Turn, h.score)),
+          performance.now() - t0,
+        ),
+      );
+    }
+    const t0 = performance.now();
+    const recalled = await this.pipeline.recall(
+      { tenantId: this.opts.tenantId, query: query.text, k: this.opts.depth },
+      new Date(query.askedAt),
+    );
+    out.push(
+      this.outcome(
+        query,
+        'nocturne',
+        recalled.notes.map((n) =>
+          this.noteItem(
+            n.evidence.map((e) => e.recordId),
+            n.score,
+            n.tokens,
+          ),
+        ),
+        performance.now() - t0,
+      ),
+    );
+    return out;
+  }
+
+  private outcome(query: EvalQuery, method: EvalMethod, items: RetrievedItem[], latencyMs: number): QueryOutcome {
+    // Abstention is decided once every question is answered (calibrateAbstention).
+    return {
+      dataset: this.evalCase.dataset,
+      caseId: this.evalCase.caseId,
+      queryId: query.queryId,
+      method,
+      items,
+      latencyMs,
+      abstained: items.length === 0,
+    };
+  }
+
+  private turnItem(turn: Turn, score: number): RetrievedItem {
+    return {
+      goldIds: [turn.goldId],
+      goldSessions: [turn.goldSession],
+      score,
+      tokens: approxTokens(turn.text),
+      afterCutoff: isAfter(turn.observedAt, this.opts.cutoff),
+    };
+  }
+
+  private noteItem(recordIds: readonly string[], score: number, tokens: number): RetrievedItem {
+    const cited = recordIds.map((id) => this.byRecordId.get(id)).filter((r): r is EvalRecord => r !== undefined);
+    return {
+      goldIds: unique(cited.map((r) => r.goldId)),
+      goldSessions: unique(cited.map((r) => r.goldSession)),
+      score,
+      tokens,
+      afterCutoff: cited.some((r) => isAfter(r.record.observedAt, this.opts.cutoff)),
+    };
+  }
+}
+
+const unique = <T>(values: readonly T[]): T[] => [...new Set(values)];
+
+async function currentNotes(pipeline: EvalPipeline, tenantId: string): Promise<NoteVersion[]> {
+  const out: NoteVersion[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await listNotes(pipeline.db, { tenantId, limit: 1000, ...(cursor ? { cursor } : {}) });
+    out.push(...page.notes);
+    if (!page.nextCursor) return out;
+    cursor = page.nextCursor;
+  }
+}
+
+/** Notes that explain a failure (not a restated fact or a tool's content) point at where it went wrong. */
+const explainsFailure = (n: NoteVersion): boolean =>
+  n.sourceKind === 'user_correction' || ['tool_behavior', 'failure_cause', 'strategy', 'constraint'].includes(n.kind);
+
+/**
+ * A tool's output shows where things went wrong, but the tool did not decide anything: the step
+ * to blame is the agent's that called it, the nearest agent step before it in the same run.
+ */
+function actingStep(evalCase: EvalCase, cited: EvalRecord): EvalRecord {
+  if (cited.record.kind !== 'error' && cited.record.kind !== 'tool_result') return cited;
+  const before = evalCase.records.filter(
+    (r) =>
+      r.goldSession === cited.goldSession &&
+      r.step !== undefined &&
+      (r.step as number) < (cited.step as number) &&
+      (r.record.kind === 'agent_message' || r.record.kind === 'tool_call'),
+  );
+  return before.at(-1) ?? cited;
+}
+
+/** Per failed run: the notes drawn from its records, and the earliest step a failure lesson cites. */
+export function failedRunOutcomes(
+  evalCase: EvalCase,
+  notes: readonly NoteVersion[],
+  byRecordId: ReadonlyMap<string, EvalRecord>,
+): FailedRunOutcome[] {
+  const learned = notes.filter((n) => n.status === 'active' || n.status === 'quarantined');
+  return evalCase.failedRuns.map((run) => {
+    const citedFrom = (n: NoteVersion) =>
+      n.evidence
+        .map((e) => byRecordId.get(e.recordId))
+        .filter((r): r is EvalRecord => r?.goldSession === run.goldSession);
+    const fromRun = learned.filter((n) => citedFrom(n).length > 0);
+    const cited = fromRun
+      .filter(explainsFailure)
+      .flatMap(citedFrom)
+      .filter((r) => r.step !== undefined)
+      .sort((a, b) => (a.step as number) - (b.step as number))[0];
+    const blamed = cited ? actingStep(evalCase, cited) : undefined;
+    return {
+      dataset: evalCase.dataset,
+      caseId: evalCase.caseId,
+      runId: run.runId,
+      notes: fromRun.length,
+      ...(blamed?.step !== undefined ? { attributedStep: blamed.step } : {}),
+      ...(blamed?.actor !== undefined ? { attributedAgent: blamed.actor } : {}),
+      ...(run.mistakeStep !== undefined ? { mistakeStep: run.mistakeStep } : {}),
+      ...(run.mistakeAgent !== undefined ? { mistakeAgent: run.mistakeAgent } : {}),
+    };
+  });
+}

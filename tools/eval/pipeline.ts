@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { writeBatch, type ArchiveStore } from '../../src/archive/index.ts';
+import { parseConfig, type Config } from '../../src/config.ts';
+import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
+import { dropSchema, type Db } from '../../src/db/index.ts';
+import type { Embedder } from '../../src/embeddings/embedder.ts';
+import { recall, type RecallRequest, type RecallResult } from '../../src/recall/index.ts';
+import { connectTemporal, openArchiveStore, openNoteStore } from '../../src/runtime.ts';
+import { createWorker } from '../../src/worker.ts';
+import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
+
+/**
+ * Nocturne as the evaluation uses it: the real stack (Temporal, PostgreSQL with pgvector, S3,
+ * the embedding server), a worker in this process, a note schema and an archive prefix of its
+ * own, so an evaluation never sees (or leaves) other data. Every case gets a fresh tenant.
+ */
+export interface EvalPipeline {
+  config: Config;
+  db: Db;
+  archive: ArchiveStore;
+  embedder: Embedder;
+  /** Archives records for a tenant (tenantId overwritten) and returns how many were accepted. */
+  archiveRecords(tenantId: string, records: RawRecordInput[]): Promise<{ accepted: number; rejected: number }>;
+  /** One consolidation run over the tenant's records observed up to `to` (all, when absent), every episode in budget. */
+  consolidate(tenantId: string, options?: { to?: string; seed?: number }): Promise<ConsolidateResult>;
+  /** Recall as the online agent does, with `now` at the question's time (decay is measured from it). */
+  recall(request: RecallRequest, now?: Date): Promise<RecallResult>;
+  close(): Promise<void>;
+}
+
+export interface EvalPipelineOptions {
+  /** Environment with the stack's endpoints (DATABASE_URL, an s3:// archive, TEMPORAL_ADDRESS, the embedding server). */
+  env: NodeJS.ProcessEnv;
+  /** Names the schema, archive prefix and task queue. */
+  name: string;
+  /** Keep the schema after close (to inspect notes with `nocturne notes`). @default false */
+  keep?: boolean;
+  log?: (line: string) => void;
+}
+
+/** Episodes and note changes an evaluation run may spend: enough for every episode of a case. */
+const EVAL_BUDGET = {
+  maxEpisodes: 100_000,
+  maxNoteChanges: 1_000_000,
+  maxLlmTokens: 10_000_000,
+  deadlineSeconds: 6 * 3600,
+};
+
+export async function openEvalPipeline(options: EvalPipelineOptions): Promise<EvalPipeline> {
+  const suffix = randomBytes(4).toString('hex');
+  const base = parseConfig(options.env);
+  if (base.database.kind !== 'postgres' || !base.archive.uri.startsWith('s3://')) {
+    throw new Error(
+      'evaluation runs on the real stack: eval "$(nocturne stack up)" first (DATABASE_URL and an s3:// archive)',
+    );
+  }
+  const databaseUrl = base.database.url;
+  const bucket = new URL(base.archive.uri).host;
+  const config = parseConfig({
+    ...options.env,
+    NOCTURNE_ARCHIVE_URI: `s3://${bucket}/${options.name}-${suffix}`,
+    NOCTURNE_TASK_QUEUE: `${options.name}-${suffix}`,
+  });
+  const schema = `nocturne_${options.name.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${suffix}`;
+  const db = await openNoteStore(config, { schema });
+  const archive = await openArchiveStore(config);
+  const handle = await createWorker(config, { db, log: options.log ?? (() => {}) });
+  const running = handle.run();
+  const { client, close: closeClient } = await connectTemporal(config);
+  let runs = 0;
+  return {
+    config,
+    db,
+    archive,
+    embedder: handle.embedder,
+    async archiveRecords(tenantId, records) {
+      const values = records.map((r) => ({ ...r, tenantId }));
+      const written = await writeBatch(archive, { tenantId, producer: 'nocturne-eval', records: values });
+      return { accepted: written.accepted, rejected: written.rejected.length };
+    },
+    async consolidate(tenantId, opts = {}) {
+      runs += 1;
+      return (await client.workflow.execute('consolidateTenantWorkflow', {
+        taskQueue: config.temporal.taskQueue,
+        workflowId: `eval/${tenantId}/${suffix}/${runs}`,
+        args: [
+          {
+            tenantId,
+            trigger: 'manual',
+            seed: opts.seed ?? 1,
+            window: opts.to ? { to: opts.to } : {},
+            budget: EVAL_BUDGET,
+          },
+        ],
+      })) as ConsolidateResult;
+    },
+    recall: (request, now) => recall(db, handle.embedder, request, now ? { now: () => now } : {}),
+    async close() {
+      handle.worker.shutdown();
+      await running;
+      await closeClient();
+      await db.close();
+      await archive.close();
+      if (!options.keep) await dropSchema(databaseUrl, schema);
+    },
+  };
+}
