@@ -101,4 +101,22 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', dynamicBoundary],
     },
   },
+  {
+    // src/db has one public surface (src/db/index.ts, which documents its calling convention):
+    // code outside it imports nothing deeper, so the files behind it can move freely. The db
+    // unit tests are the exception: they test the pure planner and hashing behind the surface.
+    // no-restricted-syntax rather than no-restricted-imports, so other blocks' import rules stay in force.
+    files: ['src/**/*.ts', 'activities/**/*.ts', 'tools/**/*.ts', 'test/**/*.ts'],
+    ignores: ['src/db/**', 'test/unit/db/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            ':matches(ImportDeclaration, ExportNamedDeclaration, ExportAllDeclaration)[source.value=/(^|[\\u002F])db[\\u002F](?!index[.]ts$)/]',
+          message: 'import the note store from src/db/index.ts, not from a file behind it',
+        },
+      ],
+    },
+  },
 );

@@ -1,23 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ZodError } from 'zod';
-import type { ArchiveStore } from '../src/archive/index.ts';
 import { FailureType } from '../src/contracts/failure-types.ts';
 import { formatIssues } from '../src/contracts/format-issues.ts';
-import type { Db } from '../src/db/index.ts';
-import type { Embedder } from '../src/embeddings/embedder.ts';
-import type { NoteEngine } from '../src/engine/types.ts';
+import { PermanentFailure, type Ports, type Progress } from '../src/ports.ts';
 
-/** The narrow ports activities close over; `src/worker.ts` builds them, tests pass their own. */
-export interface ActivityDeps {
-  archive: ArchiveStore;
-  db: Db;
-  embedder: Embedder;
-  engine: NoteEngine;
-  /** New note ids (ULIDs in production; deterministic in tests). */
-  newId: () => string;
-  clock?: () => Date;
-}
+/** The narrow ports activities close over (the use cases' ports); `src/worker.ts` builds them, tests pass their own. */
+export type ActivityDeps = Ports;
 
 /** Heartbeats when running as an activity; a no-op when the function is called directly (CLI, tests). */
 export function heartbeat(details?: unknown): void {
@@ -46,6 +35,9 @@ export async function whileHeartbeating<T>(
   }
 }
 
+/** A use case's progress reported as this activity's heartbeats. */
+export const heartbeats: Progress = { beat: heartbeat, during: (work, details) => whileHeartbeating(work, details) };
+
 function inActivity(): boolean {
   try {
     Context.current();
@@ -64,6 +56,7 @@ export function asActivityFailure(error: unknown): unknown {
     const detail = formatIssues(error.issues, { root: '', limit: 3 });
     return ApplicationFailure.nonRetryable(`invalid input: ${detail}`, FailureType.InvalidActivityInput, error.issues);
   }
+  if (error instanceof PermanentFailure) return ApplicationFailure.nonRetryable(error.message, error.type);
   const name = (error as Error | undefined)?.name;
   if (name === 'NoteVersionConflictError')
     return ApplicationFailure.create({

@@ -1,7 +1,7 @@
 import { createCommitActivities } from './commit.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createPlanActivities } from './plan.ts';
-import { createReplayActivities } from './replay.ts';
+import { createReplayActivities } from './replay-batch.ts';
 import { createRollbackActivities } from './rollback.ts';
 import { createRollbackRunActivities } from './rollback-run.ts';
 import { createErasureActivities } from './erasure.ts';
@@ -9,7 +9,7 @@ import { createTenantActivities } from './tenants.ts';
 import { createReindexActivities } from './reindex.ts';
 
 export type { ActivityDeps } from './deps.ts';
-export type { ReplayBatchResult } from './replay.ts';
+export type { ReplayBatchResult } from './replay-batch.ts';
 
 /** Every activity the worker registers, closed over the injected ports. */
 export function createActivities(deps: ActivityDeps) {

@@ -1,125 +1,13 @@
-import { ApplicationFailure } from '@temporalio/common';
-import { samplingWeight, weightedSample } from '../policies/sampling.ts';
-import type { Budget, RunCounts, Spent } from '../src/contracts/run.ts';
-import { getNote, getRun, insertRun, updateRun, withTenant } from '../src/db/index.ts';
-import { insertRunEpisodes, selectPlanSummary, type PlannedEpisodeRow } from '../src/db/run-work.ts';
-import { listCandidates, type EpisodeCandidate } from '../src/replay/candidates.ts';
+import { finishRun, planRun, type FinishRunInput, type PlanRunInput } from '../src/consolidation/plan-run.ts';
 import { classified, type ActivityDeps } from './deps.ts';
 
-/**
- * Episodes per batch: one commit transaction each. Larger batches spread the fixed cost of
- * three activity round trips over more work; smaller ones stop closer to a change budget. @default 50
- */
-export const EPISODES_PER_BATCH = 50;
-/** Episodes that a focused run's notes cite weigh this much more. @default 10 */
-export const FOCUS_BOOST = 10;
-/** A run's result lists at most this many changed versions; the run row has them all. @default 200 */
-export const MAX_LISTED_CHANGES = 200;
-
-export interface PlanRunInput {
-  runId: string;
-  workflowId: string;
-  tenantId: string;
-  window: { from?: string | undefined; to?: string | undefined };
-  budget: Budget;
-  trigger: 'schedule' | 'conflict' | 'manual' | 'backfill';
-  mode: 'active' | 'staged';
-  seed: number;
-  /** The workflow's clock at planning time: recency weights use it, so a replay plans the same. */
-  now: string;
-  focus?: { noteIds: string[] };
-}
-
-export interface FinishRunInput {
-  runId: string;
-  tenantId: string;
-  status: 'completed' | 'partial' | 'rejected';
-  counts: RunCounts;
-  spent: Spent;
-  rejectedByRule: Record<string, number>;
-  leftover: { batches: number; reason?: string };
-}
+export type { FinishRunInput, PlanRunInput, PlanRunResult } from '../src/consolidation/plan-run.ts';
 
 export function createPlanActivities(deps: ActivityDeps) {
   return {
     /** Records the run and stores its budgeted, importance-weighted sample of episodes. Idempotent. */
-    planRun: classified(
-      async (input: PlanRunInput): Promise<{ candidates: number; sampled: number; batches: number }> => {
-        const zero = { sampled: 0, replayed: 0, proposed: 0, rejected: 0, committed: 0, quarantined: 0 };
-        await insertRun(deps.db, {
-          runId: input.runId,
-          workflowId: input.workflowId,
-          tenantId: input.tenantId,
-          trigger: input.trigger,
-          budget: input.budget,
-          spent: { episodes: 0, llmTokens: 0, noteChanges: 0, seconds: 0 },
-          status: 'running',
-          counts: zero,
-          startedAt: input.now,
-        });
-        const existing = await withTenant(deps.db, input.tenantId, (tx) =>
-          selectPlanSummary(tx, { runId: input.runId }),
-        );
-        if (existing.sampled > 0) return { candidates: existing.sampled, ...existing };
-        const candidates = await listCandidates(deps.archive, input.tenantId, input.window);
-        const focused = await focusedKeys(deps, input, candidates);
-        const now = new Date(input.now);
-        const weight = (c: EpisodeCandidate) => samplingWeight(c.signals, now) * (focused.has(c.key) ? FOCUS_BOOST : 1);
-        const sample = weightedSample(candidates, weight, input.budget.maxEpisodes, input.seed);
-        const rows: PlannedEpisodeRow[] = sample.map((c, seq) => ({
-          seq,
-          batchNo: Math.floor(seq / EPISODES_PER_BATCH),
-          key: c.key,
-          parts: c.parts,
-          weight: weight(c),
-        }));
-        await withTenant(deps.db, input.tenantId, (tx) =>
-          insertRunEpisodes(tx, { tenantId: input.tenantId, runId: input.runId, episodes: rows }),
-        );
-        return {
-          candidates: candidates.length,
-          sampled: rows.length,
-          batches: Math.ceil(rows.length / EPISODES_PER_BATCH),
-        };
-      },
-    ),
-
+    planRun: classified((input: PlanRunInput) => planRun(deps, input)),
     /** Writes the run's outcome and returns the note versions it changed (what an operator reads). */
-    finishRun: classified(async (input: FinishRunInput) => {
-      const ok = await updateRun(deps.db, {
-        tenantId: input.tenantId,
-        runId: input.runId,
-        status: input.status,
-        counts: input.counts,
-        spent: input.spent,
-        finishedAt: (deps.clock ?? (() => new Date()))().toISOString(),
-      });
-      if (!ok) throw ApplicationFailure.nonRetryable(`run ${input.runId} not found`, 'RunNotFound');
-      const run = await getRun(deps.db, { tenantId: input.tenantId, runId: input.runId });
-      const changed = run?.changedVersions ?? [];
-      return {
-        changedVersions: changed.slice(0, MAX_LISTED_CHANGES),
-        changedVersionsTruncated: changed.length > MAX_LISTED_CHANGES,
-      };
-    }),
+    finishRun: classified((input: FinishRunInput) => finishRun(deps, input)),
   };
-}
-
-/** Episodes holding records that the focused notes cite as evidence. */
-async function focusedKeys(
-  deps: ActivityDeps,
-  input: PlanRunInput,
-  candidates: EpisodeCandidate[],
-): Promise<Set<string>> {
-  if (!input.focus?.noteIds.length) return new Set();
-  const places = new Set<string>();
-  for (const noteId of input.focus.noteIds) {
-    const note = await getNote(deps.db, { tenantId: input.tenantId, noteId });
-    for (const ref of note?.evidence ?? []) places.add(`${ref.objectKey}#${ref.line}`);
-  }
-  return new Set(
-    candidates
-      .filter((c) => c.parts.some((p) => p.lines.some((l) => places.has(`${p.objectKey}#${l}`))))
-      .map((c) => c.key),
-  );
 }

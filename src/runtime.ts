@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import type { ArchiveStore } from './archive/store.ts';
 import type { Config } from './config.ts';
-import type { Db } from './db/db.ts';
+import type { Db } from './db/index.ts';
 import type { Embedder } from './embeddings/embedder.ts';
 
 /**

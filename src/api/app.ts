@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiToken } from '../config.ts';
-import type { Db } from '../db/db.ts';
+import type { Db } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import { RecallRequest } from '../recall/contract.ts';
 import { describeRequestIssues, InvalidRecallRequestError, recall, type RecallOptions } from '../recall/recall.ts';

@@ -18,6 +18,12 @@ export interface DataKeyParts {
   seq: string;
 }
 
+/** The root under which every tenant's partitions live. */
+export const RAW_PREFIX = 'raw/';
+
+/** Any key inside a tenant's day partition: data objects, manifests, and whatever else lands there. */
+const PARTITION = /^raw\/tenant=([^/]+)\/date=(\d{4}-\d{2}-\d{2})\//;
+
 const DATA_KEY =
   /^raw\/tenant=([^/]+)\/date=(\d{4}-\d{2}-\d{2})\/(.+)-([0-9A-HJKMNP-TV-Z]{26}-[0-9a-f]{12})\.jsonl\.gz$/;
 
@@ -38,6 +44,14 @@ export function parseDataKey(key: string): DataKeyParts | undefined {
   if (!m) return undefined;
   const [, tenantId = '', date = '', producer = '', seq = ''] = m;
   return { tenantId, date, producer, seq };
+}
+
+/** The tenant and UTC day of a key inside a partition; undefined for keys outside the layout. */
+export function parsePartitionKey(key: string): { tenantId: string; date: string } | undefined {
+  const m = PARTITION.exec(key);
+  if (!m) return undefined;
+  const [, tenantId = '', date = ''] = m;
+  return { tenantId, date };
 }
 
 export function manifestKeyFor(objectKey: string): string {

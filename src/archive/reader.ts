@@ -8,6 +8,7 @@ import { splitLineBatches } from './lines.ts';
 import type { LineEvent } from './lines.ts';
 import { parseLine } from './parse-line.ts';
 import type { QuarantineReason } from './parse-line.ts';
+import { RecordIterator, type Item } from './record-iterator.ts';
 import type { ArchiveStore } from './store.ts';
 
 /** One valid record with what an evidence ref needs to cite it. */
@@ -54,8 +55,6 @@ export interface ReadStats {
 
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
 export const DEFAULT_VERIFY_BUFFER_BYTES = 4 * 1024 * 1024;
-
-type Item = { kind: 'record'; value: ArchivedRecord } | { kind: 'quarantine'; value: QuarantinedLine };
 
 /**
  * Streams one archive object: gunzip → lines → JSON.parse → zod, never holding the object.
@@ -213,72 +212,6 @@ export class ObjectReader implements AsyncIterable<ArchivedRecord> {
     this.stats.byReason[q.reason] = (this.stats.byReason[q.reason] ?? 0) + 1;
     if (this.quarantined.length < (this.options.maxQuarantineDetails ?? 1000)) this.quarantined.push(q);
     this.options.onQuarantine?.(q);
-  }
-}
-
-/**
- * Serves records from the current batch synchronously (one resolved promise per record) and
- * awaits the next batch only when it runs dry. Calls to `next()` made before the previous one
- * settled are queued behind it, as an async generator would, so the order holds even for
- * callers that do not use `for await`.
- */
-class RecordIterator implements AsyncIterator<ArchivedRecord> {
-  private batch: Item[] = [];
-  private index = 0;
-  private pending: Promise<IteratorResult<ArchivedRecord>> | undefined;
-
-  constructor(
-    private readonly batches: AsyncGenerator<Item[]>,
-    private readonly reader: ObjectReader,
-  ) {}
-
-  next(): Promise<IteratorResult<ArchivedRecord>> {
-    if (this.pending === undefined) {
-      const ready = this.take();
-      if (ready !== undefined) return Promise.resolve(ready);
-    }
-    const p: Promise<IteratorResult<ArchivedRecord>> = this.pending
-      ? this.pending.then(() => this.pull())
-      : this.pull();
-    this.pending = p;
-    const settle = (): void => {
-      if (this.pending === p) this.pending = undefined;
-    };
-    p.then(settle, settle);
-    return p;
-  }
-
-  async return(): Promise<IteratorResult<ArchivedRecord>> {
-    this.batch = [];
-    this.index = 0;
-    await this.batches.return(undefined); // runs the generators' finally: the stream is destroyed
-    return { value: undefined, done: true };
-  }
-
-  /** The next record of the current batch (quarantining lines on the way), or undefined. */
-  private take(): IteratorResult<ArchivedRecord> | undefined {
-    const batch = this.batch;
-    while (this.index < batch.length) {
-      const item = batch[this.index] as Item;
-      this.index += 1;
-      if (item.kind === 'record') {
-        this.reader.countRecord();
-        return { value: item.value, done: false };
-      }
-      this.reader.quarantine(item.value);
-    }
-    return undefined;
-  }
-
-  private async pull(): Promise<IteratorResult<ArchivedRecord>> {
-    for (;;) {
-      const ready = this.take();
-      if (ready !== undefined) return ready;
-      const step = await this.batches.next();
-      if (step.done) return { value: undefined, done: true };
-      this.batch = step.value;
-      this.index = 0;
-    }
   }
 }
 

@@ -1,12 +1,27 @@
-/** The note store's public surface. */
+/**
+ * The note store's public surface: code outside src/db imports from this file only (lint
+ * enforces it), so the files behind it can move without touching their callers.
+ *
+ * Two kinds of function, told apart by their first parameter:
+ * - **Queries** take `(tx: Queryable, params)`: one statement (or a few that belong together),
+ *   no transaction of their own. The caller runs them inside `withTenant(db, tenantId, (tx) => …)`,
+ *   which opens the transaction and sets `app.tenant_id` for row-level security, so several
+ *   queries commit or fail together. Named for their SQL: `select…`, `insert…`, `update…`.
+ * - **Store operations** take `(db: Db, params)` and open their own tenant transaction, because
+ *   their invariant needs one (the tenant write lock, optimistic versions and the audit chain
+ *   of `applyNoteBatch`, `writeErasedVersions`, `redactAudit`) or because they are a whole read
+ *   a caller wants in one call (`getNote`, `getRun`). Named for their effect: `get…`, `apply…`.
+ */
 export type { Db, Queryable, QueryResult, SessionConnection } from './db.ts';
 export { openDb, type OpenDbOptions } from './open-db.ts';
 export { createPgDb, type PgDbOptions } from './pg-driver.ts';
-export { createPgliteDb, type PgliteDbOptions } from './pglite-driver.ts';
+export { createPgliteDb, wrapPglite, type PgliteDbOptions } from './pglite-driver.ts';
 export { runMigrations, readEmbeddingDimension, MIGRATIONS_DIR, type MigrateOptions } from './migrate.ts';
 export { withTenant, APP_ROLE } from './tenant.ts';
 export { dropSchema } from './drop-schema.ts';
 export * from './errors.ts';
+
+// Notes: versions, batches of operations, history.
 export { applyNoteBatch } from './notes/apply-batch.ts';
 export {
   getNote,
@@ -16,6 +31,9 @@ export {
   type NotePage,
   type NoteHistory,
 } from './notes/read.ts';
+export { selectCurrentVersion, selectCurrentVersionsPage, selectNoteVersions } from './notes/read-queries.ts';
+export { selectAppliedBatch } from './notes/write-queries.ts';
+export { NoteVersionRow, VERSION_COLUMNS } from './notes/version-row.ts';
 export {
   NoteOp,
   NoteBatch,
@@ -23,9 +41,22 @@ export {
   NoteChange,
   ContentChanges,
   VERSION_ACTIONS,
+  type ParsedNoteOp,
   type VersionAction,
 } from './notes/ops.ts';
 export { diffVersions, DIFFED_FIELDS, type VersionDiff, type FieldChange } from './notes/diff.ts';
 export { verifyAuditChain, type AuditChainReport } from './audit/verify.ts';
+
+// Consolidation runs and their working state.
 export { insertRun, updateRun, getRun, type NewRun, type RunUpdate } from './runs.ts';
+export * from './run-work.ts';
 export { insertMemoryUsage, MemoryUsageRow } from './memory-usage.ts';
+
+// Embedding rebuilds.
+export * from './reindex-queries.ts';
+
+// Subject erasure.
+export * from './erasure/queries.ts';
+export { writeErasedVersions } from './erasure/tombstones.ts';
+export { redactAudit, redactedReason } from './erasure/redact-audit.ts';
+export { scanDatabaseForSubject, type StoreFinding } from './erasure/scan.ts';

@@ -1,8 +1,7 @@
 import { toSql } from 'pgvector';
 import { z } from 'zod';
 import type { NoteScope, NoteVersion } from '../contracts/note.ts';
-import type { Queryable } from '../db/db.ts';
-import { NoteVersionRow, VERSION_COLUMNS } from '../db/notes/version-row.ts';
+import { NoteVersionRow, VERSION_COLUMNS, type Queryable } from '../db/index.ts';
 
 /** A candidate row: the version, its cosine distance to the query (null: not embedded) and its ts_rank. */
 export interface CandidateRow {

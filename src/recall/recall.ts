@@ -7,22 +7,14 @@ import {
   type RecallScorePolicy,
 } from '../../policies/recall-score.ts';
 import { contentTokens } from '../../policies/text.ts';
-import type { NoteScope } from '../contracts/note.ts';
 import { formatIssues } from '../contracts/format-issues.ts';
-import type { Db } from '../db/db.ts';
-import { insertMemoryUsage } from '../db/memory-usage.ts';
-import { withTenant } from '../db/tenant.ts';
+import type { NoteScope } from '../contracts/note.ts';
+import { insertMemoryUsage, type Db } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
-import { assembleContext, type ScoredCandidate } from './assemble.ts';
-import { RecallRequest, type RecallResult } from './contract.ts';
-import {
-  selectProjectionModel,
-  selectTextCandidates,
-  selectVectorCandidates,
-  setIndexScanSettings,
-  type CandidateParams,
-  type CandidateRow,
-} from './queries.ts';
+import { assembleContext, type Assembly, type ScoredCandidate } from './assemble.ts';
+import { RecallRequest, type ParsedRecallRequest, type RecalledNote, type RecallResult } from './contract.ts';
+import type { CandidateParams, CandidateRow } from './queries.ts';
+import { mergeCandidates, readCandidates, type CandidateRead, type VectorPath } from './read-candidates.ts';
 
 export interface RecallOptions {
   /** @default DEFAULT_RECALL_SCORE_POLICY */
@@ -53,6 +45,48 @@ export async function recall(
   request: RecallRequest,
   options: RecallOptions = {},
 ): Promise<RecallResult> {
+  const req = parseRequest(request);
+  const policy = options.policy ?? DEFAULT_RECALL_SCORE_POLICY;
+  const now = (options.now ?? (() => new Date()))();
+  const at = req.asOf !== undefined ? new Date(req.asOf) : now;
+  const [queryVector] = await embed(embedder, req.query);
+  const read = await readCandidates(db, embedder, candidateParams(req, at, queryVector));
+  const merged = mergeCandidates(read.vector, read.text);
+  const scored = scoreCandidates(merged, { query: req.query, at, embedder, policy, vectorPath: read.vectorPath });
+  const assembly = assembleContext(
+    scored.filter((c) => c.parts.score > 0),
+    { k: req.k, tokenBudget: req.tokenBudget, policy },
+  );
+  const notes = recalledNotes(assembly);
+  const usageLogged = await logUsage(db, req, notes, now);
+  return {
+    tenantId: req.tenantId,
+    query: req.query,
+    at: at.toISOString(),
+    asOf: req.asOf ?? null,
+    embedder: embedder.name,
+    policy: policy.name,
+    notes,
+    warnings: read.warning === undefined ? [] : [read.warning],
+    tokens: assembly.tokens,
+    tokenBudget: req.tokenBudget ?? null,
+    stats: statsOf(read, merged.length, assembly, usageLogged),
+  };
+}
+
+function statsOf(read: CandidateRead, candidates: number, assembly: Assembly, usageLogged: number) {
+  return {
+    candidates,
+    vectorCandidates: read.vector.length,
+    textCandidates: read.text.length,
+    vectorPath: read.vectorPath,
+    duplicatesFolded: assembly.duplicatesFolded,
+    overBudget: assembly.overBudget,
+    usageLogged,
+  };
+}
+
+function parseRequest(request: RecallRequest): ParsedRecallRequest {
   const parsed = RecallRequest.safeParse(request);
   if (!parsed.success) throw new InvalidRecallRequestError(describeRequestIssues(parsed.error.issues));
   const req = parsed.data;
@@ -61,71 +95,56 @@ export async function recall(
       'taskId: cannot be combined with asOf (point-in-time recall is an audit and is not logged as memory usage)',
     );
   }
-  const policy = options.policy ?? DEFAULT_RECALL_SCORE_POLICY;
-  const now = (options.now ?? (() => new Date()))();
-  const at = req.asOf !== undefined ? new Date(req.asOf) : now;
-  const [queryVector] = await embed(embedder, req.query);
-  const limit = candidateLimit(req.k);
-  const p: CandidateParams = {
+  return req;
+}
+
+function candidateParams(req: ParsedRecallRequest, at: Date, queryVector: number[]): CandidateParams {
+  return {
     tenantId: req.tenantId,
     at: at.toISOString(),
     pointInTime: req.asOf !== undefined,
     scopes: normalizeScopes(req.scope),
     queryVector,
     queryText: contentTokens(req.query).join(' '),
-    limit,
+    limit: candidateLimit(req.k),
   };
-  const read = await withTenant(db, req.tenantId, async (tx) => {
-    const text = await selectTextCandidates(tx, p);
-    const model = await selectProjectionModel(tx, req.tenantId);
-    if (model !== null && model !== embedder.name) {
-      // Vectors of another model are not comparable with this query's: full text only until a reindex switches.
-      return {
-        vector: [],
-        text: text.map((r) => ({ ...r, distance: null })),
-        vectorPath: 'none' as const,
-        warning: `vector similarity skipped: this tenant's notes are embedded by ${model}, the query by ${embedder.name} (reindex to switch)`,
-      };
-    }
-    await setIndexScanSettings(tx, limit);
-    let vector = await selectVectorCandidates(tx, p, false);
-    let vectorPath: 'hnsw' | 'exact' = 'hnsw';
-    // Fewer rows than asked means the index scan gave up (hnsw.max_scan_tuples) or the tenant
-    // has fewer eligible notes: an exact scan tells the two apart and never misses a row.
-    if (vector.length < limit) {
-      vector = await selectVectorCandidates(tx, p, true);
-      vectorPath = 'exact';
-    }
-    return { vector, text, vectorPath, warning: undefined };
-  });
+}
 
-  const merged = mergeCandidates(read.vector, read.text);
+interface ScoringContext {
+  query: string;
+  at: Date;
+  embedder: Embedder;
+  policy: RecallScorePolicy;
+  vectorPath: VectorPath;
+}
+
+/** Each candidate's score parts under the policy, and the one-line reason a caller reads. */
+function scoreCandidates(candidates: CandidateRow[], ctx: ScoringContext): ScoredCandidate[] {
   const idf = candidateIdf(
-    req.query,
-    merged.map((c) => c.version.claim),
+    ctx.query,
+    candidates.map((c) => c.version.claim),
   );
-  const scored: ScoredCandidate[] = merged.map((c) => {
+  return candidates.map((c) => {
     const parts = scoreCandidate(
       {
         vectorSimilarity: c.distance === null ? null : 1 - c.distance,
-        similarityFloor: embedder.similarityFloor ?? 0,
-        lexical: lexicalMatch(req.query, c.version.claim, idf),
+        similarityFloor: ctx.embedder.similarityFloor ?? 0,
+        lexical: lexicalMatch(ctx.query, c.version.claim, idf),
         confidence: c.version.confidence,
         importance: c.version.importance,
         kind: c.version.kind,
         lastConfirmedAt: new Date(c.version.lastConfirmedAt),
-        at,
+        at: ctx.at,
       },
-      policy,
+      ctx.policy,
     );
-    const vectorState = c.distance !== null ? 'compared' : read.vectorPath === 'none' ? 'other_model' : 'not_embedded';
+    const vectorState = c.distance !== null ? 'compared' : ctx.vectorPath === 'none' ? 'other_model' : 'not_embedded';
     return { version: c.version, parts, why: explainScore(parts, vectorState) };
   });
-  const assembly = assembleContext(
-    scored.filter((c) => c.parts.score > 0),
-    { k: req.k, tokenBudget: req.tokenBudget, policy },
-  );
-  const notes = assembly.items.map((item, i) => ({
+}
+
+function recalledNotes(assembly: Assembly): RecalledNote[] {
+  return assembly.items.map((item, i) => ({
     rank: i + 1,
     noteId: item.version.noteId,
     version: item.version.version,
@@ -140,41 +159,23 @@ export async function recall(
     tokens: item.tokens,
     duplicates: item.duplicates,
   }));
-  const usageLogged =
-    req.taskId !== undefined && notes.length > 0
-      ? await insertMemoryUsage(db, {
-          tenantId: req.tenantId,
-          rows: notes.map((n) => ({
-            taskId: req.taskId as string,
-            noteId: n.noteId,
-            version: n.version,
-            rank: n.rank,
-            score: n.score,
-            at: now.toISOString(),
-          })),
-        })
-      : 0;
-  return {
+}
+
+/** With a task id, the returned versions are logged as memory usage (idempotently); returns the rows written. */
+async function logUsage(db: Db, req: ParsedRecallRequest, notes: RecalledNote[], now: Date): Promise<number> {
+  if (req.taskId === undefined || notes.length === 0) return 0;
+  const taskId = req.taskId;
+  return insertMemoryUsage(db, {
     tenantId: req.tenantId,
-    query: req.query,
-    at: at.toISOString(),
-    asOf: req.asOf ?? null,
-    embedder: embedder.name,
-    policy: policy.name,
-    notes,
-    warnings: read.warning === undefined ? [] : [read.warning],
-    tokens: assembly.tokens,
-    tokenBudget: req.tokenBudget ?? null,
-    stats: {
-      candidates: merged.length,
-      vectorCandidates: read.vector.length,
-      textCandidates: read.text.length,
-      vectorPath: read.vectorPath,
-      duplicatesFolded: assembly.duplicatesFolded,
-      overBudget: assembly.overBudget,
-      usageLogged,
-    },
-  };
+    rows: notes.map((n) => ({
+      taskId,
+      noteId: n.noteId,
+      version: n.version,
+      rank: n.rank,
+      score: n.score,
+      at: now.toISOString(),
+    })),
+  });
 }
 
 async function embed(embedder: Embedder, query: string): Promise<[number[]]> {
@@ -192,13 +193,6 @@ async function embed(embedder: Embedder, query: string): Promise<[number[]]> {
 function normalizeScopes(scope: NoteScope | NoteScope[] | undefined): NoteScope[] | undefined {
   if (scope === undefined) return undefined;
   return Array.isArray(scope) ? scope : [scope];
-}
-
-/** Union of the two channels by (note, version); both carry distance and rank, so either copy will do. */
-function mergeCandidates(a: CandidateRow[], b: CandidateRow[]): CandidateRow[] {
-  const byKey = new Map<string, CandidateRow>();
-  for (const row of [...a, ...b]) byKey.set(`${row.version.noteId}\u0000${row.version.version}`, row);
-  return [...byKey.values()];
 }
 
 /** One line naming each bad field, e.g. `k: Too big: expected number to be <=100`. */

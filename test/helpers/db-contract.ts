@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/db.ts';
 import {
   applyNoteBatch,
   BatchKeyReuseError,
+  type Db,
   EmbeddingDimensionMismatchError,
   getNote,
   getNoteHistory,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ArchivedRecord, Episode } from '../../src/contracts/episode.ts';
-import { toEpisode } from '../../src/replay/episodes.ts';
+import { toEpisode } from '../../src/episodes/episodes.ts';
 import { RawRecord, type RawRecordInput } from '../../src/contracts/raw-record.ts';
 
 /** Archived records as if each tenant's records were one archive object, one per line. */

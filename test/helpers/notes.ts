@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
 import type { EvidenceRef, NoteContent } from '../../src/contracts/note.ts';
-import type { NoteOp } from '../../src/db/notes/ops.ts';
+import type { NoteOp } from '../../src/db/index.ts';
 
 /** A tenant id no earlier run used, so tests against a long-lived database rerun cleanly. */
 export function freshTenant(label = 't'): string {

@@ -7,7 +7,7 @@ import type { NoteVersion } from '../../src/contracts/note.ts';
 import { getNoteHistory, listNotes, verifyAuditChain, type Db } from '../../src/db/index.ts';
 import { demoRecords, scaledRecords } from '../../tools/demo/sample.ts';
 import { approveUpdate, progressQuery, rejectUpdate } from '../../workflows/consolidate-messages.ts';
-import { resolveEvidence } from '../../src/replay/episodes.ts';
+import { resolveEvidence } from '../../src/episodes/episodes.ts';
 import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 
 // The whole pipeline on the real stack: records in SeaweedFS, notes in PostgreSQL + pgvector,

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/db/open-db.ts';
-import { withTenant } from '../../src/db/tenant.ts';
+import { openDb, withTenant } from '../../src/db/index.ts';
 import { stackEnv, STACK } from '../../src/stack/endpoints.ts';
 import { describeDbContract } from '../helpers/db-contract.ts';
 import { freshTenant } from '../helpers/notes.ts';

@@ -1,11 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NoteContent } from '../../src/contracts/note.ts';
-import type { Db } from '../../src/db/db.ts';
-import { applyNoteBatch } from '../../src/db/notes/apply-batch.ts';
-import type { NoteOp } from '../../src/db/notes/ops.ts';
-import { openDb } from '../../src/db/open-db.ts';
-import { withTenant } from '../../src/db/tenant.ts';
+import { applyNoteBatch, type Db, type NoteOp, openDb, withTenant } from '../../src/db/index.ts';
 import { createHashingEmbedder } from '../../src/embeddings/hashing.ts';
 import { recall } from '../../src/recall/recall.ts';
 import {

@@ -26,7 +26,7 @@ import {
   type Db,
 } from '../../src/db/index.ts';
 import { demoRecords } from '../../tools/demo/sample.ts';
-import { resolveEvidence } from '../../src/replay/episodes.ts';
+import { resolveEvidence } from '../../src/episodes/episodes.ts';
 import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 import { rewriteWithoutSubject } from '../../src/erasure/archive.ts';
 

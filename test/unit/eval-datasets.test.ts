@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawRecordInput, type RawRecord } from '../../src/contracts/raw-record.ts';
 import { DatasetFormatError, defaultDatasetPath, loadDataset } from '../../tools/eval/datasets/index.ts';
 import { PLACEHOLDER_TENANT, type EvalCase, type EvalDataset } from '../../tools/eval/types.ts';
-import { toEpisode } from '../../src/replay/episodes.ts';
+import { toEpisode } from '../../src/episodes/episodes.ts';
 import { attributeEpisode } from '../../policies/attribution.ts';
 
 // Tiny hand-written fixtures in each dataset's real format. Strings in CAPITALS are grader data

@@ -7,12 +7,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { ulid } from 'ulid';
 import type { NoteContent } from '../../src/contracts/note.ts';
-import type { Db } from '../../src/db/db.ts';
-import { runMigrations } from '../../src/db/migrate.ts';
-import { applyNoteBatch } from '../../src/db/notes/apply-batch.ts';
-import type { NoteOp } from '../../src/db/notes/ops.ts';
-import { createPgDb } from '../../src/db/pg-driver.ts';
-import { wrapPglite } from '../../src/db/pglite-driver.ts';
+import { applyNoteBatch, createPgDb, type Db, type NoteOp, runMigrations, wrapPglite } from '../../src/db/index.ts';
 
 export interface CommitBenchOptions {
   /** Notes to commit through the store and to COPY. @default 10000 */

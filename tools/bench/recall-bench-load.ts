@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { z } from 'zod';
-import type { Db } from '../../src/db/db.ts';
+import type { Db } from '../../src/db/index.ts';
 import { POINTER_COPY_COLUMNS, VERSION_COPY_COLUMNS, type SyntheticCorpus } from './recall-bench-data.ts';
 import { elapsedMs } from './recall-bench-stats.ts';
 

@@ -1,7 +1,6 @@
 import { toSql } from 'pgvector';
 import { z } from 'zod';
-import type { Db, Queryable } from '../../src/db/db.ts';
-import { withTenant } from '../../src/db/tenant.ts';
+import { type Db, type Queryable, withTenant } from '../../src/db/index.ts';
 import { setIndexScanSettings, vectorCandidatesSql } from '../../src/recall/queries.ts';
 import { EMPTY_TENANT, type BenchQuery, type SyntheticCorpus } from './recall-bench-data.ts';
 import { HNSW_INDEX } from './recall-bench-load.ts';

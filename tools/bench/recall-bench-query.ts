@@ -1,6 +1,5 @@
 import { toSql } from 'pgvector';
-import type { Db, Queryable } from '../../src/db/db.ts';
-import { withTenant } from '../../src/db/tenant.ts';
+import { type Db, type Queryable, withTenant } from '../../src/db/index.ts';
 import {
   selectVectorCandidates,
   setIndexScanSettings,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { Db } from '../../src/db/db.ts';
+import type { Db } from '../../src/db/index.ts';
 import { candidateLimit } from '../../src/recall/recall.ts';
 import { openNoteStore } from '../../src/runtime.ts';
 import { GEOMETRIES, SyntheticCorpus, type TenantPlan } from './recall-bench-data.ts';

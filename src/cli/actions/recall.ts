@@ -1,6 +1,6 @@
 import { loadConfig } from '../../config.ts';
 import { NoteScope, SCOPE_LEVELS } from '../../contracts/note.ts';
-import type { Db } from '../../db/db.ts';
+import type { Db } from '../../db/index.ts';
 import type { Embedder } from '../../embeddings/embedder.ts';
 import type { RecallResult } from '../../recall/contract.ts';
 import { InvalidRecallRequestError, recall } from '../../recall/recall.ts';

@@ -3,8 +3,8 @@ import { readManifest } from '../../../src/archive/manifest-io.ts';
 import { writeBatch } from '../../../src/archive/writer.ts';
 import type { FileArchiveStore } from '../../../src/archive/file-store.ts';
 import { demoRecords } from '../../../tools/demo/sample.ts';
-import { listCandidates } from '../../../src/replay/candidates.ts';
-import { loadEpisodes, resolveEvidence } from '../../../src/replay/episodes.ts';
+import { listCandidates } from '../../../src/episodes/candidates.ts';
+import { loadEpisodes, resolveEvidence } from '../../../src/episodes/episodes.ts';
 import { tempStore } from '../archive/fixtures.ts';
 
 describe('episode index and replay planning from manifests', () => {

@@ -1,0 +1,63 @@
+import { recalledNoteIds } from '../../policies/attribution.ts';
+import type { KnownNote } from '../../policies/reconcile.ts';
+import type { Episode } from '../contracts/episode.ts';
+import type { NoteScope, NoteVersion } from '../contracts/note.ts';
+import { selectCurrentInScopes, selectCurrentVersion, withTenant, type Db } from '../db/index.ts';
+
+/** Active notes in the scopes these episodes touch, plus the notes they recalled. */
+export async function knownNotes(db: Db, tenantId: string, episodes: Episode[]): Promise<KnownNote[]> {
+  const scopes = scopesOf(tenantId, episodes);
+  const recalled = new Set(
+    episodes.flatMap((e) =>
+      e.records.filter((r) => r.record.kind === 'memory_used').flatMap((r) => recalledNoteIds(r.record.payload)),
+    ),
+  );
+  const versions = await withTenant(db, tenantId, async (tx) => {
+    const inScope = await selectCurrentInScopes(tx, { scopes });
+    const extra: NoteVersion[] = [];
+    for (const noteId of recalled) {
+      const v = inScope.some((n) => n.noteId === noteId)
+        ? undefined
+        : await selectCurrentVersion(tx, { tenantId, noteId });
+      if (v && v.status !== 'erased') extra.push(v);
+    }
+    return [...inScope, ...extra];
+  });
+  return versions.map(toKnownNote);
+}
+
+/** The tenant's scope and every user, agent and task type these episodes name, once each. */
+function scopesOf(tenantId: string, episodes: Episode[]): NoteScope[] {
+  const scopes = new Map<string, NoteScope>();
+  const add = (level: NoteScope['level'], key: string | undefined) =>
+    key && scopes.set(`${level}:${key}`, { level, key });
+  add('tenant', tenantId);
+  for (const e of episodes) {
+    add('user', e.userId);
+    add('agent', e.agentId);
+    add('task_type', e.taskType);
+  }
+  return [...scopes.values()];
+}
+
+function toKnownNote(v: NoteVersion): KnownNote {
+  return {
+    noteId: v.noteId,
+    version: v.version,
+    status: v.status,
+    content: {
+      scope: v.scope,
+      kind: v.kind,
+      claim: v.claim,
+      evidence: v.evidence,
+      sourceKind: v.sourceKind,
+      confidence: v.confidence,
+      importance: v.importance,
+      validFrom: v.validFrom,
+      validUntil: v.validUntil,
+      sourceCount: v.sourceCount,
+      lastConfirmedAt: v.lastConfirmedAt,
+      contradictedAt: v.contradictedAt,
+    },
+  };
+}

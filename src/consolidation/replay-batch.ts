@@ -1,0 +1,130 @@
+import { attributeEpisode } from '../../policies/attribution.ts';
+import { alreadyKnown, reconcile, type KnownNote } from '../../policies/reconcile.ts';
+import { redact } from '../../policies/redaction.ts';
+import { validateProposal, type ResolvedRecord } from '../../policies/validation.ts';
+import type { Episode, Proposal } from '../contracts/episode.ts';
+import { insertRejections, insertRunBatch, selectBatchEpisodes, selectRunBatch, withTenant } from '../db/index.ts';
+import { loadEpisodes, resolveEvidence } from '../episodes/episodes.ts';
+import { nowOf, SILENT, type Ports, type Progress } from '../ports.ts';
+import { knownNotes } from './known-notes.ts';
+import { toNoteOp } from './note-ops.ts';
+
+export interface ReplayBatchInput {
+  runId: string;
+  tenantId: string;
+  batchNo: number;
+  /**
+   * The run's window. Planning selects whole archive objects and episodes from manifests, so an
+   * episode may hold records outside it; those are left out here, record by record.
+   */
+  window?: { from?: string | undefined; to?: string | undefined };
+  llmTokensLeft: number;
+}
+
+export interface ReplayBatchResult {
+  episodes: number;
+  replayed: number;
+  proposed: number;
+  rejectedByRule: Record<string, number>;
+  quarantined: number;
+  plannedChanges: number;
+  llmTokens: number;
+}
+
+interface Rejection {
+  rule: string;
+  detail: string;
+  proposal: Proposal;
+}
+
+/**
+ * Replays one batch of sampled episodes: read their lines, compare & attribute, propose,
+ * validate against the cited records, reconcile with current notes. Stores the operations
+ * for the commit; a retry returns the stored summary instead of proposing again.
+ */
+export async function replayBatch(
+  ports: Ports,
+  input: ReplayBatchInput,
+  progress: Progress = SILENT,
+): Promise<ReplayBatchResult> {
+  const key = { runId: input.runId, batchNo: input.batchNo };
+  const stored = await withTenant(ports.db, input.tenantId, (tx) => selectRunBatch(tx, key));
+  if (stored) return stored.summary as ReplayBatchResult;
+  const planned = await withTenant(ports.db, input.tenantId, (tx) => selectBatchEpisodes(tx, key));
+  const { episodes } = await loadEpisodes(ports.archive, input.tenantId, planned, {
+    onObject: (objectKey) => progress.beat({ objectKey }),
+    ...(input.window ? { window: input.window } : {}),
+  });
+  const known = await knownNotes(ports.db, input.tenantId, episodes);
+  const { proposals, llmTokens } = await propose(ports, input, episodes, known, progress);
+  const resolved = await resolveEvidence(
+    ports.archive,
+    proposals.flatMap((p) => p.content.evidence),
+    episodes.flatMap((e) => e.records),
+  );
+  const { accepted, quarantined, rejections } = validateAll(proposals, input.tenantId, resolved);
+  const reconciled = reconcile(accepted, known, () => ports.newId());
+  const newQuarantines = quarantined.filter((p) => !alreadyKnown(p, known));
+  const ops = [...reconciled, ...newQuarantines.map((p) => ({ ...p, noteId: ports.newId() }))].map(toNoteOp);
+  const summary: ReplayBatchResult = {
+    episodes: episodes.length,
+    replayed: episodes.reduce((n, e) => n + e.records.length, 0),
+    proposed: proposals.length,
+    rejectedByRule: countBy(rejections.map((r) => r.rule)),
+    quarantined: newQuarantines.length,
+    plannedChanges: ops.length,
+    llmTokens,
+  };
+  await withTenant(ports.db, input.tenantId, async (tx) => {
+    await insertRejections(tx, { tenantId: input.tenantId, ...key, rejections });
+    await insertRunBatch(tx, { tenantId: input.tenantId, ...key, ops, summary });
+  });
+  return summary;
+}
+
+/** The engine's proposals for these episodes, claims redacted before anything checks or stores them. */
+async function propose(
+  ports: Pick<Ports, 'engine' | 'clock'>,
+  input: ReplayBatchInput,
+  episodes: Episode[],
+  known: KnownNote[],
+  progress: Progress,
+): Promise<{ proposals: Proposal[]; llmTokens: number }> {
+  const succeeded = episodes.filter((e) =>
+    e.records.some((r) => r.record.kind === 'task_outcome' && r.record.outcome?.status === 'success'),
+  );
+  const { proposals, llmTokens } = await progress.during(
+    ports.engine.propose({
+      episodes,
+      findings: episodes.flatMap((e) => attributeEpisode(e, succeeded)),
+      activeNotes: known.filter((n) => n.status === 'active'),
+      now: nowOf(ports),
+      tokenBudget: Math.max(0, input.llmTokensLeft),
+    }),
+  );
+  return { proposals: proposals.map(redactClaim), llmTokens };
+}
+
+/** Each proposal checked against the records it cites: accepted, quarantined with its reason, or rejected. */
+function validateAll(proposals: Proposal[], tenantId: string, resolved: ReadonlyMap<string, ResolvedRecord>) {
+  const accepted: Proposal[] = [];
+  const quarantined: Proposal[] = [];
+  const rejections: Rejection[] = [];
+  for (const p of proposals) {
+    const v = validateProposal(p, tenantId, resolved);
+    if (v.verdict === 'accept') accepted.push(p);
+    else if (v.verdict === 'quarantine') quarantined.push({ ...p, op: 'quarantine', reason: `${v.rule}: ${v.detail}` });
+    else rejections.push({ rule: v.rule, detail: v.detail, proposal: p });
+  }
+  return { accepted, quarantined, rejections };
+}
+
+function redactClaim(p: Proposal): Proposal {
+  return { ...p, content: { ...p.content, claim: redact(p.content.claim).text } };
+}
+
+function countBy(values: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const v of values) out[v] = (out[v] ?? 0) + 1;
+  return out;
+}

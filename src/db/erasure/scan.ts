@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { Queryable } from '../db.ts';
+import { intColumn } from '../rows.ts';
+
+export interface StoreFinding {
+  store: 'note_versions' | 'audit_log' | 'memory_usage' | 'embeddings' | 'run_work' | 'runs';
+  count: number;
+}
+
+const Count = z.object({ n: intColumn });
+const count = async (tx: Queryable, sql: string, params: unknown[]): Promise<number> =>
+  Count.parse((await tx.query(sql, params)).rows[0]).n;
+
+/**
+ * The database half of the verification scan: rows of the tenant in which any of the subject's
+ * strings occur, usage rows or embeddings left on erased notes. Returns only non-zero findings.
+ */
+export async function scanDatabaseForSubject(tx: Queryable, p: { needles: string[] }): Promise<StoreFinding[]> {
+  const any = (expr: string) => `EXISTS (SELECT 1 FROM unnest($1::text[]) x WHERE x <> '' AND strpos(${expr}, x) > 0)`;
+  const n = [p.needles];
+  const findings: StoreFinding[] = [
+    {
+      store: 'note_versions',
+      count: await count(
+        tx,
+        `SELECT count(*) AS n FROM note_versions WHERE ${any(`claim || ' ' || scope_key || ' ' || evidence::text || ' ' || coalesce(created_by_run, '')`)}`,
+        n,
+      ),
+    },
+    {
+      store: 'audit_log',
+      count: await count(
+        tx,
+        `SELECT count(*) AS n FROM audit_log WHERE ${any(`reason || ' ' || actor || ' ' || note_id`)}`,
+        n,
+      ),
+    },
+    {
+      store: 'memory_usage',
+      count: await count(
+        tx,
+        `SELECT count(*) AS n FROM memory_usage u WHERE ${any('u.task_id')} OR u.note_id IN (SELECT note_id FROM notes WHERE status = 'erased')`,
+        n,
+      ),
+    },
+    {
+      store: 'embeddings',
+      count: await count(
+        tx,
+        `SELECT count(*) AS n FROM note_versions WHERE embedding IS NOT NULL AND note_id IN (SELECT note_id FROM notes WHERE status = 'erased')`,
+        [],
+      ),
+    },
+    {
+      store: 'run_work',
+      count:
+        (await count(tx, `SELECT count(*) AS n FROM run_batches WHERE ${any(`ops::text || summary::text`)}`, n)) +
+        (await count(tx, `SELECT count(*) AS n FROM run_rejections WHERE ${any(`detail || proposal::text`)}`, n)) +
+        (await count(tx, `SELECT count(*) AS n FROM run_episodes WHERE ${any(`episode_key || parts::text`)}`, n)),
+    },
+    {
+      store: 'runs',
+      count: await count(tx, `SELECT count(*) AS n FROM runs WHERE ${any(`run_id || workflow_id`)}`, n),
+    },
+  ];
+  return findings.filter((f) => f.count > 0);
+}
