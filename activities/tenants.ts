@@ -41,5 +41,3 @@ export function createTenantActivities(deps: ActivityDeps, opts: { client?: () =
     }),
   };
 }
-
-export type TenantActivities = ReturnType<typeof createTenantActivities>;

@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/index.ts';
 import type { Embedder } from './embeddings/embedder.ts';
 import { createDeterministicEngine } from './engine/deterministic.ts';
-import { createLlmEngine } from './engine/llm.ts';
+import { createLlmEngine } from './engine/llm-engine.ts';
 import type { NoteEngine } from './engine/types.ts';
 import { openLlm } from './llm/index.ts';
 import { connectWorkerTransport, openArchiveStore, openEmbedder, openNoteStore } from './runtime.ts';

@@ -5,7 +5,7 @@ import { validateProposal, type ResolvedRecord } from '../../policies/validation
 import type { Episode, Finding, Proposal } from '../../src/contracts/episode.ts';
 import { demoRecords } from '../../tools/demo/sample.ts';
 import { createDeterministicEngine } from '../../src/engine/deterministic.ts';
-import { createLlmEngine, type LlmEngineOptions } from '../../src/engine/llm.ts';
+import { createLlmEngine, type LlmEngineOptions } from '../../src/engine/llm-engine.ts';
 import { createOpenAiLlm } from '../../src/llm/openai.ts';
 import { archived, toEpisodes } from '../helpers/episodes.ts';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-openai-server.ts';
