@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeBatch, type ArchiveStore } from '../../src/archive/index.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
+import { consolidationId } from '../../src/contracts/workflow-ids.ts';
 import { dropSchema, type Db } from '../../src/db/index.ts';
 import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { recall, type RecallRequest, type RecallResult } from '../../src/recall/index.ts';
@@ -82,7 +83,7 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
       runs += 1;
       return (await client.workflow.execute('consolidateTenantWorkflow', {
         taskQueue: config.temporal.taskQueue,
-        workflowId: `eval/${tenantId}/${suffix}/${runs}`,
+        workflowId: consolidationId(tenantId, `eval-${suffix}-${runs}`),
         args: [
           {
             tenantId,
