@@ -128,13 +128,11 @@ export function contextTokens(outcome: QueryOutcome, k: number): number {
 }
 
 /**
- * Nearest-rank percentile: the smallest value with at least p% of the values at or below it.
- * It always returns one of the values, so p50 and p95 of a few latencies stay real measurements.
+ * `nearestRank` from src/stats.ts, except that no values give undefined: a method without
+ * outcomes reports no latency instead of failing the summary. p outside 0..100 still throws.
  */
 export function percentile(values: readonly number[], p: number): number | undefined {
-  if (values.length === 0) return undefined;
-  if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile ${p} is outside 0..100`);
-  return nearestRank(values, p);
+  return values.length === 0 ? undefined : nearestRank(values, p);
 }
 
 /** Arithmetic mean of the values a metric produced, and how many there were (null when none). */
