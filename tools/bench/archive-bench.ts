@@ -46,7 +46,7 @@ interface MemorySample {
   peakHeapMb: number;
 }
 
-export interface ArchiveBenchReport {
+interface ArchiveBenchReport {
   records: number;
   objects: number;
   bytes: { compressed: number; raw: number };

@@ -36,7 +36,7 @@ export const GEOMETRIES = {
 } as const satisfies Record<GeometryName, Geometry>;
 export type { GeometryName };
 
-export interface CorpusOptions {
+interface CorpusOptions {
   notes: number;
   tenants: number;
   /** Share of all notes held by the smallest tenant. */
@@ -96,7 +96,7 @@ export const VERSION_COPY_COLUMNS = [
 /** Columns of the notes (current pointer) COPY, in the order pointerLines writes them. */
 export const POINTER_COPY_COLUMNS = ['tenant_id', 'note_id', 'current_version', 'status'] as const;
 
-export const tenantIdOf = (index: number): string => `bench-t${String(index).padStart(2, '0')}`;
+const tenantIdOf = (index: number): string => `bench-t${String(index).padStart(2, '0')}`;
 export const noteIdOf = (tenant: number, note: number): string => `${tenantIdOf(tenant)}-${note}`;
 /** A tenant id no note carries, for the empty-tenant query. */
 export const EMPTY_TENANT = 'bench-empty';

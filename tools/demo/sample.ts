@@ -219,7 +219,7 @@ const EPISODES: Episode[] = [
   },
 ];
 
-export interface SampleOptions {
+interface SampleOptions {
   /** First day of the sample (UTC midnight). @default 2026-11-02 */
   start?: Date;
   seed?: number;
@@ -254,7 +254,7 @@ export function demoRecords(options: SampleOptions = {}): RawRecordInput[] {
 
 export const DEMO_TENANTS = ['acme', 'globex'] as const;
 
-export interface ScaledOptions {
+interface ScaledOptions {
   tenantId: string;
   /** How many times every scripted episode recurs, each with its own session, later in time. */
   copies: number;

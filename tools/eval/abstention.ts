@@ -9,7 +9,7 @@ import type { EvalCase, EvalMethod, QueryOutcome } from './types.ts';
  * many unanswerable ones it then declines shows how well its scores separate the two.
  * @default 0.1
  */
-export const TOLERATED_FALSE_ABSTENTION = 0.1;
+const TOLERATED_FALSE_ABSTENTION = 0.1;
 
 export interface AbstentionThreshold {
   method: EvalMethod;

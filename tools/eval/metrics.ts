@@ -10,7 +10,7 @@ import type { EvalQuery, FailedRunOutcome, QueryOutcome, RetrievedItem } from '.
  */
 
 /** Evidence covered by the top k, as a fraction and as the `any` / `all` hit rates. */
-export interface CoverageAtK {
+interface CoverageAtK {
   /** Share of the gold ids covered, 0..1. */
   fraction: number;
   /** 1 when at least one gold id is covered. */
@@ -95,7 +95,7 @@ export function falseAbstention(query: EvalQuery, outcome: QueryOutcome): number
 }
 
 /** Knowledge-update order in the top k; see {@link updateOrder}. */
-export interface UpdateOrderAtK {
+interface UpdateOrderAtK {
   /** 1 when the updated information ranks above the original (or only it is found). */
   ordered: number;
   /** 1 when the updated information is in the top k at all. */

@@ -29,7 +29,7 @@ export interface EvalPipeline {
   close(): Promise<void>;
 }
 
-export interface EvalPipelineOptions {
+interface EvalPipelineOptions {
   /** Environment with the stack's endpoints (DATABASE_URL, an s3:// archive, TEMPORAL_ADDRESS, the embedding server). */
   env: NodeJS.ProcessEnv;
   /** Names the schema, archive prefix and task queue. */

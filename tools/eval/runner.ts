@@ -7,7 +7,7 @@ import { openEvalPipeline } from './pipeline.ts';
 import { summarize, unknowableAfter, type EvalSummary } from './summary.ts';
 import type { EvalCase, EvalDataset, FailedRunOutcome, QueryOutcome } from './types.ts';
 
-export interface EvalOptions {
+interface EvalOptions {
   dataset: EvalDataset;
   path: string;
   ks: number[];

@@ -65,7 +65,7 @@ export interface AtKSummary {
 }
 
 /** Nearest-rank latency percentiles, null when there were no outcomes. */
-export interface LatencySummary {
+interface LatencySummary {
   p50: number | null;
   p95: number | null;
   n: number;
@@ -85,7 +85,7 @@ export interface MetricBlock {
   latencyMs: LatencySummary;
 }
 
-export interface CategorySummary extends MetricBlock {
+interface CategorySummary extends MetricBlock {
   category: string;
 }
 
@@ -128,7 +128,7 @@ export interface EvalSummary {
   datasets: DatasetSummary[];
 }
 
-export interface SummarizeInput {
+interface SummarizeInput {
   cases: readonly EvalCase[];
   outcomes: readonly QueryOutcome[];
   failedRuns: readonly FailedRunOutcome[];

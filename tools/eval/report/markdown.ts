@@ -4,7 +4,7 @@ import type { EvalDataset } from '../types.ts';
 import { DATASET_TITLES, NO_VALUE, formatCount, formatMs, formatPercent } from './format.ts';
 
 /** A retrieval number someone published, to read this run's numbers against. */
-export interface PublishedAnchor {
+interface PublishedAnchor {
   source: string;
   dataset: string;
   setup: string;
@@ -17,7 +17,7 @@ export interface PublishedAnchor {
  * Published retrieval numbers. The LoCoMo ones are on the same conversations (all ten of them);
  * LongMemEval is another dataset, listed for the order of magnitude of session recall.
  */
-export const PUBLISHED_ANCHORS: readonly PublishedAnchor[] = [
+const PUBLISHED_ANCHORS: readonly PublishedAnchor[] = [
   {
     source: 'LoCoMo paper (Maharana et al., ACL 2024)',
     dataset: 'LoCoMo',
@@ -48,7 +48,7 @@ export const PUBLISHED_ANCHORS: readonly PublishedAnchor[] = [
   },
 ];
 
-export interface MarkdownOptions {
+interface MarkdownOptions {
   /** Path (relative to the Markdown file) of each dataset's recall@k chart, to link it. */
   charts?: Partial<Record<EvalDataset, string>>;
 }

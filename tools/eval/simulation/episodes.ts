@@ -257,7 +257,7 @@ function outageSteps(tool: string, args: Record<string, unknown>, service: strin
   ];
 }
 
-export interface RecordContext {
+interface RecordContext {
   tenantId: string;
   /** Midnight UTC of day 0. */
   start: Date;
@@ -285,7 +285,7 @@ export function toRecords(task: SimTask, steps: readonly Step[], ctx: RecordCont
   });
 }
 
-export function taskStartMs(task: Pick<SimTask, 'day' | 'minute'>, start: Date): number {
+function taskStartMs(task: Pick<SimTask, 'day' | 'minute'>, start: Date): number {
   return start.getTime() + (task.day * 1440 + task.minute) * 60_000;
 }
 

@@ -64,7 +64,7 @@ export interface TracedEncounter extends Encounter {
  * otherwise no active note in the agent's scopes stated the lesson, or one did but recall
  * did not rank it in the top k.
  */
-export type RepeatFallReason = 'same_day' | MissReason;
+type RepeatFallReason = 'same_day' | MissReason;
 
 export interface StrategyRun {
   strategy: Strategy;
@@ -76,7 +76,7 @@ export interface StrategyRun {
   seconds: number;
 }
 
-export interface NocturneNotes {
+interface NocturneNotes {
   seed: number;
   tenantId: string;
   activeNotes: number;

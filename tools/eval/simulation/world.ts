@@ -18,10 +18,10 @@ export const TASK_KINDS = [
   'schedule_meeting',
   'refund_total',
 ] as const;
-export type TaskKind = (typeof TASK_KINDS)[number];
+type TaskKind = (typeof TASK_KINDS)[number];
 
 /** How often each kind is asked for, relative to the others. */
-export const TASK_WEIGHTS: Record<TaskKind, number> = {
+const TASK_WEIGHTS: Record<TaskKind, number> = {
   invoice_total: 2,
   crm_export: 1.5,
   book_flight: 1.5,
@@ -32,7 +32,7 @@ export const TASK_WEIGHTS: Record<TaskKind, number> = {
 };
 
 /** The task type each kind is recorded under (refunds share the invoice reports' type, and their scope). */
-export const TASK_TYPE: Record<TaskKind, string> = {
+const TASK_TYPE: Record<TaskKind, string> = {
   invoice_total: 'invoice_report',
   crm_export: 'crm_export',
   book_flight: 'book_flight',
@@ -43,9 +43,9 @@ export const TASK_TYPE: Record<TaskKind, string> = {
 };
 
 /** Share of vendor lookups and meeting requests whose tool is down: failures no memory can prevent. @default 0.2 */
-export const OUTAGE_RATE = 0.2;
+const OUTAGE_RATE = 0.2;
 /** Share of users who want their reports as a table. @default 0.4 */
-export const TABLE_USER_SHARE = 0.4;
+const TABLE_USER_SHARE = 0.4;
 
 export interface SimUser {
   userId: string;
@@ -102,7 +102,7 @@ export interface World {
   tasks: SimTask[];
 }
 
-export interface WorldOptions {
+interface WorldOptions {
   seed: number;
   days: number;
   tasksPerDay: number;
@@ -112,7 +112,7 @@ export interface WorldOptions {
   start?: Date;
 }
 
-export const DEFAULT_SIM_START = new Date('2026-09-07T00:00:00.000Z');
+const DEFAULT_SIM_START = new Date('2026-09-07T00:00:00.000Z');
 
 /** First and last minute of the working day in which tasks happen (09:00 to 17:00 UTC). */
 const WORKDAY = { from: 9 * 60, to: 17 * 60 };
@@ -277,7 +277,7 @@ function paramsFor(rand: () => number, kind: TaskKind, today: Date): TaskParams 
 }
 
 /** The user's request. Worded without "always", "never" or "I want": a request is not a standing preference. */
-export function requestText(kind: TaskKind, p: TaskParams): string {
+function requestText(kind: TaskKind, p: TaskParams): string {
   const variants: Record<TaskKind, () => string[]> = {
     invoice_total: () => [
       `What did we invoice in total for ${p.monthName}?`,
