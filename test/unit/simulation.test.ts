@@ -19,7 +19,7 @@ import {
   type NoteView,
   type VersionView,
 } from '../../tools/eval/simulation/metrics.ts';
-import { playWorld } from '../../tools/eval/simulation/run.ts';
+import { playWorld } from '../../tools/eval/simulation/play.ts';
 import { LESSONS, TRAP_IDS, TRAPS, trapsCoveredBy, type TrapId } from '../../tools/eval/simulation/traps.ts';
 import { generateWorld, TASK_KINDS, trapOf, type SimTask, type World } from '../../tools/eval/simulation/world.ts';
 import { archived, toEpisodes } from '../helpers/episodes.ts';
