@@ -21,7 +21,8 @@ import {
 } from '../../tools/eval/simulation/metrics.ts';
 import { playWorld } from '../../tools/eval/simulation/play.ts';
 import { LESSONS, TRAP_IDS, TRAPS, trapsCoveredBy, type TrapId } from '../../tools/eval/simulation/traps.ts';
-import { generateWorld, TASK_KINDS, trapOf, type SimTask, type World } from '../../tools/eval/simulation/world.ts';
+import { TASK_KINDS } from '../../tools/eval/simulation/task-kinds.ts';
+import { generateWorld, trapOf, type SimTask, type World } from '../../tools/eval/simulation/world.ts';
 import { archived, toEpisodes } from '../helpers/episodes.ts';
 
 const TENANT = 'sim-unit';

@@ -1,5 +1,6 @@
 import type { RawRecordInput, RecordKind } from '../../../src/contracts/raw-record.ts';
-import { SIM_AGENT_ID, type SimTask, type TaskParams } from './world.ts';
+import type { TaskParams } from './task-params.ts';
+import { SIM_AGENT_ID, type SimTask } from './world.ts';
 
 /**
  * What one task looks like as raw records, shaped the way the replay reads them: a correction
