@@ -6,7 +6,8 @@ import { validateProposal, type ResolvedRecord } from '../../policies/validation
 import type { Episode } from '../../src/contracts/episode.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
 import { createDeterministicEngine } from '../../src/engine/deterministic.ts';
-import { CORRECTIONS, episodeSteps, toRecords, type EpisodeDecision } from '../../tools/eval/simulation/episodes.ts';
+import { episodeSteps, toRecords, type EpisodeDecision } from '../../tools/eval/simulation/episodes.ts';
+import { CORRECTIONS } from '../../tools/eval/simulation/work-steps.ts';
 import { boundedHistory, lessonAge, noMemory } from '../../tools/eval/simulation/memory.ts';
 import {
   lessonNoteFates,

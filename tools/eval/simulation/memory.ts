@@ -2,7 +2,7 @@ import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { listNotes } from '../../../src/db/index.ts';
 import type { NoteScope } from '../../../src/contracts/note.ts';
 import type { EvalPipeline } from '../pipeline.ts';
-import type { UsedNote } from './episodes.ts';
+import type { UsedNote } from './steps.ts';
 import { TRAPS } from './traps.ts';
 import { SIM_AGENT_ID, type SimTask } from './world.ts';
 
