@@ -4,7 +4,9 @@ import { runCase } from './case-run.ts';
 import { cutoffInstant, describeCutoff, type Cutoff } from './cutoff.ts';
 import { loadDataset } from './datasets/index.ts';
 import { openEvalPipeline } from './pipeline.ts';
-import { summarize, unknowableAfter, type EvalSummary } from './summary.ts';
+import { unknowableAfter } from './questions.ts';
+import type { EvalSummary } from './summary-types.ts';
+import { summarize } from './summary.ts';
 import type { EvalCase, EvalDataset, FailedRunOutcome, QueryOutcome } from './types.ts';
 
 interface EvalOptions {

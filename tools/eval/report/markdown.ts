@@ -1,5 +1,12 @@
 import type { Mean } from '../metrics.ts';
-import type { AtKSummary, DatasetSummary, EvalMeta, EvalSummary, FailedRunSummary, MethodSummary } from '../summary.ts';
+import type {
+  AtKSummary,
+  DatasetSummary,
+  EvalMeta,
+  EvalSummary,
+  FailedRunSummary,
+  MethodSummary,
+} from '../summary-types.ts';
 import type { EvalDataset } from '../types.ts';
 import { DATASET_TITLES, NO_VALUE, formatCount, formatMs, formatPercent } from './format.ts';
 

@@ -1,4 +1,4 @@
-import type { DatasetSummary, EvalSummary, MethodSummary } from '../summary.ts';
+import type { DatasetSummary, EvalSummary, MethodSummary } from '../summary-types.ts';
 import { EVAL_METHODS, type EvalDataset, type EvalMethod } from '../types.ts';
 import { DATASET_TITLES } from './format.ts';
 
