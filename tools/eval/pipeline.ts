@@ -47,15 +47,17 @@ const EVAL_BUDGET = {
   deadlineSeconds: 6 * 3600,
 };
 
-export async function openEvalPipeline(options: EvalPipelineOptions): Promise<EvalPipeline> {
-  const suffix = randomBytes(4).toString('hex');
+/**
+ * The stack's configuration with an archive prefix and a task queue of this run's own, and the
+ * name of its note schema. Refuses anything but the real stack.
+ */
+function isolatedConfig(options: EvalPipelineOptions, suffix: string) {
   const base = parseConfig(options.env);
   if (base.database.kind !== 'postgres' || !base.archive.uri.startsWith('s3://')) {
     throw new Error(
       'evaluation runs on the real stack: eval "$(nocturne stack up)" first (DATABASE_URL and an s3:// archive)',
     );
   }
-  const databaseUrl = base.database.url;
   const bucket = new URL(base.archive.uri).host;
   const config = parseConfig({
     ...options.env,
@@ -63,6 +65,12 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
     NOCTURNE_TASK_QUEUE: `${options.name}-${suffix}`,
   });
   const schema = `nocturne_${options.name.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${suffix}`;
+  return { config, schema, databaseUrl: base.database.url };
+}
+
+export async function openEvalPipeline(options: EvalPipelineOptions): Promise<EvalPipeline> {
+  const suffix = randomBytes(4).toString('hex');
+  const { config, schema, databaseUrl } = isolatedConfig(options, suffix);
   const db = await openNoteStore(config, { schema });
   const archive = await openArchiveStore(config);
   const handle = await createWorker(config, { db, log: options.log ?? (() => {}) });
