@@ -42,7 +42,7 @@ export function vectorText(vector: readonly number[]): string {
 }
 
 /** One note version of the synthetic corpus: tenant and note by index and by id. */
-export interface VersionRow {
+interface VersionRow {
   tenant: number;
   tenantId: string;
   note: number;

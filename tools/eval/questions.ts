@@ -36,7 +36,7 @@ export function unknowableAfter(
 }
 
 /** A question with what the metrics need from its case. */
-export interface QueryContext {
+interface QueryContext {
   query: EvalQuery;
   goldSessions: Set<string>;
   unknowable: boolean;

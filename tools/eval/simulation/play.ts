@@ -7,7 +7,7 @@ import { recurrence, type Encounter, type Recurrence } from './metrics.ts';
 import type { World } from './world.ts';
 
 /** One trap encounter with what the strategy knew at the time. */
-export interface TracedEncounter extends Encounter {
+interface TracedEncounter extends Encounter {
   lessonAge?: number | null;
   coveringNotes?: string[];
   missReason?: MissReason;

@@ -7,7 +7,7 @@ import type { World } from './world.ts';
 
 /** The simulation's result: each strategy's trap recurrence over the seeds, and Nocturne's notes. */
 
-export interface StrategySummary {
+interface StrategySummary {
   strategy: Strategy;
   /** Mean over seeds of each seed's overall rate. */
   meanRate: number | null;
@@ -16,7 +16,7 @@ export interface StrategySummary {
   byTrap: Record<TrapId, { meanRate: number | null; pooled: Tally }>;
 }
 
-export interface SimulationParams {
+interface SimulationParams {
   seeds: number[];
   days: number;
   tasksPerDay: number;

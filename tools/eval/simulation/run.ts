@@ -17,7 +17,7 @@ import { generateWorld, type World } from './world.ts';
 
 /** The closed loop: the same seeded task stream played by each memory strategy, then measured. */
 
-export interface SimulationOptions {
+interface SimulationOptions {
   seeds: readonly number[];
   days: number;
   tasksPerDay: number;

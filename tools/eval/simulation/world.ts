@@ -17,7 +17,7 @@ const OUTAGE_RATE = 0.2;
 /** Share of users who want their reports as a table. @default 0.4 */
 const TABLE_USER_SHARE = 0.4;
 
-export interface SimUser {
+interface SimUser {
   userId: string;
   wantsTables: boolean;
 }
