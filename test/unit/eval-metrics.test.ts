@@ -15,7 +15,8 @@ import {
   sessionRecall,
   updateOrder,
 } from '../../tools/eval/metrics.ts';
-import { queryKey, summarize, unknowableAfter } from '../../tools/eval/summary.ts';
+import { queryKey, unknowableAfter } from '../../tools/eval/questions.ts';
+import { summarize } from '../../tools/eval/summary.ts';
 import type {
   EvalCase,
   EvalQuery,

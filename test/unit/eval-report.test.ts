@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Mean } from '../../tools/eval/metrics.ts';
 import { renderMarkdown } from '../../tools/eval/report/markdown.ts';
 import { renderRecallChart } from '../../tools/eval/report/svg.ts';
-import type { AtKSummary, DatasetSummary, EvalSummary, MetricBlock, MethodSummary } from '../../tools/eval/summary.ts';
+import type {
+  AtKSummary,
+  DatasetSummary,
+  EvalSummary,
+  MetricBlock,
+  MethodSummary,
+} from '../../tools/eval/summary-types.ts';
 import type { EvalMethod } from '../../tools/eval/types.ts';
 
 const NONE: Mean = { mean: null, n: 0 };

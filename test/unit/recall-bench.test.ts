@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Ulid } from '../../src/contracts/ids.ts';
-import {
-  GEOMETRIES,
-  SyntheticCorpus,
-  noteIdOf,
-  syntheticUlid,
-  vectorText,
-} from '../../tools/bench/recall-bench-data.ts';
+import { syntheticUlid, vectorText } from '../../tools/bench/recall-bench-csv.ts';
+import { SyntheticCorpus, noteIdOf } from '../../tools/bench/recall-bench-data.ts';
+import { GEOMETRIES } from '../../tools/bench/recall-bench-vectors.ts';
 import { median, percentile, recallAtK, skewedTenantSizes } from '../../tools/bench/recall-bench-stats.ts';
 
 describe('recallAtK', () => {

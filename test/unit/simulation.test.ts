@@ -6,7 +6,8 @@ import { validateProposal, type ResolvedRecord } from '../../policies/validation
 import type { Episode } from '../../src/contracts/episode.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
 import { createDeterministicEngine } from '../../src/engine/deterministic.ts';
-import { CORRECTIONS, episodeSteps, toRecords, type EpisodeDecision } from '../../tools/eval/simulation/episodes.ts';
+import { episodeSteps, toRecords, type EpisodeDecision } from '../../tools/eval/simulation/episodes.ts';
+import { CORRECTIONS } from '../../tools/eval/simulation/work-steps.ts';
 import { boundedHistory, lessonAge, noMemory } from '../../tools/eval/simulation/memory.ts';
 import {
   lessonNoteFates,
@@ -19,9 +20,10 @@ import {
   type NoteView,
   type VersionView,
 } from '../../tools/eval/simulation/metrics.ts';
-import { playWorld } from '../../tools/eval/simulation/run.ts';
+import { playWorld } from '../../tools/eval/simulation/play.ts';
 import { LESSONS, TRAP_IDS, TRAPS, trapsCoveredBy, type TrapId } from '../../tools/eval/simulation/traps.ts';
-import { generateWorld, TASK_KINDS, trapOf, type SimTask, type World } from '../../tools/eval/simulation/world.ts';
+import { TASK_KINDS } from '../../tools/eval/simulation/task-kinds.ts';
+import { generateWorld, trapOf, type SimTask, type World } from '../../tools/eval/simulation/world.ts';
 import { archived, toEpisodes } from '../helpers/episodes.ts';
 
 const TENANT = 'sim-unit';

@@ -6,7 +6,7 @@ import { median } from './recall-bench-stats.ts';
  * Start-up time of `nocturne --help` against the floor every command pays: node with tsx's
  * loader and nothing to run. The two alternate, so a busy machine slows both alike.
  */
-export interface CliStartupReport {
+interface CliStartupReport {
   runs: number;
   help: { medianMs: number; runsMs: number[] };
   tsxFloor: { medianMs: number; runsMs: number[] };

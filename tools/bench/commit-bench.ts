@@ -30,7 +30,7 @@ export interface Throughput {
   rowsPerSecond: number;
 }
 
-export interface CommitBenchReport {
+interface CommitBenchReport {
   driver: 'postgres' | 'pglite';
   batchSize: number;
   /** applyNoteBatch: per note one version, one pointer and one audit entry, in batch transactions. */

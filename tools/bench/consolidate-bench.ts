@@ -25,7 +25,7 @@ export interface ConsolidateBenchOptions {
   onProgress?: (line: string) => void;
 }
 
-export interface RunMeasure {
+interface RunMeasure {
   archiveRecords: number;
   wallSeconds: number;
   activitySeconds: number;
@@ -38,7 +38,7 @@ export interface RunMeasure {
   maxEventsPerExecution: number;
 }
 
-export interface ConsolidateBenchReport {
+interface ConsolidateBenchReport {
   episodesBudget: number;
   small: RunMeasure;
   large: RunMeasure;

@@ -1,42 +1,19 @@
 import { seededRandom } from '../../policies/random.ts';
-import type { GeometryName } from '../choices.ts';
+import { versionCsvLine, vectorText } from './recall-bench-csv.ts';
 import { skewedTenantSizes } from './recall-bench-stats.ts';
+import { gaussianSource, normalize, pickFromCdf, randomUnit, topicMix, type Geometry } from './recall-bench-vectors.ts';
 
 /**
  * The recall benchmark's synthetic corpus. Embedding 100k texts with the local model on two
  * cores takes longer than the whole benchmark may, so vectors are drawn from a seeded generator
  * with the structure that makes filtered nearest-neighbour search hard: every tenant writes
  * about the same shared topics (so a small tenant's neighbourhood is crowded with other tenants'
- * notes), each with its own topic mix and a slight tenant-specific drift.
- *
- * A note's vector is normalize(topic + w_s·subtopic + w_t·tenant direction + noise), with unit
- * random directions and isotropic Gaussian noise of norm ≈ w_n. Queries are fresh draws from
- * the same tenant's distribution (a question about something the tenant has notes on).
+ * notes), each with its own topic mix and a slight tenant-specific drift (see
+ * recall-bench-vectors.ts). Queries are fresh draws from the same tenant's distribution (a
+ * question about something the tenant has notes on).
  */
 
-/** Weights of a note vector's parts relative to its topic direction (norm 1). */
-export interface Geometry {
-  subtopic: number;
-  tenant: number;
-  noise: number;
-}
-
-/**
- * Cosine distances only matter relative to each other (HNSW compares distances), so a geometry
- * is its ratios. `e5` matches those of the stack's multilingual-e5-small on short notes:
- * paraphrases ≈ 0.06, same topic ≈ 0.14, unrelated ≈ 0.18, i.e. a near neighbour at a third of
- * the unrelated distance and a same-topic note at four fifths of it (noise² = 0.33·T and
- * subtopic² + noise² = 0.8·T for T = 1 + subtopic² + tenant² + noise²). `clustered` keeps
- * topics far apart (a same-topic note at a third of the unrelated distance), which is harsher
- * on the graph: regions it links poorly are where a search can get stuck.
- */
-export const GEOMETRIES = {
-  e5: { subtopic: 1.6, tenant: 0.3, noise: 1.34 },
-  clustered: { subtopic: 0.5, tenant: 0.3, noise: 0.5 },
-} as const satisfies Record<GeometryName, Geometry>;
-export type { GeometryName };
-
-export interface CorpusOptions {
+interface CorpusOptions {
   notes: number;
   tenants: number;
   /** Share of all notes held by the smallest tenant. */
@@ -65,98 +42,11 @@ export interface BenchQuery {
 
 const TOPICS = 50;
 const SUBTOPICS_PER_TOPIC = 20;
-/** Before any plausible "now", so every note is valid when recall judges it. */
-const VALID_FROM = '2025-01-01T00:00:00.000Z';
-const RUN = 'bench-recall';
 
-/** Columns of the note_versions COPY, in the order versionLines writes them. */
-export const VERSION_COPY_COLUMNS = [
-  'tenant_id',
-  'note_id',
-  'version',
-  'status',
-  'scope_level',
-  'scope_key',
-  'kind',
-  'claim',
-  'evidence',
-  'source_kind',
-  'confidence',
-  'importance',
-  'valid_from',
-  'valid_until',
-  'superseded_by',
-  'source_count',
-  'last_confirmed_at',
-  'contradicted_at',
-  'created_by_run',
-  'embedding',
-] as const;
-
-/** Columns of the notes (current pointer) COPY, in the order pointerLines writes them. */
-export const POINTER_COPY_COLUMNS = ['tenant_id', 'note_id', 'current_version', 'status'] as const;
-
-export const tenantIdOf = (index: number): string => `bench-t${String(index).padStart(2, '0')}`;
+const tenantIdOf = (index: number): string => `bench-t${String(index).padStart(2, '0')}`;
 export const noteIdOf = (tenant: number, note: number): string => `${tenantIdOf(tenant)}-${note}`;
 /** A tenant id no note carries, for the empty-tenant query. */
 export const EMPTY_TENANT = 'bench-empty';
-
-/** Standard normal draws from a uniform source (Box–Muller, both outputs used). */
-function gaussianSource(uniform: () => number): () => number {
-  let spare: number | undefined;
-  return () => {
-    if (spare !== undefined) {
-      const s = spare;
-      spare = undefined;
-      return s;
-    }
-    const u = 1 - uniform();
-    const r = Math.sqrt(-2 * Math.log(u));
-    const theta = 2 * Math.PI * uniform();
-    spare = r * Math.sin(theta);
-    return r * Math.cos(theta);
-  };
-}
-
-function normalize(v: Float64Array): Float64Array {
-  let sum = 0;
-  for (const x of v) sum += x * x;
-  const norm = Math.sqrt(sum);
-  for (let i = 0; i < v.length; i++) v[i] = (v[i] as number) / norm;
-  return v;
-}
-
-function randomUnit(gauss: () => number, dimension: number): Float64Array {
-  return normalize(Float64Array.from({ length: dimension }, () => gauss()));
-}
-
-/** Cumulative Zipf(1) weights over a tenant-specific permutation of the topics. */
-function topicMix(uniform: () => number): Float64Array {
-  const order = Array.from({ length: TOPICS }, (_, i) => i);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(uniform() * (i + 1));
-    [order[i], order[j]] = [order[j] as number, order[i] as number];
-  }
-  const weights = new Float64Array(TOPICS);
-  order.forEach((topic, rank) => (weights[topic] = 1 / (rank + 1)));
-  let total = 0;
-  return weights.map((w) => (total += w)).map((c) => c / total);
-}
-
-function pick(cdf: Float64Array, u: number): number {
-  const i = cdf.findIndex((c) => u < c);
-  return i === -1 ? cdf.length - 1 : i;
-}
-
-const csvQuote = (text: string): string => `"${text.replaceAll('"', '""')}"`;
-
-/**
- * pgvector's text form with five decimals, written as integers with an exponent ("12345e-5"):
- * formatting 40M numbers with toFixed would take longer than loading them.
- */
-export function vectorText(vector: readonly number[]): string {
-  return `[${vector.map((x) => `${Math.round(x * 1e5)}e-5`).join(',')}]`;
-}
 
 export class SyntheticCorpus {
   readonly tenants: TenantPlan[];
@@ -180,7 +70,7 @@ export class SyntheticCorpus {
     this.subtopics = Array.from({ length: TOPICS * SUBTOPICS_PER_TOPIC }, () => randomUnit(gauss, opts.dimension));
     this.tenantDirections = sizes.map(() => randomUnit(gauss, opts.dimension));
     const mixRandom = seededRandom(opts.seed + 1);
-    this.tenantMixes = sizes.map(() => topicMix(mixRandom));
+    this.tenantMixes = sizes.map(() => topicMix(mixRandom, TOPICS));
     // Its own stream, so which notes are retired does not depend on how the vectors are drawn.
     const retireRandom = seededRandom(opts.seed + 2);
     this.retired = sizes.map((n) => Uint8Array.from({ length: n }, () => (retireRandom() < opts.retiredShare ? 1 : 0)));
@@ -216,10 +106,17 @@ export class SyntheticCorpus {
     for (const [t, plan] of this.tenants.entries()) {
       for (let i = 0; i < plan.notes; i++) {
         const { vector, topic, subtopic } = this.draw(t, gauss, uniform);
-        const embedding = vectorText(vector);
         const claim = `Synthetic note ${i} of ${plan.tenantId}: topic ${topic} subtopic ${subtopic}.`;
-        lines.push(this.versionLine(t, i, 1, 'active', claim, embedding));
-        if (this.retired[t]?.[i] === 1) lines.push(this.versionLine(t, i, 2, 'retired', claim, embedding));
+        const row = {
+          tenant: t,
+          tenantId: plan.tenantId,
+          note: i,
+          noteId: noteIdOf(t, i),
+          claim,
+          embedding: vectorText(vector),
+        };
+        lines.push(versionCsvLine({ ...row, version: 1, status: 'active' }));
+        if (this.retired[t]?.[i] === 1) lines.push(versionCsvLine({ ...row, version: 2, status: 'retired' }));
         if (lines.length >= chunk) {
           yield lines.join('');
           lines = [];
@@ -264,7 +161,7 @@ export class SyntheticCorpus {
     gauss: () => number,
     uniform: () => number,
   ): { vector: number[]; topic: number; subtopic: number } {
-    const topic = pick(this.tenantMixes[tenant] as Float64Array, uniform());
+    const topic = pickFromCdf(this.tenantMixes[tenant] as Float64Array, uniform());
     const subtopic = Math.floor(uniform() * SUBTOPICS_PER_TOPIC);
     const t = this.topics[topic] as Float64Array;
     const s = this.subtopics[topic * SUBTOPICS_PER_TOPIC + subtopic] as Float64Array;
@@ -276,55 +173,4 @@ export class SyntheticCorpus {
       v[i] = (t[i] as number) + ws * (s[i] as number) + wt * (d[i] as number) + sigma * gauss();
     return { vector: Array.from(normalize(v)), topic, subtopic };
   }
-
-  private versionLine(
-    tenant: number,
-    note: number,
-    version: number,
-    status: string,
-    claim: string,
-    embedding: string,
-  ): string {
-    const tenantId = tenantIdOf(tenant);
-    const evidence = JSON.stringify([
-      {
-        recordId: syntheticUlid(tenant * 1_000_000 + note),
-        objectKey: `raw/tenant=${tenantId}/date=2025-01-01/bench.jsonl.gz`,
-        line: note + 1,
-        contentHash: '0'.repeat(64),
-      },
-    ]);
-    const values = [
-      tenantId,
-      noteIdOf(tenant, note),
-      version,
-      status,
-      'user',
-      `user-${note % 97}`,
-      'fact',
-      csvQuote(claim),
-      csvQuote(evidence),
-      'tool_fact',
-      0.8,
-      0.5,
-      VALID_FROM,
-      '',
-      '',
-      1,
-      VALID_FROM,
-      '',
-      RUN,
-      csvQuote(embedding),
-    ];
-    return `${values.join(',')}\n`;
-  }
-}
-
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/** A valid ULID string derived from a number: evidence refs need one, and these are never resolved. */
-export function syntheticUlid(n: number): string {
-  let out = '';
-  for (let rest = n; out.length < 16; rest = Math.floor(rest / 32)) out = CROCKFORD[rest % 32] + out;
-  return `01J0000000${out}`;
 }

@@ -4,7 +4,8 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { z } from 'zod';
 import type { Db } from '../../src/db/index.ts';
-import { POINTER_COPY_COLUMNS, VERSION_COPY_COLUMNS, type SyntheticCorpus } from './recall-bench-data.ts';
+import { POINTER_COPY_COLUMNS, VERSION_COPY_COLUMNS } from './recall-bench-csv.ts';
+import type { SyntheticCorpus } from './recall-bench-data.ts';
 import { elapsedMs } from './recall-bench-stats.ts';
 
 export const HNSW_INDEX = 'note_versions_embedding_hnsw';

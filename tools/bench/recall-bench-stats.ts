@@ -14,12 +14,11 @@ export function recallAtK(candidate: readonly string[], oracle: readonly string[
 }
 
 /**
- * Nearest-rank percentile (p in (0, 100]): the smallest value with at least p% of the values at
- * or below it. Always one of the measured values, never an interpolation between two.
+ * `nearestRank` from src/stats.ts (which throws for no values), restricted to p in (0, 100]: a
+ * benchmark reports latencies from p50 up, and a p0 would only be the fastest run.
  */
 export function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) throw new Error('percentile of no values');
-  if (!(p > 0 && p <= 100)) throw new Error(`percentile: p must be in (0, 100], got ${p}`);
+  if (!(p > 0 && p <= 100)) throw new RangeError(`percentile: p must be in (0, 100], got ${p}`);
   return nearestRank(values, p);
 }
 

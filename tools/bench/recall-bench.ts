@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Db } from '../../src/db/index.ts';
 import { candidateLimit } from '../../src/recall/recall.ts';
 import { openNoteStore } from '../../src/runtime.ts';
-import { GEOMETRIES, SyntheticCorpus, type TenantPlan } from './recall-bench-data.ts';
+import { SyntheticCorpus, type BenchQuery, type TenantPlan } from './recall-bench-data.ts';
+import { GEOMETRIES } from './recall-bench-vectors.ts';
 import { BUILD_MAINTENANCE_WORK_MEM, copyClient, loadCorpus } from './recall-bench-load.ts';
 import { explainPlans, plannedPaths } from './recall-bench-plans.ts';
 import { measureQuery, type QueryOutcome } from './recall-bench-query.ts';
@@ -24,69 +25,47 @@ async function serverDescription(db: Db): Promise<string> {
   return Setting.parse(rows[0]).value;
 }
 
+/** The options with their defaults filled in. */
+function withDefaults(opts: RecallBenchOptions) {
+  return {
+    notes: opts.notes ?? 100_000,
+    tenants: opts.tenants ?? 20,
+    queriesPerTenant: opts.queries ?? 25,
+    k: opts.k ?? 10,
+    dimension: opts.dimension ?? 384,
+    seed: opts.seed ?? 1,
+    geometry: opts.geometry ?? 'e5',
+  };
+}
+type Params = ReturnType<typeof withDefaults>;
+
 export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBenchReport> {
-  const notes = opts.notes ?? 100_000;
-  const tenantCount = opts.tenants ?? 20;
-  const perTenant = opts.queries ?? 25;
-  const k = opts.k ?? 10;
-  const dimension = opts.dimension ?? 384;
-  const seed = opts.seed ?? 1;
-  const geometry = opts.geometry ?? 'e5';
+  const p = withDefaults(opts);
   const report = opts.onProgress ?? (() => {});
-  const limit = candidateLimit(k);
+  const limit = candidateLimit(p.k);
   const corpus = new SyntheticCorpus({
-    notes,
-    tenants: tenantCount,
+    notes: p.notes,
+    tenants: p.tenants,
     smallestShare: SMALLEST_SHARE,
     retiredShare: RETIRED_SHARE,
-    dimension,
-    seed,
-    geometry: GEOMETRIES[geometry],
+    dimension: p.dimension,
+    seed: p.seed,
+    geometry: GEOMETRIES[p.geometry],
   });
   const schema = `nocturne_bench_recall_${randomBytes(4).toString('hex')}`;
   const db = await openNoteStore(
-    { database: { kind: 'postgres', url: opts.url }, embedding: { dimension } },
+    { database: { kind: 'postgres', url: opts.url }, embedding: { dimension: p.dimension } },
     { schema },
   );
   const client = await copyClient(opts.url, schema);
   try {
     const loaded = await loadCorpus(db, client, corpus, report);
-    const queries = corpus.queries(perTenant);
-    const plans = await explainPlans(db, corpus, queries, k, limit);
+    const queries = corpus.queries(p.queriesPerTenant);
+    const plans = await explainPlans(db, corpus, queries, p.k, limit);
     const paths = await plannedPaths(db, corpus, queries, limit);
-    // Warm-up, unrecorded: the first round brings index and heap pages into the caches.
-    // Rounds hold one query per tenant; alternating by round and tenant, each tenant's queries
-    // (and all queries) go first half the time.
-    const unfilteredFirst = (i: number): boolean => (Math.floor(i / tenantCount) + (i % tenantCount)) % 2 === 0;
-    for (const [i, q] of queries.slice(0, tenantCount).entries())
-      await measureQuery(db, corpus, q, k, limit, unfilteredFirst(i));
-    const outcomes: QueryOutcome[] = [];
-    for (const [i, q] of queries.entries()) {
-      outcomes.push(await measureQuery(db, corpus, q, k, limit, unfilteredFirst(i)));
-      report('queries', outcomes.length, queries.length);
-    }
-    const smallest = corpus.tenants[corpus.tenants.length - 1] as TenantPlan;
+    const outcomes = await measureQueries(db, corpus, queries, { k: p.k, limit, report });
     return {
-      setup: {
-        notes,
-        versionRows: corpus.versionRows,
-        tenants: tenantCount,
-        smallestTenantShare: Number((smallest.notes / notes).toFixed(4)),
-        retiredNotes: sum(corpus.tenants.map((t) => t.retired)),
-        dimension,
-        vectors:
-          'synthetic: shared topics + subtopics + tenant drift + Gaussian noise, seeded (see tools/bench/recall-bench-data.ts)',
-        geometry,
-        seed,
-        k,
-        candidateLimit: limit,
-        queriesPerTenant: perTenant,
-        loadSeconds: Number(loaded.loadSeconds.toFixed(1)),
-        indexBuildSeconds: Number(loaded.indexBuildSeconds.toFixed(1)),
-        indexDefinition: loaded.indexDefinition,
-        maintenanceWorkMem: BUILD_MAINTENANCE_WORK_MEM,
-        server: await serverDescription(db),
-      },
+      setup: await describeSetup(db, corpus, p, limit, loaded),
       plans,
       ...summarize(corpus, paths, outcomes),
     };
@@ -94,4 +73,57 @@ export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBe
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => client.end());
     await db.close();
   }
+}
+
+/**
+ * Every query, after an unrecorded warm-up round that brings index and heap pages into the
+ * caches. Rounds hold one query per tenant; alternating by round and tenant, each tenant's
+ * queries (and all queries) go first half the time.
+ */
+async function measureQueries(
+  db: Db,
+  corpus: SyntheticCorpus,
+  queries: readonly BenchQuery[],
+  o: { k: number; limit: number; report: NonNullable<RecallBenchOptions['onProgress']> },
+): Promise<QueryOutcome[]> {
+  const tenantCount = corpus.tenants.length;
+  const unfilteredFirst = (i: number): boolean => (Math.floor(i / tenantCount) + (i % tenantCount)) % 2 === 0;
+  for (const [i, q] of queries.slice(0, tenantCount).entries())
+    await measureQuery(db, corpus, q, o.k, o.limit, unfilteredFirst(i));
+  const outcomes: QueryOutcome[] = [];
+  for (const [i, q] of queries.entries()) {
+    outcomes.push(await measureQuery(db, corpus, q, o.k, o.limit, unfilteredFirst(i)));
+    o.report('queries', outcomes.length, queries.length);
+  }
+  return outcomes;
+}
+
+async function describeSetup(
+  db: Db,
+  corpus: SyntheticCorpus,
+  p: Params,
+  limit: number,
+  loaded: Awaited<ReturnType<typeof loadCorpus>>,
+): Promise<RecallBenchReport['setup']> {
+  const smallest = corpus.tenants[corpus.tenants.length - 1] as TenantPlan;
+  return {
+    notes: p.notes,
+    versionRows: corpus.versionRows,
+    tenants: p.tenants,
+    smallestTenantShare: Number((smallest.notes / p.notes).toFixed(4)),
+    retiredNotes: sum(corpus.tenants.map((t) => t.retired)),
+    dimension: p.dimension,
+    vectors:
+      'synthetic: shared topics + subtopics + tenant drift + Gaussian noise, seeded (see tools/bench/recall-bench-data.ts)',
+    geometry: p.geometry,
+    seed: p.seed,
+    k: p.k,
+    candidateLimit: limit,
+    queriesPerTenant: p.queriesPerTenant,
+    loadSeconds: Number(loaded.loadSeconds.toFixed(1)),
+    indexBuildSeconds: Number(loaded.indexBuildSeconds.toFixed(1)),
+    indexDefinition: loaded.indexDefinition,
+    maintenanceWorkMem: BUILD_MAINTENANCE_WORK_MEM,
+    server: await serverDescription(db),
+  };
 }

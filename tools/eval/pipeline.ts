@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeBatch, type ArchiveStore } from '../../src/archive/index.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
+import { consolidationId } from '../../src/contracts/workflow-ids.ts';
 import { dropSchema, type Db } from '../../src/db/index.ts';
 import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { recall, type RecallRequest, type RecallResult } from '../../src/recall/index.ts';
@@ -28,7 +29,7 @@ export interface EvalPipeline {
   close(): Promise<void>;
 }
 
-export interface EvalPipelineOptions {
+interface EvalPipelineOptions {
   /** Environment with the stack's endpoints (DATABASE_URL, an s3:// archive, TEMPORAL_ADDRESS, the embedding server). */
   env: NodeJS.ProcessEnv;
   /** Names the schema, archive prefix and task queue. */
@@ -46,15 +47,17 @@ const EVAL_BUDGET = {
   deadlineSeconds: 6 * 3600,
 };
 
-export async function openEvalPipeline(options: EvalPipelineOptions): Promise<EvalPipeline> {
-  const suffix = randomBytes(4).toString('hex');
+/**
+ * The stack's configuration with an archive prefix and a task queue of this run's own, and the
+ * name of its note schema. Refuses anything but the real stack.
+ */
+function isolatedConfig(options: EvalPipelineOptions, suffix: string) {
   const base = parseConfig(options.env);
   if (base.database.kind !== 'postgres' || !base.archive.uri.startsWith('s3://')) {
     throw new Error(
       'evaluation runs on the real stack: eval "$(nocturne stack up)" first (DATABASE_URL and an s3:// archive)',
     );
   }
-  const databaseUrl = base.database.url;
   const bucket = new URL(base.archive.uri).host;
   const config = parseConfig({
     ...options.env,
@@ -62,6 +65,12 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
     NOCTURNE_TASK_QUEUE: `${options.name}-${suffix}`,
   });
   const schema = `nocturne_${options.name.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${suffix}`;
+  return { config, schema, databaseUrl: base.database.url };
+}
+
+export async function openEvalPipeline(options: EvalPipelineOptions): Promise<EvalPipeline> {
+  const suffix = randomBytes(4).toString('hex');
+  const { config, schema, databaseUrl } = isolatedConfig(options, suffix);
   const db = await openNoteStore(config, { schema });
   const archive = await openArchiveStore(config);
   const handle = await createWorker(config, { db, log: options.log ?? (() => {}) });
@@ -82,7 +91,7 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
       runs += 1;
       return (await client.workflow.execute('consolidateTenantWorkflow', {
         taskQueue: config.temporal.taskQueue,
-        workflowId: `eval/${tenantId}/${suffix}/${runs}`,
+        workflowId: consolidationId(tenantId, `eval-${suffix}-${runs}`),
         args: [
           {
             tenantId,

@@ -3,11 +3,13 @@ import { calibrateAbstention, type AbstentionThreshold } from './abstention.ts';
 import { runCase } from './case-run.ts';
 import { cutoffInstant, describeCutoff, type Cutoff } from './cutoff.ts';
 import { loadDataset } from './datasets/index.ts';
-import { openEvalPipeline } from './pipeline.ts';
-import { summarize, unknowableAfter, type EvalSummary } from './summary.ts';
+import { openEvalPipeline, type EvalPipeline } from './pipeline.ts';
+import { unknowableAfter } from './questions.ts';
+import type { EvalSummary } from './summary-types.ts';
+import { summarize } from './summary.ts';
 import type { EvalCase, EvalDataset, FailedRunOutcome, QueryOutcome } from './types.ts';
 
-export interface EvalOptions {
+interface EvalOptions {
   dataset: EvalDataset;
   path: string;
   ks: number[];
@@ -43,33 +45,13 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
     name: `eval-${opts.dataset}`,
     ...(opts.keep ? { keep: true } : {}),
   });
-  const outcomes: QueryOutcome[] = [];
-  const failedRuns: FailedRunOutcome[] = [];
-  const seconds: Record<string, number> = {};
-  const cutoffs = new Map<EvalCase, string | undefined>();
-  let notes = 0;
+  let runs: CaseRuns;
   try {
-    for (const [i, evalCase] of cases.entries()) {
-      // The holdout is for questions; failure logs (no questions) are all learned from.
-      const cutoff = evalCase.queries.length > 0 ? cutoffInstant(evalCase, opts.cutoff) : undefined;
-      cutoffs.set(evalCase, cutoff);
-      opts.log(
-        `[${i + 1}/${cases.length}] ${evalCase.caseId}: ${evalCase.records.length} records, ${evalCase.queries.length} questions, cutoff ${cutoff ?? 'none'}`,
-      );
-      const result = await runCase(pipeline, evalCase, {
-        tenantId: tenantFor(opts.dataset, evalCase.caseId),
-        cutoff,
-        depth: Math.max(...opts.ks),
-        log: opts.log,
-      });
-      outcomes.push(...result.outcomes);
-      failedRuns.push(...result.failedRuns);
-      notes += result.notes;
-      for (const [phase, s] of Object.entries(result.seconds)) seconds[phase] = round((seconds[phase] ?? 0) + s);
-    }
+    runs = await runCases(pipeline, cases, opts);
   } finally {
     await pipeline.close();
   }
+  const { outcomes, failedRuns, seconds, cutoffs, notes } = runs;
   const thresholds = calibrateAbstention(cases, outcomes);
   const summary = summarize({
     cases,
@@ -89,6 +71,42 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
     },
   });
   return { summary, thresholds, outcomes, failedRuns };
+}
+
+/** What running every case gave: the outcomes, and what the summary's metadata reports. */
+interface CaseRuns {
+  outcomes: QueryOutcome[];
+  failedRuns: FailedRunOutcome[];
+  /** Seconds per phase over all cases. */
+  seconds: Record<string, number>;
+  /** Each case's cutoff (none for a case without questions). */
+  cutoffs: Map<EvalCase, string | undefined>;
+  notes: number;
+}
+
+/** Each case in turn, a fresh tenant each. */
+async function runCases(pipeline: EvalPipeline, cases: readonly EvalCase[], opts: EvalOptions): Promise<CaseRuns> {
+  const runs: CaseRuns = { outcomes: [], failedRuns: [], seconds: {}, cutoffs: new Map(), notes: 0 };
+  for (const [i, evalCase] of cases.entries()) {
+    // The holdout is for questions; failure logs (no questions) are all learned from.
+    const cutoff = evalCase.queries.length > 0 ? cutoffInstant(evalCase, opts.cutoff) : undefined;
+    runs.cutoffs.set(evalCase, cutoff);
+    opts.log(
+      `[${i + 1}/${cases.length}] ${evalCase.caseId}: ${evalCase.records.length} records, ${evalCase.queries.length} questions, cutoff ${cutoff ?? 'none'}`,
+    );
+    const result = await runCase(pipeline, evalCase, {
+      tenantId: tenantFor(opts.dataset, evalCase.caseId),
+      cutoff,
+      depth: Math.max(...opts.ks),
+      log: opts.log,
+    });
+    runs.outcomes.push(...result.outcomes);
+    runs.failedRuns.push(...result.failedRuns);
+    runs.notes += result.notes;
+    for (const [phase, s] of Object.entries(result.seconds))
+      runs.seconds[phase] = round((runs.seconds[phase] ?? 0) + s);
+  }
+  return runs;
 }
 
 /** A tenant id per case (tenant ids allow letters, digits, `_ . -`, at most 64 characters). */

@@ -1,182 +1,38 @@
+import { summarizeFailedRuns } from './failed-run-summary.ts';
 import {
   abstainedOnUnanswerable,
   answeredUnknowable,
-  attributionAccuracy,
   contextTokens,
   evidenceRecall,
-  failedRunYield,
-  failureLessonYield,
   falseAbstention,
-  goldSessionsOf,
   mean,
-  nocturneAttribution,
   percentile,
   recalledAfterCutoff,
   sessionRecall,
   updateOrder,
-  type Attribution,
-  type AttributionAccuracy,
-  type Mean,
 } from './metrics.ts';
+import { caseKey, indexQueries, pairOutcomes, type Scored } from './questions.ts';
+import type { AtKSummary, DatasetSummary, EvalMeta, EvalSummary, MethodSummary, MetricBlock } from './summary-types.ts';
 import {
   EVAL_DATASETS,
   EVAL_METHODS,
   type EvalCase,
   type EvalDataset,
   type EvalMethod,
-  type EvalQuery,
   type FailedRunOutcome,
   type QueryOutcome,
 } from './types.ts';
 
-/**
- * Run metadata the runner adds to the summary (it is also the head of the `--json` output).
- * The named fields are the ones the report prints; anything else is kept as given.
- */
-export interface EvalMeta {
-  datasetPaths?: Partial<Record<EvalDataset, string>>;
-  /** The temporal cutoff consolidation ran up to, as the runner describes it. */
-  cutoff?: string;
-  embedder?: string;
-  commit?: string;
-  startedAt?: string;
-  /** Wall-clock seconds per phase (archive, consolidate, query…). */
-  seconds?: Record<string, number>;
-  [key: string]: unknown;
-}
-
-/** Every query metric at one k, as means over the queries each applies to. */
-export interface AtKSummary {
-  k: number;
-  /** Fractional evidence recall@k, and the any / all hit rates (queries with gold evidence). */
-  evidenceRecall: Mean;
-  evidenceAny: Mean;
-  evidenceAll: Mean;
-  /** Session recall@k over the sessions of the gold evidence. */
-  sessionRecall: Mean;
-  sessionAny: Mean;
-  /** Share of outcomes whose top k holds memory from after the cutoff (should be 0). */
-  recalledAfterCutoff: Mean;
-  /** Knowledge updates: updated information ranked above the original / found at all. */
-  updateOrdered: Mean;
-  updateFound: Mean;
-  /** Context tokens of the top k per query. */
-  tokens: Mean;
-}
-
-/** Nearest-rank latency percentiles, null when there were no outcomes. */
-export interface LatencySummary {
-  p50: number | null;
-  p95: number | null;
-  n: number;
-}
-
-/** One method's metrics over a set of queries (a dataset, or one of its categories). */
-export interface MetricBlock {
-  /** Outcomes counted. */
-  queries: number;
-  atK: AtKSummary[];
-  /** Unanswerable questions the method abstained on. */
-  abstainedOnUnanswerable: Mean;
-  /** Answerable questions the method abstained on. */
-  falseAbstention: Mean;
-  /** Questions answerable only from after the cutoff that the method answered anyway. */
-  answeredUnknowable: Mean;
-  latencyMs: LatencySummary;
-}
-
-export interface CategorySummary extends MetricBlock {
-  category: string;
-}
-
-export interface MethodSummary {
-  method: EvalMethod;
-  overall: MetricBlock;
-  /** Categories in code-point order of their names. */
-  byCategory: CategorySummary[];
-}
-
-export interface FailedRunSummary {
-  runs: number;
-  /** Failed-run yield: runs consolidation drew at least one note from. */
-  withNotes: Mean;
-  /** Runs that yielded a note explaining the failure (it names a step). */
-  withFailureLesson: Mean;
-  /** Nocturne's attributed step and agent against the gold ones. */
-  nocturne: AttributionAccuracy;
-  /** Baseline: blame the first step after step 0 and the actor of that step. */
-  firstAgentStep: AttributionAccuracy;
-}
-
-export interface DatasetSummary {
-  dataset: EvalDataset;
-  cases: number;
-  /** Questions across the dataset's cases. */
-  queries: number;
-  /** Methods with outcomes, in EVAL_METHODS order. */
-  methods: MethodSummary[];
-  failedRuns: FailedRunSummary | null;
-}
-
-export interface EvalSummary {
-  meta: EvalMeta;
-  /** The ks every metric was computed at, ascending. */
-  ks: number[];
-  /** The k the report's per-category table and single-k columns use. */
-  headlineK: number;
-  /** Datasets in EVAL_DATASETS order. */
-  datasets: DatasetSummary[];
-}
-
-export interface SummarizeInput {
+interface SummarizeInput {
   cases: readonly EvalCase[];
   outcomes: readonly QueryOutcome[];
   failedRuns: readonly FailedRunOutcome[];
   ks: readonly number[];
   /** @default 10 when among ks, else the largest k */
   headlineK?: number;
-  /** {@link queryKey}s of questions whose gold evidence lies entirely after the cutoff. */
+  /** Keys (`queryKey` in questions.ts) of questions whose gold evidence lies entirely after the cutoff. */
   unknowable?: ReadonlySet<string>;
   meta?: EvalMeta;
-}
-
-/** Identifies a question across datasets and cases. */
-export function queryKey(dataset: EvalDataset, caseId: string, queryId: string): string {
-  return JSON.stringify([dataset, caseId, queryId]);
-}
-
-function caseKey(dataset: EvalDataset, caseId: string): string {
-  return JSON.stringify([dataset, caseId]);
-}
-
-/**
- * Questions no memory built up to the cutoff can answer: every gold evidence record with a known
- * time was observed after it. `cutoff` may differ per case (an ISO time, or a function of the case).
- */
-export function unknowableAfter(
-  cases: readonly EvalCase[],
-  cutoff: string | ((evalCase: EvalCase) => string | undefined),
-): Set<string> {
-  const keys = new Set<string>();
-  for (const evalCase of cases) {
-    const at = typeof cutoff === 'string' ? cutoff : cutoff(evalCase);
-    if (at === undefined) continue;
-    const limit = Date.parse(at);
-    const observed = new Map(evalCase.records.map((r) => [r.goldId, Date.parse(r.record.observedAt)]));
-    for (const query of evalCase.queries) {
-      const times = query.goldEvidence.map((id) => observed.get(id)).filter((t): t is number => t !== undefined);
-      if (times.length > 0 && times.every((t) => t > limit))
-        keys.add(queryKey(evalCase.dataset, evalCase.caseId, query.queryId));
-    }
-  }
-  return keys;
-}
-
-/** A question with what the metrics need from its case. */
-interface QueryContext {
-  query: EvalQuery;
-  goldSessions: Set<string>;
-  unknowable: boolean;
 }
 
 function normalizeKs(ks: readonly number[]): number[] {
@@ -191,42 +47,6 @@ function chooseHeadlineK(ks: readonly number[], requested: number | undefined): 
     return requested;
   }
   return ks.includes(10) ? 10 : (ks[ks.length - 1] as number);
-}
-
-function indexQueries(cases: readonly EvalCase[], unknowable: ReadonlySet<string>): Map<string, QueryContext> {
-  const index = new Map<string, QueryContext>();
-  for (const evalCase of cases) {
-    const sessionOf = new Map(evalCase.records.map((r) => [r.goldId, r.goldSession]));
-    for (const query of evalCase.queries) {
-      const key = queryKey(evalCase.dataset, evalCase.caseId, query.queryId);
-      if (index.has(key)) throw new Error(`duplicate query ${query.queryId} in ${evalCase.dataset}/${evalCase.caseId}`);
-      index.set(key, { query, goldSessions: goldSessionsOf(query, sessionOf), unknowable: unknowable.has(key) });
-    }
-  }
-  return index;
-}
-
-interface Scored {
-  context: QueryContext;
-  outcome: QueryOutcome;
-}
-
-/** Pairs each outcome with its question; an outcome for an unknown question or a repeated one is a runner bug. */
-function pairOutcomes(outcomes: readonly QueryOutcome[], queries: Map<string, QueryContext>): Scored[] {
-  const seen = new Set<string>();
-  return outcomes.map((outcome) => {
-    const key = queryKey(outcome.dataset, outcome.caseId, outcome.queryId);
-    const context = queries.get(key);
-    if (!context)
-      throw new Error(`outcome for unknown query ${outcome.queryId} in ${outcome.dataset}/${outcome.caseId}`);
-    const perMethod = JSON.stringify([key, outcome.method]);
-    if (seen.has(perMethod))
-      throw new Error(
-        `two outcomes of ${outcome.method} for query ${outcome.queryId} in ${outcome.dataset}/${outcome.caseId}`,
-      );
-    seen.add(perMethod);
-    return { context, outcome };
-  });
 }
 
 function summarizeAtK(all: readonly Scored[], k: number): AtKSummary {
@@ -280,40 +100,6 @@ function summarizeMethod(method: EvalMethod, scored: readonly Scored[], ks: read
         ks,
       ),
     })),
-  };
-}
-
-/**
- * The "first agent step" baseline: step 0 is the task as posed (a question, a user's first
- * message), so blame the earliest step after it, and whoever took that step.
- */
-function firstAgentStepOf(evalCase: EvalCase, runId: string): Attribution {
-  const run = evalCase.failedRuns.find((r) => r.runId === runId);
-  if (!run) throw new Error(`failed-run outcome for unknown run ${runId} in ${evalCase.dataset}/${evalCase.caseId}`);
-  let first: { step: number; actor?: string } | undefined;
-  for (const record of evalCase.records) {
-    if (record.goldSession !== run.goldSession || record.step === undefined || record.step <= 0) continue;
-    if (!first || record.step < first.step) first = { step: record.step, actor: record.actor };
-  }
-  return first ? { step: first.step, agent: first.actor } : {};
-}
-
-function summarizeFailedRuns(
-  runs: readonly FailedRunOutcome[],
-  casesByKey: Map<string, EvalCase>,
-): FailedRunSummary | null {
-  if (runs.length === 0) return null;
-  const baseline = (run: FailedRunOutcome): Attribution => {
-    const evalCase = casesByKey.get(caseKey(run.dataset, run.caseId));
-    if (!evalCase) throw new Error(`failed-run outcome for unknown case ${run.dataset}/${run.caseId}`);
-    return firstAgentStepOf(evalCase, run.runId);
-  };
-  return {
-    runs: runs.length,
-    withNotes: failedRunYield(runs),
-    withFailureLesson: failureLessonYield(runs),
-    nocturne: attributionAccuracy(runs, nocturneAttribution),
-    firstAgentStep: attributionAccuracy(runs, baseline),
   };
 }
 

@@ -57,9 +57,6 @@ export interface EvalCase {
   failedRuns: FailedRun[];
 }
 
-/** A loader reads one dataset folder (or file) into cases. */
-export type DatasetLoader = (path: string) => Promise<EvalCase[]>;
-
 /** Records a loader emits carry this tenant until the runner assigns the case's own. */
 export const PLACEHOLDER_TENANT = 'eval';
 

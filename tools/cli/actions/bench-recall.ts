@@ -1,7 +1,8 @@
 import { UsageError } from '../../../src/cli/errors.ts';
 import { printJson, printLine, progress, table } from '../../../src/cli/output.ts';
 import { loadConfig } from '../../../src/config.ts';
-import { GEOMETRIES, type GeometryName } from '../../bench/recall-bench-data.ts';
+import { GEOMETRIES } from '../../bench/recall-bench-vectors.ts';
+import type { GeometryName } from '../../choices.ts';
 import { runRecallBench, type RecallBenchReport } from '../../bench/recall-bench.ts';
 
 export interface RecallBenchOptions {

@@ -2,8 +2,8 @@ import { contentTokens } from '../../../policies/text.ts';
 import type { Turn, TurnHit, TurnRetriever } from './turns.ts';
 
 /** Okapi BM25 parameters (the usual defaults). */
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
 
 /**
  * Raw-turn full text: Okapi BM25 over every turn, tokenized as the rest of Nocturne tokenizes

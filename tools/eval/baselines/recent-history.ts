@@ -1,7 +1,7 @@
 import { approxTokens, type Turn, type TurnHit, type TurnRetriever } from './turns.ts';
 
 /** Context an agent with a bounded window keeps of its past, in approximate tokens. @default 4000 */
-export const RECENT_HISTORY_TOKENS = 4000;
+const RECENT_HISTORY_TOKENS = 4000;
 
 /**
  * Bounded recent history: the latest turns that fit the window, newest first, whatever the

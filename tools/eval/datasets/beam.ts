@@ -113,7 +113,7 @@ function messageDrafts(chat: Chat, file: string): Draft[] {
 }
 
 /** `March-15-2024` → 09:00 UTC that day. */
-export function parseBeamAnchor(value: string): number | undefined {
+function parseBeamAnchor(value: string): number | undefined {
   const m = /^\s*([A-Za-z]+)-(\d{1,2})-(\d{4})\s*$/.exec(value);
   const month = m ? monthIndex(m[1] as string) : undefined;
   return m && month !== undefined ? utcTime(Number(m[3]), month, Number(m[2]), START_HOUR) : undefined;
@@ -131,7 +131,7 @@ function parseAnchor(value: string, where: string, file: string): number {
 }
 
 /** The dataset marks where a message sits in its plan with a trailing `->-> 1,1`: not part of what was said. */
-export const stripAnnotation = (content: string): string => content.trimEnd().replace(/\s*->->[^\n]*$/, '');
+const stripAnnotation = (content: string): string => content.trimEnd().replace(/\s*->->[^\n]*$/, '');
 
 function toQueries(
   caseId: string,

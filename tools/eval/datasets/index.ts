@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DatasetLoader, EvalCase, EvalDataset } from '../types.ts';
+import type { EvalCase, EvalDataset } from '../types.ts';
 import { loadBeam } from './beam.ts';
 import type { LoadOptions } from './input.ts';
 import { loadLocomo } from './locomo.ts';
@@ -21,22 +21,19 @@ export function loadDataset(dataset: EvalDataset, target: string, options: LoadO
   return LOADERS[dataset](target, options);
 }
 
-/** Each loader as the plain `DatasetLoader` the runner takes. */
-export const DATASET_LOADERS: Record<EvalDataset, DatasetLoader> = LOADERS;
-
 /** Folder of each dataset under the datasets root. */
-export const DATASET_FOLDERS: Readonly<Record<EvalDataset, string>> = {
+const DATASET_FOLDERS: Readonly<Record<EvalDataset, string>> = {
   locomo: 'locomo',
   beam: 'beam-100k',
   'tau-bench': 'tau-bench-airline',
   'who-and-when': 'who-and-when',
 };
 
-/** Repository root (this file lives in src/eval/datasets/). */
+/** Repository root (this file lives in tools/eval/datasets/). */
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /** The datasets root: NOCTURNE_DATASETS, or `../shared/datasets` next to the repository. */
-export function datasetsRoot(env: NodeJS.ProcessEnv = process.env): string {
+function datasetsRoot(env: NodeJS.ProcessEnv = process.env): string {
   return env.NOCTURNE_DATASETS
     ? path.resolve(env.NOCTURNE_DATASETS)
     : path.resolve(REPO_ROOT, '..', 'shared', 'datasets');

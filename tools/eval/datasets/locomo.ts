@@ -13,7 +13,7 @@ import { assembleRecords, dayAfterLast, MINUTE, monthIndex, utcTime, type Draft 
 const AGENT = 'locomo';
 
 /** Category ids as the official evaluation code numbers them (the paper lists them in another order). */
-export const LOCOMO_CATEGORIES: Readonly<Record<number, string>> = {
+const LOCOMO_CATEGORIES: Readonly<Record<number, string>> = {
   1: 'multi-hop',
   2: 'temporal',
   3: 'open-domain',
@@ -111,7 +111,7 @@ function turnDrafts(conv: Conversation, at: string, file: string): Draft[] {
 }
 
 /** `1:56 pm on 8 May, 2023` → epoch ms (read as UTC: the dataset gives no time zone). */
-export function parseLocomoDate(value: string): number | undefined {
+function parseLocomoDate(value: string): number | undefined {
   const m = /^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$/i.exec(value);
   if (!m) return undefined;
   const [, h = '', min = '', half = '', day = '', monthName = '', year = ''] = m;
@@ -138,7 +138,7 @@ function sessionStart(value: unknown, where: string, file: string): number {
  * one string (`D8:6; D9:17`), a stray colon (`D:11:26`), and ids of turns that do not exist;
  * the first two are repaired, the last dropped, and each is reported.
  */
-export function cleanEvidence(
+function cleanEvidence(
   raw: readonly string[],
   known: ReadonlySet<string>,
   report: (message: string) => void,

@@ -142,10 +142,10 @@ function terminalRecord(tool: string, content: string): OwnFields {
 }
 
 /** `exitcode: 1 (execution failed)` (algorithm-generated) or `exited with Unix exit code: 0` (hand-crafted). */
-export function exitCodeOf(content: string): number | undefined {
+function exitCodeOf(content: string): number | undefined {
   const m = /exit\s?code:\s*(-?\d+)/i.exec(content);
   return m ? Number(m[1]) : undefined;
 }
 
 /** The agent behind a speaker label: `Orchestrator (thought)` and `Orchestrator (-> WebSurfer)` are the Orchestrator, as mistake_agent names it. */
-export const agentName = (speaker: string): string => speaker.replace(/\s*\(.*\)\s*$/, '') || speaker;
+const agentName = (speaker: string): string => speaker.replace(/\s*\(.*\)\s*$/, '') || speaker;

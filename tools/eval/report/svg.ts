@@ -1,4 +1,4 @@
-import type { DatasetSummary, EvalSummary, MethodSummary } from '../summary.ts';
+import type { DatasetSummary, EvalSummary, MethodSummary } from '../summary-types.ts';
 import { EVAL_METHODS, type EvalDataset, type EvalMethod } from '../types.ts';
 import { DATASET_TITLES } from './format.ts';
 
@@ -33,7 +33,7 @@ const LAYOUT = {
 const Y_TICKS = [0, 0.25, 0.5, 0.75, 1];
 
 /** Escapes text and attribute values so a name with `<`, `&` or quotes cannot break the document. */
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

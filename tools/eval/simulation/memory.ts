@@ -2,7 +2,7 @@ import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { listNotes } from '../../../src/db/index.ts';
 import type { NoteScope } from '../../../src/contracts/note.ts';
 import type { EvalPipeline } from '../pipeline.ts';
-import type { UsedNote } from './episodes.ts';
+import type { UsedNote } from './steps.ts';
 import { TRAPS } from './traps.ts';
 import { SIM_AGENT_ID, type SimTask } from './world.ts';
 
@@ -17,7 +17,7 @@ export type Strategy = (typeof STRATEGIES)[number];
 /** Why a Nocturne agent fell into a trap it had met before. */
 export type MissReason = 'no_active_note' | 'not_in_top_k';
 
-export interface Recollection {
+interface Recollection {
   avoids: boolean;
   /** Notes to list in the task's `memory_used` record (Nocturne). */
   used?: UsedNote[];
@@ -89,7 +89,7 @@ export function lessonAge(past: readonly RawRecordInput[], task: SimTask): numbe
 /** Which recalled notes the `memory_used` record lists: every note recall returned, or only those the agent acted on. */
 export type UsedNotesMode = 'recalled' | 'applied';
 
-export interface NocturneMemoryOptions {
+interface NocturneMemoryOptions {
   pipeline: Pick<EvalPipeline, 'archiveRecords' | 'consolidate' | 'recall' | 'db'>;
   tenantId: string;
   start: Date;
@@ -110,7 +110,7 @@ export interface NightReport {
 }
 
 /** The deepest cause of a failed workflow (workflow → activity → application failure) names what went wrong. */
-export function innermostReason(error: unknown): string {
+function innermostReason(error: unknown): string {
   let reason = error instanceof Error ? error.message : String(error);
   for (
     let e = (error as { cause?: unknown } | undefined)?.cause;
@@ -124,7 +124,7 @@ export function innermostReason(error: unknown): string {
 }
 
 /** Scopes the agent reads: this user, this agent, this task type, the tenant. */
-export function recallScopes(task: SimTask, tenantId: string): NoteScope[] {
+function recallScopes(task: SimTask, tenantId: string): NoteScope[] {
   return [
     { level: 'user', key: task.userId },
     { level: 'agent', key: SIM_AGENT_ID },

@@ -101,7 +101,7 @@ export interface NoteView {
  * `reworded`: superseded by a note that states the same lesson in other words (two corrections
  * worded differently disagree on paper only); `superseded`: by a note that does not state it.
  */
-export type Fate = 'kept' | 'contradicted' | 'reworded' | 'superseded' | 'retired' | 'quarantined' | 'erased';
+type Fate = 'kept' | 'contradicted' | 'reworded' | 'superseded' | 'retired' | 'quarantined' | 'erased';
 
 /** What became of one note that states a known-correct lesson. */
 export interface NoteFate {
@@ -157,7 +157,7 @@ function fateOf(status: NoteStatus, contradictions: number): Fate {
   return status;
 }
 
-export interface RetirementCounts {
+interface RetirementCounts {
   /** Notes that state a known-correct lesson (correct by construction: the world's traps are real). */
   lessonNotes: number;
   /** Of those, how many were taken out of recall (superseded, retired, quarantined), rewordings included. */

@@ -8,7 +8,7 @@
 export const TRAP_IDS = ['billing_cents', 'crm_timeout', 'date_format', 'report_tables'] as const;
 export type TrapId = (typeof TRAP_IDS)[number];
 
-export interface Trap {
+interface Trap {
   id: TrapId;
   /** One line for reports. */
   title: string;
