@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { listActiveTenants, type ListActiveTenantsInput } from '../src/archive/tenants.ts';
 import { TenantId } from '../src/contracts/ids.ts';
+import { TENANT } from '../src/contracts/search-attributes.ts';
 import { classified, heartbeat, type ActivityDeps } from './deps.ts';
 
 export type { ListActiveTenantsInput, ListActiveTenantsResult } from '../src/archive/tenants.ts';
@@ -33,7 +34,7 @@ export function createTenantActivities(deps: ActivityDeps, opts: { client?: () =
     findRunningConsolidation: classified(async (input: FindRunningInput): Promise<FindRunningResult> => {
       const tenantId = TenantId.parse(input.tenantId);
       const client = opts.client?.() ?? Context.current().client;
-      const query = `WorkflowType = 'consolidateTenantWorkflow' AND ExecutionStatus = 'Running' AND NocturneTenant = '${tenantId}'`;
+      const query = `WorkflowType = 'consolidateTenantWorkflow' AND ExecutionStatus = 'Running' AND ${TENANT.name} = '${tenantId}'`;
       for await (const wf of client.workflow.list({ query, pageSize: 1 })) {
         return { running: wf.workflowId };
       }
