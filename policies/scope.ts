@@ -16,6 +16,10 @@ export type ScopeCheck = { ok: true } | { ok: false; reason: string };
 export function checkScopeBreadth(scope: NoteScope, evidence: EvidenceFacts): ScopeCheck {
   const all = <T>(values: readonly T[], expected: T) => values.length > 0 && values.every((v) => v === expected);
   switch (scope.level) {
+    case 'session':
+      return all(evidence.sessionIds, scope.key)
+        ? { ok: true }
+        : { ok: false, reason: `session scope ${scope.key} cites records of other sessions` };
     case 'user':
       return all(evidence.userIds, scope.key)
         ? { ok: true }

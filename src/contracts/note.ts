@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { IsoDateTime, TenantId, Ulid } from './ids.ts';
+import { NoteStructure } from './note-structure.ts';
 
-export const SCOPE_LEVELS = ['user', 'agent', 'task_type', 'tenant'] as const;
+/** Narrowest first. `session`: one conversation or episode ("it was moved to 4pm" holds there, not for the task type). */
+export const SCOPE_LEVELS = ['session', 'user', 'agent', 'task_type', 'tenant'] as const;
 export const NoteScope = z.object({ level: z.enum(SCOPE_LEVELS), key: z.string().min(1).max(256) });
 export type NoteScope = z.infer<typeof NoteScope>;
 
@@ -53,6 +55,8 @@ export const NoteContent = z.object({
   sourceCount: z.number().int().min(1).default(1),
   lastConfirmedAt: IsoDateTime,
   contradictedAt: IsoDateTime.nullable().optional(),
+  /** The fields the claim is rendered from; absent on notes written before structured notes. */
+  structure: NoteStructure.optional(),
 });
 export type NoteContent = z.input<typeof NoteContent>;
 
@@ -75,6 +79,7 @@ export const NoteVersion = z.object({
   sourceCount: z.number().int(),
   lastConfirmedAt: IsoDateTime,
   contradictedAt: IsoDateTime.nullable(),
+  structure: NoteStructure.nullable().optional(),
   createdByRun: z.string().nullable(),
   createdAt: IsoDateTime,
 });

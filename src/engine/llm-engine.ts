@@ -188,6 +188,8 @@ function toProposal(item: Item, note: NoteAnswer, model: string): Proposal {
 
 function scopeOf(level: NoteScope['level'], ep: Episode): NoteScope {
   switch (level) {
+    case 'session':
+      return { level, key: ep.sessionId };
     case 'user':
       return { level, key: ep.userId ?? ep.agentId };
     case 'agent':

@@ -105,6 +105,30 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         ]);
       });
 
+      it('stores a note structure and a session scope, and reads a note without structure as null', async () => {
+        const tenant = freshTenant();
+        const [withStructure, without] = [freshNoteId(), freshNoteId()];
+        const structure = {
+          subject: { type: 'user' as const, id: 'u-dan' },
+          attribute: 'prefers',
+          value: 'aisle seats',
+          contrast: 'window seats',
+          polarity: 'positive' as const,
+          conditions: [{ field: 'task_type', op: 'eq' as const, value: 'booking' }],
+          template: 'preference',
+        };
+        await applyNoteBatch(
+          db,
+          batch(tenant, [
+            createOp(withStructure, { claim: 'u-dan prefers aisle seats over window seats.', structure }),
+            createOp(without, { scope: { level: 'session', key: 'sess-7' } }),
+          ]),
+        );
+        expect((await getNote(db, { tenantId: tenant, noteId: withStructure }))?.structure).toEqual(structure);
+        const plain = await getNote(db, { tenantId: tenant, noteId: without });
+        expect(plain).toMatchObject({ structure: null, scope: { level: 'session', key: 'sess-7' } });
+      });
+
       it('newVersion inserts N+1, keeps version N unchanged, and moves the pointer', async () => {
         const tenant = freshTenant();
         const noteId = freshNoteId();

@@ -55,7 +55,7 @@ export async function selectNotesTouchingSubject(
         AND (EXISTS (SELECT 1 FROM jsonb_array_elements(v.evidence) e WHERE e->>'recordId' = ANY($1::text[]))
              OR (v.scope_level = 'user' AND v.scope_key = $2)
              OR EXISTS (SELECT 1 FROM note_versions h, unnest($3::text[]) x
-                         WHERE h.tenant_id = n.tenant_id AND h.note_id = n.note_id AND strpos(h.claim || h.scope_key, x) > 0))
+                         WHERE h.tenant_id = n.tenant_id AND h.note_id = n.note_id AND strpos(h.claim || h.scope_key || coalesce(h.structure::text, ''), x) > 0))
       ORDER BY n.note_id`,
     [p.recordIds, p.userId, p.needles],
   );

@@ -23,7 +23,7 @@ export async function scanDatabaseForSubject(tx: Queryable, p: { needles: string
       store: 'note_versions',
       count: await count(
         tx,
-        `SELECT count(*) AS n FROM note_versions WHERE ${any(`claim || ' ' || scope_key || ' ' || evidence::text || ' ' || coalesce(created_by_run, '')`)}`,
+        `SELECT count(*) AS n FROM note_versions WHERE ${any(`claim || ' ' || scope_key || ' ' || evidence::text || ' ' || coalesce(structure::text, '') || ' ' || coalesce(created_by_run, '')`)}`,
         n,
       ),
     },

@@ -15,6 +15,7 @@ export const DIFFED_FIELDS = [
   'sourceCount',
   'lastConfirmedAt',
   'contradictedAt',
+  'structure',
   'createdByRun',
 ] as const;
 export type DiffedField = (typeof DIFFED_FIELDS)[number];

@@ -130,6 +130,7 @@ function createDraft(input: PlanInput, op: CreateOp, head: VersionDraft | undefi
     sourceCount: c.sourceCount,
     lastConfirmedAt: c.lastConfirmedAt,
     contradictedAt: c.contradictedAt ?? null,
+    structure: c.structure ?? null,
     createdByRun: input.runId,
     embedding: op.embedding ? { vector: op.embedding } : null,
   };

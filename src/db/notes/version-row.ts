@@ -7,11 +7,12 @@ import {
   SOURCE_KINDS,
   type NoteVersion,
 } from '../../contracts/note.ts';
+import { NoteStructure } from '../../contracts/note-structure.ts';
 import { intColumn, isoColumn, isoColumnNullable } from '../rows.ts';
 
 export const VERSION_COLUMNS = `v.tenant_id, v.note_id, v.version, v.status, v.scope_level, v.scope_key, v.kind, v.claim,
   v.evidence, v.source_kind, v.confidence, v.importance, v.valid_from, v.valid_until, v.superseded_by,
-  v.source_count, v.last_confirmed_at, v.contradicted_at, v.created_by_run, v.created_at`;
+  v.source_count, v.last_confirmed_at, v.contradicted_at, v.structure, v.created_by_run, v.created_at`;
 
 /** A `note_versions` row (VERSION_COLUMNS) → the NoteVersion contract. */
 export const NoteVersionRow = z
@@ -34,6 +35,7 @@ export const NoteVersionRow = z
     source_count: intColumn,
     last_confirmed_at: isoColumn,
     contradicted_at: isoColumnNullable,
+    structure: NoteStructure.nullable().optional(),
     created_by_run: z.string().nullable(),
     created_at: isoColumn,
   })
@@ -55,6 +57,7 @@ export const NoteVersionRow = z
     sourceCount: r.source_count,
     lastConfirmedAt: r.last_confirmed_at,
     contradictedAt: r.contradicted_at,
+    structure: r.structure ?? null,
     createdByRun: r.created_by_run,
     createdAt: r.created_at,
   }));

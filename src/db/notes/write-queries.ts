@@ -87,6 +87,7 @@ function versionRecord(d: VersionDraft) {
     source_count: d.sourceCount,
     last_confirmed_at: d.lastConfirmedAt,
     contradicted_at: d.contradictedAt,
+    structure: d.structure ?? null,
     created_by_run: d.createdByRun,
     embedding: d.embedding && 'vector' in d.embedding ? (toSql(d.embedding.vector) as string) : null,
     embedding_from: d.embedding && 'copyFrom' in d.embedding ? d.embedding.copyFrom : null,
@@ -104,15 +105,15 @@ export async function insertVersions(
   await tx.query(
     `INSERT INTO note_versions (tenant_id, note_id, version, status, scope_level, scope_key, kind, claim, evidence,
             source_kind, confidence, importance, valid_from, valid_until, superseded_by, source_count,
-            last_confirmed_at, contradicted_at, created_by_run, created_at, embedding)
+            last_confirmed_at, contradicted_at, structure, created_by_run, created_at, embedding)
      SELECT $1, r.note_id, r.version, r.status, r.scope_level, r.scope_key, r.kind, r.claim, r.evidence,
             r.source_kind, r.confidence, r.importance, r.valid_from, r.valid_until, r.superseded_by, r.source_count,
-            r.last_confirmed_at, r.contradicted_at, r.created_by_run, $3::timestamptz,
+            r.last_confirmed_at, r.contradicted_at, r.structure, r.created_by_run, $3::timestamptz,
             COALESCE(r.embedding::vector, p.embedding)
        FROM jsonb_to_recordset($2::jsonb) AS r(note_id text, version int, status text, scope_level text, scope_key text,
             kind text, claim text, evidence jsonb, source_kind text, confidence float8, importance float8,
             valid_from timestamptz, valid_until timestamptz, superseded_by text, source_count int,
-            last_confirmed_at timestamptz, contradicted_at timestamptz, created_by_run text, embedding text,
+            last_confirmed_at timestamptz, contradicted_at timestamptz, structure jsonb, created_by_run text, embedding text,
             embedding_from int)
        LEFT JOIN note_versions p ON p.tenant_id = $1 AND p.note_id = r.note_id AND p.version = r.embedding_from`,
     [p.tenantId, JSON.stringify(p.versions.map(versionRecord)), p.at],

@@ -1,0 +1,184 @@
+/**
+ * Time words in a record, resolved against the record's `observedAt`: a note says "on 7 May
+ * 2023", never "next Tuesday", because it is read long after the record was written. Both the
+ * engine (to write the absolute date) and validation (to check a note's date against its
+ * evidence) use these functions, so they agree by construction. Days are UTC calendar days.
+ */
+
+export type TimePrecision = 'day' | 'week' | 'month' | 'year';
+
+export interface TimeMention {
+  /** The words as they occur in the text. */
+  text: string;
+  /** Start of the day, week (Monday), month or year meant, UTC. */
+  at: Date;
+  precision: TimePrecision;
+}
+
+const DAY_MS = 86_400_000;
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+const NUMBER_WORDS: Record<string, number> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  couple: 2,
+  'a couple of': 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+};
+
+const startOfDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+const addDays = (d: Date, n: number) => new Date(startOfDay(d).getTime() + n * DAY_MS);
+const startOfWeek = (d: Date) => addDays(d, -((d.getUTCDay() + 6) % 7));
+const addMonths = (d: Date, n: number) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + n, 1));
+const addYears = (d: Date, n: number) => new Date(Date.UTC(d.getUTCFullYear() + n, 0, 1));
+
+const WEEKDAY = WEEKDAYS.join('|');
+const MONTH = `${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec`;
+const COUNT = `\\d{1,2}|a couple of|couple|an|a|one|two|three|four|five|six|seven|eight|nine|ten`;
+
+type Resolver = (m: RegExpMatchArray, now: Date) => { at: Date; precision: TimePrecision } | undefined;
+
+/** Ordered: a longer phrase is tried before a phrase it contains. */
+const RULES: Array<[RegExp, Resolver]> = [
+  [/\b(\d{4})-(\d{2})-(\d{2})\b/g, (m) => day(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!))],
+  [
+    new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)? (?:of )?(${MONTH})\\.?,? (\\d{4})\\b`, 'gi'),
+    (m) => day(Date.UTC(+m[3]!, monthIndex(m[2]!), +m[1]!)),
+  ],
+  [
+    new RegExp(`\\b(${MONTH})\\.? (\\d{1,2})(?:st|nd|rd|th)?,? (\\d{4})\\b`, 'gi'),
+    (m) => day(Date.UTC(+m[3]!, monthIndex(m[1]!), +m[2]!)),
+  ],
+  [new RegExp(`\\b(${COUNT}) (day|week|month|year)s? ago\\b`, 'gi'), (m, now) => shift(now, m[2]!, -count(m[1]!))],
+  [new RegExp(`\\bin (${COUNT}) (day|week|month|year)s?\\b`, 'gi'), (m, now) => shift(now, m[2]!, count(m[1]!))],
+  [/\b(last|next|this) (week|month|year)\b/gi, (m, now) => shift(now, m[2]!, direction(m[1]!))],
+  [/\b(last|next|this) weekend\b/gi, (m, now) => weekend(now, direction(m[1]!))],
+  [new RegExp(`\\b(last|next|this|coming) (${WEEKDAY})\\b`, 'gi'), (m, now) => weekday(now, m[1]!, m[2]!)],
+  [
+    /\b(today|tonight|this morning|this afternoon|this evening)\b/gi,
+    (_m, now) => ({ at: startOfDay(now), precision: 'day' }),
+  ],
+  [/\b(yesterday|last night)\b/gi, (_m, now) => ({ at: addDays(now, -1), precision: 'day' })],
+  [/\btomorrow\b/gi, (_m, now) => ({ at: addDays(now, 1), precision: 'day' })],
+];
+
+/** Every time expression in `text`, resolved against `observedAt`, in order of appearance. */
+export function findTimeMentions(text: string, observedAt: Date | string): TimeMention[] {
+  const now = new Date(observedAt);
+  if (Number.isNaN(now.getTime())) return [];
+  const taken: Array<[number, number]> = [];
+  const found: Array<TimeMention & { index: number }> = [];
+  for (const [pattern, resolve] of RULES) {
+    for (const m of text.matchAll(pattern)) {
+      const start = m.index ?? 0;
+      const end = start + m[0].length;
+      if (taken.some(([s, e]) => start < e && end > s)) continue;
+      const hit = resolve(m, now);
+      if (!hit || Number.isNaN(hit.at.getTime())) continue;
+      taken.push([start, end]);
+      found.push({ text: m[0], ...hit, index: start });
+    }
+  }
+  return found.sort((a, b) => a.index - b.index).map(({ index: _index, ...mention }) => mention);
+}
+
+/** Whether `text` holds a time word that only makes sense next to the day it was written. */
+export function hasRelativeTime(text: string): boolean {
+  return findTimeMentions(text, new Date(0)).some((m) => !/\d{4}/.test(m.text));
+}
+
+/** The absolute form a note uses: "7 May 2023", "the week of 1 May 2023", "May 2023", "2023". */
+export function formatMention(m: Pick<TimeMention, 'at' | 'precision'>): string {
+  const d = m.at;
+  const month = MONTHS[d.getUTCMonth()]!;
+  const Month = month.charAt(0).toUpperCase() + month.slice(1);
+  const dayText = `${d.getUTCDate()} ${Month} ${d.getUTCFullYear()}`;
+  switch (m.precision) {
+    case 'day':
+      return dayText;
+    case 'week':
+      return `the week of ${dayText}`;
+    case 'month':
+      return `${Month} ${d.getUTCFullYear()}`;
+    case 'year':
+      return String(d.getUTCFullYear());
+  }
+}
+
+/** Whether `at` falls in the period a mention means (a day inside "last week" agrees with it). */
+export function mentionCovers(m: Pick<TimeMention, 'at' | 'precision'>, at: Date | string): boolean {
+  const t = startOfDay(new Date(at)).getTime();
+  const start = m.at.getTime();
+  const end = {
+    day: addDays(m.at, 1),
+    week: addDays(m.at, 7),
+    month: addMonths(m.at, 1),
+    year: addYears(m.at, 1),
+  }[m.precision].getTime();
+  return t >= start && t < end;
+}
+
+function day(ms: number) {
+  return { at: new Date(ms), precision: 'day' as const };
+}
+
+function monthIndex(name: string): number {
+  return MONTHS.findIndex((m) => m.startsWith(name.toLowerCase().slice(0, 3)));
+}
+
+function count(word: string): number {
+  return /^\d+$/.test(word) ? Number(word) : (NUMBER_WORDS[word.toLowerCase()] ?? 1);
+}
+
+function direction(word: string): number {
+  return { last: -1, next: 1, this: 0 }[word.toLowerCase()] ?? 0;
+}
+
+function shift(now: Date, unit: string, n: number): { at: Date; precision: TimePrecision } {
+  switch (unit.toLowerCase()) {
+    case 'day':
+      return { at: addDays(now, n), precision: 'day' };
+    case 'week':
+      return { at: addDays(startOfWeek(now), 7 * n), precision: 'week' };
+    case 'month':
+      return { at: addMonths(now, n), precision: 'month' };
+    default:
+      return { at: addYears(now, n), precision: 'year' };
+  }
+}
+
+/** Saturday of the weekend meant; "this weekend" on a Sunday is that weekend. */
+function weekend(now: Date, n: number): { at: Date; precision: TimePrecision } {
+  const saturday = addDays(startOfWeek(now), 5);
+  return { at: addDays(saturday, 7 * n), precision: 'day' };
+}
+
+/** "last Tuesday": the latest before today; "next", "coming" or "this Tuesday": the next one after today (today excluded). */
+function weekday(now: Date, which: string, name: string): { at: Date; precision: TimePrecision } {
+  const target = WEEKDAYS.indexOf(name.toLowerCase());
+  const today = now.getUTCDay();
+  if (which.toLowerCase() === 'last') return { at: addDays(now, -(((today - target + 6) % 7) + 1)), precision: 'day' };
+  return { at: addDays(now, ((target - today + 6) % 7) + 1), precision: 'day' };
+}
