@@ -47,6 +47,12 @@ export const NoteStructure = z.object({
   value: z.string().min(1).max(1000),
   /** What the value is preferred over or what works instead: `window seats`, `pageSize 200`. */
   contrast: z.string().min(1).max(1000).optional(),
+  /**
+   * The subject has one value of this attribute at a time (a home city, a choice between
+   * options, a limit a tool enforces): a different value in the same slot supersedes the older
+   * one. Absent or false: values accumulate (places someone went to, events on different days).
+   */
+  exclusive: z.boolean().optional(),
   /** `negative`: the subject does not have, do or want the value. */
   polarity: z.enum(['positive', 'negative']).default('positive'),
   conditions: z.array(NoteCondition).max(8).default([]),
