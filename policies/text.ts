@@ -4,7 +4,9 @@ const STOPWORDS = new Set(
   (
     'a an and are as at be been but by can did do does for from had has have i if in into is it its me my no not of on or our ' +
     'please so than that the their them then there these they this those to too us was we were what when which while who will with ' +
-    'you your yours he she him her his hers himself herself itself myself yourself ourselves themselves'
+    'you your yours he she him her his hers himself herself itself myself yourself ourselves themselves ' +
+    // what is left of "it's", "don't", "we'll", "they're", "I've", "I'm", "I'd"
+    's t ll re ve m d'
   ).split(' '),
 );
 

@@ -52,9 +52,14 @@ export const TEMPLATE_WORDS = new Set([
   'one',
 ]);
 
-/** Words templates put between a structure's fields ("over $100", "pageSize 200 works instead"). */
+/**
+ * Words the claim templates put between a structure's fields ("over $100", "pageSize 200 works",
+ * "successful runs call …; a failed run skipped it"): they relate the fields, the fields carry the claim.
+ */
 const TEMPLATE_CONNECTIVES =
-  'over under above below least most more less than equal when unless works work instead rather while whereas not does';
+  'over under above below least most more less than equal when unless instead rather while whereas not does ' +
+  'prefers wants assistant corrected times out works requires fails successful failed runs run call called calls ' +
+  'skipped ask asking user confirm confirmation before without used other arguments session talked tasks task';
 
 export interface ResolvedRecord {
   record: RawRecord;
@@ -158,8 +163,9 @@ export function claimSupport(claim: string, cited: readonly RawRecord[], structu
   // Absolute dates are checked by the time rule, against the day each record speaks of.
   const undated = absoluteDates(claim).reduce((text, m) => text.replace(m.text, ' '), claim);
   const words = contentTokens(undated).filter((t) => !TEMPLATE_WORDS.has(t) && !t.startsWith('redacted_'));
-  // Who wrote a record is part of what it shows (a claim may name the speaker).
-  const known = new Set(cited.flatMap((r) => [...evidenceForms(`${recordText(r)} ${r.userId ?? ''} ${r.agentId}`)]));
+  // Who wrote a record, and for which task type, is part of what it shows (a claim may name them).
+  const shown = (r: RawRecord) => `${recordText(r)} ${r.userId ?? ''} ${r.agentId} ${r.taskType ?? ''}`;
+  const known = new Set(cited.flatMap((r) => [...evidenceForms(shown(r))]));
   if (structure) for (const f of evidenceForms(structureText(structure))) known.add(f);
   const distinct = new Set(words);
   if (distinct.size === 0) return 1;

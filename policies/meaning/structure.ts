@@ -2,7 +2,7 @@ import type { ParsedNoteStructure } from '../../src/contracts/note-structure.ts'
 import type { RawRecord } from '../../src/contracts/raw-record.ts';
 import { recordText, wordTokens } from '../text.ts';
 import { negates, polarityByForm, polarWords } from './negation.ts';
-import { evidenceForms, missingForms, stem, textForms } from './normalize.ts';
+import { evidenceForms, missingForms, stem } from './normalize.ts';
 import { recordTool, subjectShown } from './subject.ts';
 import { absoluteDates, unsupportedDate, withoutTimeWords } from './time.ts';
 
@@ -28,7 +28,8 @@ const fail = (rule: MeaningRule, detail: string): MeaningFailure => ({ rule, det
 /** The first field of `s` its evidence or its claim does not bear out; undefined when all agree. */
 export function checkStructure(s: ParsedNoteStructure, claim: string, cited: readonly RawRecord[]) {
   const texts = cited.map((r) => recordText(r));
-  const evidence = new Set(texts.flatMap((t) => [...evidenceForms(t)]));
+  // A value written in the third person may name the speaker ("Caroline's kids" for "my kids").
+  const evidence = new Set(cited.flatMap((r, i) => [...evidenceForms(`${texts[i]} ${r.userId ?? ''} ${r.agentId}`)]));
   const observedAt = cited[0]?.observedAt ?? new Date(0).toISOString();
   const value = withoutTimeWords(s.value, observedAt);
   if (!subjectShown(s.subject, cited)) {
@@ -94,33 +95,32 @@ function denyingVerb(attribute: string): boolean {
 }
 
 /**
- * How `text` treats the value: asserted, denied, or undecided (its words occur both ways or not
- * at all). Each of the value's words that occurs with one polarity only casts a vote.
+ * Whether `texts` treat the value otherwise than the note does. A word of the value that occurs
+ * there with one polarity only, and is denied on one side at least, votes: it agrees when it is
+ * denied exactly where the note means it to be (a value may carry its own negation, "amounts are
+ * not in cents"). A word asserted on both sides is no sign either way.
  */
-function stance(value: string, texts: readonly string[]): boolean | undefined {
+function contradicts(value: string, texts: readonly string[], valueIsDenied: boolean): boolean {
   const byForm = polarityByForm(texts.flatMap(polarWords));
-  const votes = textForms(value)
-    .filter((f) => !f.optional)
-    .map((f) => byForm.get(f.form))
-    .filter((seen): seen is Set<boolean> => seen?.size === 1)
-    .map((seen) => [...seen][0]!);
-  if (votes.length === 0) return undefined;
-  if (votes.every((v) => v)) return true;
-  return votes.every((v) => !v) ? false : undefined;
+  let agree = 0;
+  let disagree = 0;
+  for (const w of polarWords(value)) {
+    const seen = byForm.get(w.form);
+    if (seen?.size !== 1) continue;
+    const meant = w.denied !== valueIsDenied;
+    const found = [...seen][0];
+    if (!meant && !found) continue;
+    if (found === meant) agree++;
+    else disagree++;
+  }
+  return disagree > agree;
 }
 
 function checkPolarity(s: ParsedNoteStructure, value: string, texts: readonly string[]) {
-  const denied = stance(value, texts);
-  if (denied === undefined) return undefined;
-  const expected = valueDenied(s);
-  // "avoids window seats" agrees with "not a window seat" and with "I avoid window seats".
-  if (denyingVerb(s.attribute) && (expected || denied || texts.some((t) => attributeIn(s.attribute, t))))
-    return undefined;
-  if (denied === expected) return undefined;
-  return fail(
-    'polarity_mismatch',
-    `the cited records ${denied ? 'deny' : 'assert'} "${s.value}", the note is ${s.polarity}`,
-  );
+  // "avoids window seats" agrees with "not a window seat", or with "I avoid window seats".
+  const turnsAway = denyingVerb(s.attribute) && !texts.some((t) => attributeIn(s.attribute, t));
+  if (!contradicts(value, texts, valueDenied(s) !== turnsAway)) return undefined;
+  return fail('polarity_mismatch', `the cited records do not say "${s.value}" the way the ${s.polarity} note does`);
 }
 
 function attributeIn(attribute: string, text: string): boolean {
@@ -148,11 +148,10 @@ function checkClaim(s: ParsedNoteStructure, value: string, claim: string) {
   }
   const missing = missingForms(value, inClaim);
   if (missing.length > 0) return fail('claim_structure_mismatch', `the claim lacks the value's ${missing.join(', ')}`);
-  const stated = stance(value, [claim]);
-  if (stated !== undefined && stated !== valueDenied(s)) {
+  if (contradicts(value, [claim], valueDenied(s))) {
     return fail(
       'claim_structure_mismatch',
-      `the claim ${stated ? 'denies' : 'asserts'} "${s.value}", its structure is ${s.polarity}`,
+      `the claim does not say "${s.value}" the way its ${s.polarity} structure does`,
     );
   }
   return undefined;

@@ -37,7 +37,12 @@ function isSpeaker(subject: NoteSubject, r: RawRecord): boolean {
     case 'tool':
       return same(recordTool(r), subject.id);
     case 'entity':
-      return (spokenByUser(r) && same(r.userId, subject.id)) || (spokenByAgent(r) && same(r.agentId, subject.id));
+      // A named entity may also be the task type a lesson of several runs is about.
+      return (
+        (spokenByUser(r) && same(r.userId, subject.id)) ||
+        (spokenByAgent(r) && same(r.agentId, subject.id)) ||
+        same(r.taskType, subject.id)
+      );
   }
 }
 

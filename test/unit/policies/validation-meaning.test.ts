@@ -44,6 +44,20 @@ const retry = () => toolCall('crm.export', { pageSize: 200 });
 const coffee = () => user('Melanie', 'I drink coffee every morning, never tea.');
 const birthday = () => user('Melanie', "My daughter's birthday is next Tuesday!", '2023-05-08T09:00:00Z');
 const budget = () => user('u-dan', 'My budget for the hotel is $100 a night.');
+const sunrise = () => user('Melanie', 'My kids and I painted a sunrise by the lake last weekend.');
+const v2 = () => user('u-bob', 'Billing API v2 amounts are not in cents any more, they are in dollars.');
+const horror = (text: string) => user('Caroline', text);
+const verifyCall = () => ({ ...toolCall('verify', { order: '1182' }), taskType: 'refund' });
+const correction = (value: string): NoteStructure => ({
+  ...userStructure('u-bob', 'corrected the assistant', value),
+  template: 'correction',
+});
+const dislikes: NoteStructure = {
+  subject: { type: 'user', id: 'Caroline' },
+  attribute: 'does like',
+  value: 'horror films',
+  polarity: 'negative',
+};
 
 interface Row {
   name: string;
@@ -230,6 +244,33 @@ const inversions: Row[] = [
     structure: userStructure('u-dan', 'prefers', 'aisle seats', { contrast: 'window seats' }),
     expected: 'claim_structure_mismatch',
   },
+  {
+    name: 'structured: a correction with its negation dropped',
+    records: () => [v2()],
+    claim: 'u-bob corrected the assistant: billing API v2 amounts are in cents.',
+    structure: correction('billing API v2 amounts are in cents'),
+    expected: 'polarity_mismatch',
+  },
+  {
+    name: 'structured: a dislike of what the speaker likes',
+    records: () => [horror('I like horror films, the scarier the better.')],
+    claim: 'Caroline does not like horror films.',
+    structure: dislikes,
+    expected: 'polarity_mismatch',
+  },
+  {
+    name: 'structured: a run lesson about a tool no cited record calls',
+    records: () => [verifyCall()],
+    claim: 'In refund tasks, successful runs call lookup; a failed run skipped it.',
+    structure: {
+      subject: { type: 'tool', id: 'lookup' },
+      attribute: 'is called by successful runs',
+      value: 'lookup',
+      conditions: [{ field: 'task_type', op: 'eq', value: 'refund' }],
+    },
+    sourceKind: 'inference',
+    expected: 'subject_mismatch',
+  },
 ];
 
 const faithful: Row[] = [
@@ -353,6 +394,44 @@ const faithful: Row[] = [
     claim: 'Caroline has seat 12C',
     structure: { subject: { type: 'entity', id: 'Caroline' }, attribute: 'has', value: 'seat 12C' },
     sourceKind: 'tool_fact',
+    expected: 'accept',
+  },
+  {
+    name: 'structured: a statement in the third person, its weekend resolved',
+    records: () => [sunrise()],
+    claim: "Melanie painted a sunrise by the lake with Melanie's kids on the weekend of 6 May 2023.",
+    structure: userStructure(
+      'Melanie',
+      'painted',
+      "a sunrise by the lake with Melanie's kids on the weekend of 6 May 2023",
+    ),
+    expected: 'accept',
+  },
+  {
+    name: 'structured: a correction whose value carries its own negation',
+    records: () => [v2()],
+    claim: 'u-bob corrected the assistant: billing API v2 amounts are not in cents.',
+    structure: correction('billing API v2 amounts are not in cents'),
+    expected: 'accept',
+  },
+  {
+    name: 'structured: a negative statement',
+    records: () => [horror("I don't like horror films at all.")],
+    claim: 'Caroline does not like horror films.',
+    structure: dislikes,
+    expected: 'accept',
+  },
+  {
+    name: 'structured: a lesson of several runs about the task type',
+    records: () => [verifyCall()],
+    claim: 'In refund tasks, successful runs call verify; a failed run skipped it.',
+    structure: {
+      subject: { type: 'entity', id: 'refund' },
+      attribute: 'successful runs call',
+      value: 'verify',
+      conditions: [{ field: 'task_type', op: 'eq', value: 'refund' }],
+    },
+    sourceKind: 'inference',
     expected: 'accept',
   },
 ];
