@@ -5,6 +5,7 @@ import type { RawRecord } from '../src/contracts/raw-record.ts';
 import { withinCap } from './confidence.ts';
 import { looksLikeInstruction, UNTRUSTED_SOURCES } from './injection.ts';
 import { sensitiveLeft } from './redaction.ts';
+import { TEMPLATE_VOCABULARY } from './note-templates.ts';
 import { checkScopeBreadth } from './scope.ts';
 import { contentTokens, coverage, recordText } from './text.ts';
 
@@ -108,9 +109,11 @@ export function validateProposal(
 }
 
 export function claimSupport(claim: string, cited: readonly RawRecord[]): number {
-  const words = contentTokens(claim).filter((t) => !TEMPLATE_WORDS.has(t) && !t.startsWith('redacted_'));
-  // Who wrote a record is part of what it shows (a claim may name the speaker).
-  const evidence = cited.flatMap((r) => contentTokens(`${recordText(r)} ${r.userId ?? ''}`));
+  const words = contentTokens(claim).filter(
+    (t) => !TEMPLATE_WORDS.has(t) && !TEMPLATE_VOCABULARY.has(t) && !t.startsWith('redacted_'),
+  );
+  // Who wrote a record, and for which task type, is part of what it shows (a claim may name them).
+  const evidence = cited.flatMap((r) => contentTokens(`${recordText(r)} ${r.userId ?? ''} ${r.taskType ?? ''}`));
   // JSON rendering of arguments in a claim splits differently from the payload's leaves.
   const evidenceParts = new Set(evidence.flatMap((t) => [t, ...t.split(/[^a-z0-9$]+/)]));
   const claimParts = words.flatMap((t) =>
