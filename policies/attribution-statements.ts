@@ -19,7 +19,7 @@ const REQUEST =
 
 /** Words a request opens with ("Put a meeting in my calendar", "Can you add …"): asking, not stating. */
 const REQUEST_OPENER =
-  /^(please|can|could|would|will|put|add|book|send|make|create|export|show|give|find|get|set|schedule|remind|tell|list|help|let's|lets|check|update|change|cancel|remove|delete)\b/i;
+  /^(please|can|could|would|will|put|add|book|send|make|create|export|show|give|find|get|set|schedule|remind|tell|list|help|let|let's|lets|check|update|change|cancel|remove|delete)\b/i;
 
 /** Interjections a sentence may open with before what it says ("Wow, I went …"). */
 const INTERJECTION =
@@ -59,8 +59,10 @@ function statementsOf(text: string): string[] {
 export function preferences(ep: Episode): Finding[] {
   return ep.records.flatMap((r, i) => {
     if (!isUserSpeech(r) || contradictsTool(ep, i)) return [];
+    // "Never give up!" to a friend is encouragement; only an agent takes standing instructions.
+    const agent = withAgent(ep);
     return statementsOf(r.record.text ?? '')
-      .filter((s) => PREFERENCE_MARKERS.test(s))
+      .filter((s) => PREFERENCE_MARKERS.test(s) && (agent || FIRST_PERSON.test(s)))
       .map((s) => ({ type: 'stated_preference' as const, episodeKey: ep.key, summary: s, evidence: [r] }));
   });
 }

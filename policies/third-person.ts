@@ -97,7 +97,7 @@ function agreeVerb(tokens: string[], i: number, out: string[]): number {
       out.push(token);
     } else if (ADVERBS.has(lower)) {
       out.push(token);
-    } else if (!/^[a-z']+$/i.test(token) || UNCHANGED_AFTER_I.has(lower) || /ed$/.test(lower)) {
+    } else if (!/^[a-z']+$/i.test(token) || UNCHANGED_AFTER_I.has(lower) || isPastForm(lower)) {
       return j - 1;
     } else {
       out.push(lower === token ? thirdPersonVerb(token) : token);
@@ -107,6 +107,9 @@ function agreeVerb(tokens: string[], i: number, out: string[]): number {
   }
   return j - 1;
 }
+
+/** "painted", "moved" are past; "need", "feed" are not. */
+const isPastForm = (word: string) => word.length > 3 && word.endsWith('ed') && !word.endsWith('eed');
 
 /** "you are" → "Melanie is"; "you" elsewhere → "Melanie". */
 function listener(tokens: string[], i: number, out: string[], name: string): number {
@@ -121,6 +124,9 @@ function listener(tokens: string[], i: number, out: string[], name: string): num
   return i;
 }
 
+const CLAUSE_VERB =
+  /\b(i|we|you|they|he|she|is|are|was|were|am|be|been|has|have|had|do|does|did|will|would|can|could)\b|'(s|re|m|ve|ll|d)\b/i;
+
 /** "My kids and I painted" (no agreement) but "It's late, and I need …" (a new clause: agreement). */
 function partOfCompoundSubject(tokens: readonly string[], i: number): boolean {
   const previous = previousWord(tokens, i);
@@ -129,7 +135,8 @@ function partOfCompoundSubject(tokens: readonly string[], i: number): boolean {
     .slice(0, i)
     .join('')
     .replace(/\s*(and|or)\s*$/i, '');
-  return !/[,;]\s*$/.test(beforeConjunction);
+  // A clause before "and" (a comma, a verb, an "I" of its own) makes "I" the subject of a new one.
+  return !/[,;]\s*$/.test(beforeConjunction) && !CLAUSE_VERB.test(beforeConjunction);
 }
 
 function previousWord(tokens: readonly string[], i: number): string | undefined {
