@@ -41,8 +41,8 @@ export function alreadyKnown(p: Proposal, known: readonly KnownNote[]): boolean 
 
 /**
  * Turns accepted proposals into the operations that keep memory consistent. Changes to known
- * notes (contradictions, reinforcements after a success) chain per note; a contradiction from a
- * record that restates the note is dropped. Each create is compared with the active notes of
+ * notes (contradictions, reinforcements after a success) chain per note; a failure whose own
+ * lesson does not contradict the recalled note does not count against it. Each create is compared with the active notes of
  * its scope and kind (`relate`): a restatement reinforces the known note, a contradiction goes
  * through the conflict rule and the loser is superseded (never deleted), anything else is a new
  * note, with its expiry from the evidence. Creates are taken in order of their latest evidence
@@ -58,9 +58,9 @@ export function reconcile(
     .filter((n) => (n.status ?? 'active') === 'active')
     .map((n) => ({ ...n, content: { ...n.content } }));
   const out: Proposal[] = [];
-  const confirming = confirmingRecords(proposals, notes, evidenceText);
+  const lessons = lessonsByRecord(proposals, evidenceText);
   for (const p of proposals.filter((x) => x.op !== 'create')) {
-    const changed = changeKnown(p, notes, known, confirming);
+    const changed = changeKnown(p, notes, known, lessons);
     if (changed) out.push(changed);
   }
   const creates = proposals
@@ -78,7 +78,7 @@ function changeKnown(
   p: Proposal,
   notes: TrackedNote[],
   known: readonly KnownNote[],
-  confirming: Map<string, Set<string>>,
+  lessons: LessonsByRecord,
 ): Proposal | undefined {
   if (p.op !== 'revise' && p.op !== 'reinforce') return p;
   const n = notes.find((x) => x.noteId === p.noteId);
@@ -87,36 +87,35 @@ function changeKnown(
   // Retired earlier in this batch: nothing more to say about it.
   if ((n.status ?? 'active') !== 'active') return undefined;
   if (p.op === 'reinforce') return chainReinforcement(p, n);
-  if (p.content.contradictedAt && restatedBy(p, n, confirming)) return undefined;
+  if (p.content.contradictedAt && !lessonContradicts(p, n, lessons)) return undefined;
   return chainRevision(p, n, original);
 }
 
-/**
- * A task failed after recalling the note, and the correction that followed says what the note
- * says: the agent failed despite the note, not because of it, so that is no contradiction.
- */
-function restatedBy(p: Proposal, n: TrackedNote, confirming: Map<string, Set<string>>): boolean {
-  const records = confirming.get(n.noteId);
-  const cited = new Set(n.content.evidence.map((e) => e.recordId));
-  return !!records && p.content.evidence.some((e) => !cited.has(e.recordId) && records.has(e.recordId));
-}
+/** For each record, the notes proposed from it (new or already known), with the text of their evidence. */
+type LessonsByRecord = Map<string, Array<{ p: Proposal; text: string | undefined }>>;
 
-/** Records whose proposed notes (new or already known) restate a known note, by note id. */
-function confirmingRecords(
-  proposals: readonly Proposal[],
-  notes: readonly TrackedNote[],
-  evidenceText: EvidenceText,
-): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
+function lessonsByRecord(proposals: readonly Proposal[], evidenceText: EvidenceText): LessonsByRecord {
+  const out: LessonsByRecord = new Map();
   for (const p of proposals.filter((x) => x.op === 'create')) {
-    for (const n of sameScopeAndKind(p, notes)) {
-      if (relate(p.content, n.content, evidenceText(p)) !== 'restates') continue;
-      const records = out.get(n.noteId) ?? new Set<string>();
-      for (const e of p.content.evidence) records.add(e.recordId);
-      out.set(n.noteId, records);
-    }
+    const lesson = { p, text: evidenceText(p) };
+    for (const e of p.content.evidence) out.set(e.recordId, [...(out.get(e.recordId) ?? []), lesson]);
   }
   return out;
+}
+
+/**
+ * A task failed after recalling the note. When what went wrong taught a lesson of its own (the
+ * correction or error became a proposed note), the failure counts against the recalled note only
+ * if that lesson contradicts it: a correction that says what the note says means the agent failed
+ * despite the note, and one about another thing ("refunds are already in dollars" after recalling
+ * "billing amounts are in cents") says nothing of it. A failure that taught nothing counts as the
+ * engine proposed.
+ */
+function lessonContradicts(p: Proposal, n: TrackedNote, lessons: LessonsByRecord): boolean {
+  const cited = new Set(n.content.evidence.map((e) => e.recordId));
+  const taught = p.content.evidence.filter((e) => !cited.has(e.recordId)).flatMap((e) => lessons.get(e.recordId) ?? []);
+  if (taught.length === 0) return true;
+  return taught.some((l) => relate(l.p.content, n.content, l.text) === 'contradicts');
 }
 
 function sameScopeAndKind(p: Proposal, notes: readonly TrackedNote[]): TrackedNote[] {

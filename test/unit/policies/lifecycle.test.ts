@@ -295,6 +295,38 @@ describe('reconcile', () => {
     expect(ops.map((o) => [o.op, o.noteId, o.content.confidence > 0.9])).toEqual([['reinforce', 'N1', true]]);
   });
 
+  it('a correction about another thing does not count against a note recalled before it', () => {
+    const note = known('N1', content('Amounts from the billing API are in cents; divide by 100.'));
+    const refunds = create(
+      content('Amounts from the refunds API are already in dollars; do not divide them.', {
+        evidence: [ref(2), ref(3)],
+      }),
+    );
+    const contradiction: Proposal = {
+      op: 'revise',
+      noteId: 'N1',
+      expectedVersion: 1,
+      content: {
+        ...note.content,
+        confidence: 0.54,
+        contradictedAt: '2026-11-04T00:00:00.000Z',
+        evidence: [ref(1), ref(3), ref(4)],
+      },
+      finding: 'outdated_constraint',
+      reason: 'recalled notes preceded a correction',
+    };
+    const said = new Map([
+      [ref(2).recordId, 'You refunded $3,115.00 in March.'],
+      [ref(3).recordId, 'No, amounts from the refunds API are already in dollars; do not divide them.'],
+    ]);
+    const text = (p: Proposal) => p.content.evidence.map((e) => said.get(e.recordId) ?? '').join(' ');
+    expect(reconcile([contradiction, refunds], [note], ids(), text).map((o) => [o.op, o.noteId])).toEqual([
+      ['create', 'N-new-1'],
+    ]);
+    // Without the lesson's records to read, the shared words make it a contradiction, as before.
+    expect(reconcile([contradiction], [note], ids()).map((o) => o.op)).toEqual(['revise']);
+  });
+
   it('a success after recall reinforces once: the same evidence again changes nothing', () => {
     const note = known('N1', content('crm.export times out with pageSize 1000'));
     const success: Proposal = {
