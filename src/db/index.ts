@@ -50,7 +50,7 @@ export { verifyAuditChain, type AuditChainReport } from './audit/verify.ts';
 // Consolidation runs and their working state.
 export { insertRun, updateRun, getRun, type NewRun, type RunUpdate } from './runs.ts';
 export * from './run-work.ts';
-export { insertMemoryUsage, MemoryUsageRow } from './memory-usage.ts';
+export { insertMemoryUsage, MemoryUsageRow, selectUsageForTasks } from './memory-usage.ts';
 
 // Embedding rebuilds.
 export * from './reindex-queries.ts';
