@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { reconcile } from '../../policies/reconcile.ts';
+import { toNoteOp } from '../../src/consolidation/note-ops.ts';
+import { applyNoteBatch, selectCurrentVersion, withTenant } from '../../src/db/index.ts';
 import type { Finding, Proposal } from '../../src/contracts/episode.ts';
 import { createDeterministicEngine } from '../../src/engine/deterministic.ts';
 import { createLlmEngine, type LlmEngineOptions } from '../../src/engine/llm-engine.ts';
@@ -6,6 +9,7 @@ import type { ActiveNote } from '../../src/engine/types.ts';
 import { createOpenAiLlm } from '../../src/llm/openai.ts';
 import { activeNotes, changes, episodes, findings as F, notes, now, rec, verdict } from '../helpers/llm-fixtures.ts';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-openai-server.ts';
+import { openUseCasePorts } from '../helpers/use-cases.ts';
 
 /**
  * The LLM note engine through the real LlamaIndex OpenAI client against a scripted
@@ -32,6 +36,43 @@ const seatStructure = {
   polarity: 'positive',
 };
 
+/** One change of each kind, as a careful model writes them. */
+const goodAnswer = changes(
+  {
+    op: 'revise',
+    note: 'N-seat',
+    version: 2,
+    finding: 1,
+    structure: seatStructure,
+    claim: 'u-dan prefers an aisle seat over a window seat.',
+    records: [1],
+  },
+  {
+    op: 'retire',
+    note: 'N-trip',
+    version: 1,
+    finding: 2,
+    reason: 'u-dan cancelled the Paris trip',
+    records: [2],
+  },
+  {
+    op: 'create',
+    finding: 3,
+    kind: 'fact',
+    scope: 'user',
+    structure: {
+      subject: { type: 'user', id: 'Caroline' },
+      attribute: 'went to',
+      value: 'a LGBTQ support group',
+      polarity: 'positive',
+      time: { source: 'yesterday' },
+    },
+    claim: 'Caroline went to a LGBTQ support group yesterday.',
+    records: [3],
+  },
+  { op: 'reinforce', note: 'N-refund', version: 1, finding: 4, records: [4, 5] },
+);
+
 beforeAll(async () => {
   server = await startScriptedServer();
 });
@@ -43,45 +84,7 @@ beforeEach(() => {
 
 describe('LLM note engine: a good model', () => {
   it('shows numbered records and the related active notes, and turns create, revise, reinforce and retire into note changes', async () => {
-    server.script({
-      content: changes(
-        {
-          op: 'revise',
-          note: 'N-seat',
-          version: 2,
-          finding: 1,
-          structure: seatStructure,
-          claim: 'u-dan prefers an aisle seat over a window seat.',
-          records: [1],
-        },
-        {
-          op: 'retire',
-          note: 'N-trip',
-          version: 1,
-          finding: 2,
-          reason: 'u-dan cancelled the Paris trip',
-          records: [2],
-        },
-        {
-          op: 'create',
-          finding: 3,
-          kind: 'fact',
-          scope: 'user',
-          structure: {
-            subject: { type: 'user', id: 'Caroline' },
-            attribute: 'went to',
-            value: 'a LGBTQ support group',
-            polarity: 'positive',
-            time: { source: 'yesterday' },
-          },
-          claim: 'Caroline went to a LGBTQ support group yesterday.',
-          records: [3],
-        },
-        { op: 'reinforce', note: 'N-refund', version: 1, finding: 4, records: [4, 5] },
-      ),
-      promptTokens: 900,
-      completionTokens: 160,
-    });
+    server.script({ content: goodAnswer, promptTokens: 900, completionTokens: 160 });
     const { proposals, llmTokens, refused } = await propose([F.seat, F.trip, F.group, F.refund]);
     expect(llmTokens).toBe(1060);
     expect(refused).toEqual([]);
@@ -121,6 +124,51 @@ describe('LLM note engine: a good model', () => {
     expect(reinforce.content.evidence).toEqual([rec.oldRefund.ref, rec.refundCall.ref, rec.refundError.ref]);
 
     expect(proposals.map(verdict)).toEqual(proposals.map(() => ({ verdict: 'accept' })));
+  });
+
+  it('lands each change as the right note change in the store: a new version, a retirement, a new note, a confirmation', async () => {
+    const ports = await openUseCasePorts();
+    try {
+      const seed = activeNotes.map((n) => ({
+        op: 'create' as const,
+        noteId: n.noteId,
+        content: n.content,
+        reason: 'seed',
+      }));
+      const bump = { op: 'newVersion' as const, action: 'revise' as const, noteId: 'N-seat', expectedVersion: 1 };
+      await applyNoteBatch(ports.db, {
+        tenantId: 'acme',
+        runId: 'seed',
+        batchNo: 0,
+        actor: 'test',
+        ops: [...seed, bump],
+      });
+      server.script({ content: goodAnswer });
+      const { proposals } = await propose([F.seat, F.trip, F.group, F.refund]);
+      const accepted = proposals.filter((p) => verdict(p).verdict === 'accept');
+      const ops = reconcile(accepted, activeNotes, () => ports.newId()).map(toNoteOp);
+      await applyNoteBatch(ports.db, { tenantId: 'acme', runId: 'llm', batchNo: 0, actor: 'test', ops });
+      const current = (noteId: string) =>
+        withTenant(ports.db, 'acme', (tx) => selectCurrentVersion(tx, { tenantId: 'acme', noteId }));
+      expect(await current('N-seat')).toMatchObject({
+        version: 3,
+        status: 'active',
+        claim: 'u-dan prefers an aisle seat over a window seat.',
+        structure: { value: 'an aisle seat', polarity: 'positive' },
+      });
+      expect(await current('N-trip')).toMatchObject({ version: 2, status: 'retired' });
+      expect(await current('N-refund')).toMatchObject({ version: 2, status: 'active', sourceCount: 2 });
+      expect(await current('N-crm')).toMatchObject({ version: 1, status: 'active' });
+      const created = ops.find((o) => o.op === 'create');
+      expect(await current(created?.noteId ?? '')).toMatchObject({
+        version: 1,
+        status: 'active',
+        scope: { level: 'user', key: 'Caroline' },
+        claim: 'Caroline went to a LGBTQ support group on 7 May 2023.',
+      });
+    } finally {
+      await ports.close();
+    }
   });
 
   it('renders a claim from the structure when the model gives none, third person and absolute', async () => {
