@@ -59,7 +59,7 @@ function relevantNotes(
   const words = new Set(records.flatMap((r) => contentTokens(`${recordText(r.record)} ${r.record.userId ?? ''}`)));
   return activeNotes
     .filter((n) => !limits.hidden.has(n.noteId))
-    .map((n) => ({ n, shared: contentTokens(noteText(n)).filter((t) => words.has(t)).length }))
+    .map((n) => ({ n, shared: new Set(contentTokens(noteText(n)).filter((t) => words.has(t))).size }))
     .filter(({ n, shared }) => recalled.has(n.noteId) || (scopes.has(scopeKey(n)) && shared > 0))
     .sort((a, b) => Number(recalled.has(b.n.noteId)) - Number(recalled.has(a.n.noteId)) || b.shared - a.shared)
     .slice(0, limits.maxNotes)
