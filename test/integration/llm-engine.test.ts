@@ -281,7 +281,7 @@ describe('LLM note engine: a hostile model', () => {
       'record_not_listed',
       'note_not_shown',
       'note_version_stale',
-      'claim_unsupported', // N-seat's statement does not hold on the trip record
+      'value_unsupported', // N-seat's value is not in the trip record
       'change_malformed',
     ]);
     expect(refused?.[0]?.detail).toBe('record 9 is not in the list (1–6)');
