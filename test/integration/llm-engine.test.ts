@@ -187,6 +187,30 @@ describe('LLM note engine: a good model', () => {
     expect(verdict(proposals[0] as Proposal)).toEqual({ verdict: 'accept' });
   });
 
+  it('keys the narrowest scope by the episode: a change to one trip stays in its session', async () => {
+    server.script({
+      content: changes({
+        op: 'create',
+        finding: 1,
+        kind: 'fact',
+        scope: 'session',
+        structure: {
+          subject: { type: 'user', id: 'u-dan' },
+          attribute: 'cancelled',
+          value: 'a Paris trip',
+          polarity: 'positive',
+        },
+        records: [1],
+      }),
+    });
+    const { proposals } = await propose([F.trip], {}, { activeNotes: [] });
+    expect(proposals[0]?.content).toMatchObject({
+      scope: { level: 'session', key: 's-dan' },
+      claim: 'u-dan cancelled a Paris trip.',
+    });
+    expect(verdict(proposals[0] as Proposal)).toEqual({ verdict: 'accept' });
+  });
+
   it('proposes nothing for a finding the model judges not worth a note, and meters the call', async () => {
     server.script({ content: changes(), promptTokens: 300, completionTokens: 5 });
     expect(await propose([F.trip], {}, { activeNotes: [] })).toEqual({ proposals: [], llmTokens: 305, refused: [] });
@@ -254,6 +278,22 @@ describe('LLM note engine: a hostile model', () => {
         { op: 'reinforce', note: 'N-seat', version: 2, finding: 2, records: [2] },
         // The one good change.
         { op: 'reinforce', note: 'N-refund', version: 1, finding: 4, records: [4, 5] },
+        // Turns a note into one about someone else; retires a note with records that do not speak of it; changes a note twice.
+        {
+          op: 'revise',
+          note: 'N-seat',
+          version: 2,
+          finding: 3,
+          structure: {
+            subject: { type: 'user', id: 'Caroline' },
+            attribute: 'went to',
+            value: 'a LGBTQ support group',
+            polarity: 'positive',
+          },
+          records: [3],
+        },
+        { op: 'retire', note: 'N-trip', version: 1, finding: 4, reason: 'done', records: [5] },
+        { op: 'reinforce', note: 'N-refund', version: 1, finding: 4, records: [5] },
         // Writes the retrieved document's instruction into a note.
         {
           op: 'create',
@@ -282,6 +322,9 @@ describe('LLM note engine: a hostile model', () => {
       'note_not_shown',
       'note_version_stale',
       'value_unsupported', // N-seat's value is not in the trip record
+      'note_unrelated',
+      'note_unrelated',
+      'note_changed_twice',
       'change_malformed',
     ]);
     expect(refused?.[0]?.detail).toBe('record 9 is not in the list (1–6)');
