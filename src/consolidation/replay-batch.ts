@@ -37,7 +37,8 @@ export interface ReplayBatchResult {
 interface Rejection {
   rule: string;
   detail: string;
-  proposal: Proposal;
+  /** A proposal validation rejected, or a change the engine refused (a model's raw change). */
+  proposal: unknown;
 }
 
 /**
@@ -60,13 +61,15 @@ export async function replayBatch(
   });
   const recalled = await recalledByEpisode(ports.db, input.tenantId, episodes);
   const known = await knownNotes(ports.db, input.tenantId, episodes, recalled);
-  const { proposals, llmTokens } = await propose(ports, input, episodes, known, progress);
+  const { proposals, llmTokens, refused } = await propose(ports, input, episodes, known, progress);
   const resolved = await resolveEvidence(
     ports.archive,
     proposals.flatMap((p) => p.content.evidence),
     episodes.flatMap((e) => e.records),
   );
-  const { accepted, quarantined, rejections } = validateAll(proposals, input.tenantId, resolved);
+  const validated = validateAll(proposals, input.tenantId, resolved);
+  const { accepted, quarantined } = validated;
+  const rejections = [...refused, ...validated.rejections];
   const confirmed = episodes.flatMap((e) => successAfterRecall(e, recalled.get(e.key) ?? [], known));
   const reconciled = reconcile([...accepted, ...confirmed], known, () => ports.newId(), evidenceText(resolved));
   const newQuarantines = quarantined.filter((p) => !alreadyKnown(p, known));
@@ -94,11 +97,11 @@ async function propose(
   episodes: Episode[],
   known: KnownNote[],
   progress: Progress,
-): Promise<{ proposals: Proposal[]; llmTokens: number }> {
+): Promise<{ proposals: Proposal[]; llmTokens: number; refused: Rejection[] }> {
   const succeeded = episodes.filter((e) =>
     e.records.some((r) => r.record.kind === 'task_outcome' && r.record.outcome?.status === 'success'),
   );
-  const { proposals, llmTokens } = await progress.during(
+  const { proposals, llmTokens, refused } = await progress.during(
     ports.engine.propose({
       episodes,
       findings: episodes.flatMap((e) => attributeEpisode(e, succeeded)),
@@ -107,7 +110,7 @@ async function propose(
       tokenBudget: Math.max(0, input.llmTokensLeft),
     }),
   );
-  return { proposals: proposals.map(redactClaim), llmTokens };
+  return { proposals: proposals.map(redactClaim), llmTokens, refused: refused ?? [] };
 }
 
 /** Each proposal checked against the records it cites: accepted, quarantined with its reason, or rejected. */
