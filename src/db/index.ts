@@ -55,6 +55,9 @@ export { insertMemoryUsage, MemoryUsageRow, selectUsageForTasks } from './memory
 // Embedding rebuilds.
 export * from './reindex-queries.ts';
 
+// The raw-record index and the embedding cache.
+export * from './record-index.ts';
+
 // Subject erasure.
 export * from './erasure/queries.ts';
 export { writeErasedVersions } from './erasure/tombstones.ts';

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { listNotes } from '../../src/db/index.ts';
 import type { NoteVersion } from '../../src/contracts/note.ts';
+import type { RecallResult } from '../../src/recall/index.ts';
 import { bm25 } from './baselines/bm25.ts';
 import { dense } from './baselines/dense.ts';
 import { recentHistory } from './baselines/recent-history.ts';
@@ -111,21 +112,27 @@ class Asker {
       { tenantId: this.opts.tenantId, query: query.text, k: this.opts.depth },
       new Date(query.askedAt),
     );
-    out.push(
-      this.outcome(
-        query,
-        'nocturne',
-        recalled.notes.map((n) =>
-          this.noteItem(
-            n.evidence.map((e) => e.recordId),
-            n.score,
-            n.tokens,
-          ),
-        ),
-        performance.now() - t0,
-      ),
-    );
+    out.push(this.outcome(query, 'nocturne', this.fusedItems(recalled), performance.now() - t0));
     return out;
+  }
+
+  /** In the fused order: a note counts for the dataset ids of its evidence, a raw record for its own. */
+  private fusedItems(recalled: RecallResult): RetrievedItem[] {
+    const notes = new Map(recalled.notes.map((n) => [n.noteId, n]));
+    const records = new Map(recalled.records.map((r) => [r.recordId, r]));
+    return recalled.ranking.flatMap((item) => {
+      const note = item.type === 'note' ? notes.get(item.id) : undefined;
+      if (note)
+        return [
+          this.citedItem(
+            note.evidence.map((e) => e.recordId),
+            note.score,
+            note.tokens,
+          ),
+        ];
+      const record = item.type === 'record' ? records.get(item.id) : undefined;
+      return record ? [this.citedItem([record.recordId], record.score, record.tokens)] : [];
+    });
   }
 
   private outcome(query: EvalQuery, method: EvalMethod, items: RetrievedItem[], latencyMs: number): QueryOutcome {
@@ -151,7 +158,7 @@ class Asker {
     };
   }
 
-  private noteItem(recordIds: readonly string[], score: number, tokens: number): RetrievedItem {
+  private citedItem(recordIds: readonly string[], score: number, tokens: number): RetrievedItem {
     const cited = recordIds.map((id) => this.byRecordId.get(id)).filter((r): r is EvalRecord => r !== undefined);
     return {
       goldIds: unique(cited.map((r) => r.goldId)),
