@@ -3,6 +3,7 @@ import { listNotes } from '../../src/db/index.ts';
 import type { NoteVersion } from '../../src/contracts/note.ts';
 import { bm25 } from './baselines/bm25.ts';
 import { dense } from './baselines/dense.ts';
+import type { EmbeddingCache } from './baselines/embedding-cache.ts';
 import { recentHistory } from './baselines/recent-history.ts';
 import { approxTokens, turnsOf, type Turn, type TurnRetriever } from './baselines/turns.ts';
 import { isAfter } from './cutoff.ts';
@@ -24,6 +25,8 @@ interface CaseRunOptions {
   cutoff: string | undefined;
   /** Results asked of every method per question (the largest k measured). */
   depth: number;
+  /** Passage embeddings of earlier runs for the dense baseline. @default none (every turn embedded) */
+  embeddingCache?: EmbeddingCache;
   log: (line: string) => void;
 }
 
@@ -31,6 +34,8 @@ interface CaseRunResult {
   outcomes: QueryOutcome[];
   failedRuns: FailedRunOutcome[];
   notes: number;
+  /** Every note's current version after the run, read before the evaluation drops its schema. */
+  committed: NoteVersion[];
   seconds: Record<string, number>;
 }
 
@@ -66,13 +71,14 @@ export async function runCase(
   const notes = await currentNotes(pipeline, opts.tenantId);
   const failedRuns = failedRunOutcomes(evalCase, notes, byRecordId);
   // Failure logs carry no questions: nothing to index for the baselines.
-  if (evalCase.queries.length === 0) return { outcomes: [], failedRuns, notes: notes.length, seconds };
+  if (evalCase.queries.length === 0)
+    return { outcomes: [], failedRuns, notes: notes.length, committed: notes, seconds };
   const known = evalCase.records.filter((r) => !isAfter(r.record.observedAt, opts.cutoff));
   const turns = turnsOf(known);
   const baselines = await timed('baselines', async () => ({
     'recent-history': recentHistory(turns),
     'full-text': bm25(turns),
-    dense: await dense(turns, pipeline.embedder),
+    dense: await dense(turns, pipeline.embedder, opts.embeddingCache),
   }));
   const ask = new Asker(evalCase, opts, pipeline, byRecordId, turns, baselines);
   const outcomes = await timed('query', async () => {
@@ -80,7 +86,7 @@ export async function runCase(
     for (const query of evalCase.queries) out.push(...(await ask.everyMethod(query)));
     return out;
   });
-  return { outcomes, failedRuns, notes: notes.length, seconds };
+  return { outcomes, failedRuns, notes: notes.length, committed: notes, seconds };
 }
 
 class Asker {
