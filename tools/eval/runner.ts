@@ -11,7 +11,7 @@ import { drawNotesSample, type NotesSample } from './notes-sample/draw.ts';
 import { openEvalPipeline, type EvalPipeline } from './pipeline.ts';
 import { unknowableAfter } from './questions.ts';
 import { summarizeSplits } from './splits.ts';
-import type { EvalSummary } from './summary-types.ts';
+import type { EvalMeta, EvalSummary } from './summary-types.ts';
 import { summarize } from './summary.ts';
 import type { EvalCase, EvalDataset, FailedRunOutcome, QueryOutcome } from './types.ts';
 
@@ -72,6 +72,16 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   }
   if (cache)
     opts.log(`dense baseline: ${cache.counts.embedded} turns embedded, ${cache.counts.cached} read from the cache`);
+  return reportRun(opts, selected, runs, {
+    startedAt,
+    embedder: pipeline.embedder.name,
+    ...(ablations.length > 0 ? { ablations } : {}),
+  });
+}
+
+/** The run's summary (all cases, then each split), abstention thresholds and note-quality sample. */
+function reportRun(opts: EvalOptions, selected: readonly PositionedCase[], runs: CaseRuns, meta: EvalMeta): EvalRun {
+  const cases = selected.map((c) => c.evalCase);
   const { outcomes, failedRuns, seconds, cutoffs, notes } = runs;
   const thresholds = calibrateAbstention(cases, outcomes);
   const unknowable = unknowableAfter(cases, (c) => cutoffs.get(c));
@@ -84,13 +94,11 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
     meta: {
       datasetPaths: { [opts.dataset]: opts.path },
       cutoff: describeCutoff(opts.cutoff),
-      embedder: pipeline.embedder.name,
       commit: gitCommit(),
-      startedAt,
+      ...meta,
       seconds,
       notes,
-      ...(selected.length > 0 ? { cases: selected.map((c) => c.position).join(',') } : {}),
-      ...(ablations.length > 0 ? { ablations } : {}),
+      cases: selected.map((c) => c.position).join(','),
       abstentionThresholds: thresholds,
     },
   });

@@ -35,7 +35,7 @@ export async function evalCommand(opts: EvalOpts): Promise<void> {
   const cutoff = parseOrUsage(() => parseCutoff(opts.cutoff));
   const limit = opts.limit !== undefined ? positiveInt('--limit')(opts.limit) : undefined;
   const cases = opts.cases !== undefined ? parseOrUsage(() => parseCaseSelection(opts.cases as string)) : undefined;
-  const notesSample = opts.notesSample === '0' ? 0 : positiveInt('--notes-sample')(opts.notesSample);
+  const notesSample = opts.notesSample === '0' ? 0 : positiveInt('--notes-sample (0 for none)')(opts.notesSample);
   const ablate = opts.ablate !== undefined ? parseOrUsage(() => parseAblations(opts.ablate as string)) : undefined;
   const config = loadConfig();
   requireRealStack(config, 'nocturne eval');
