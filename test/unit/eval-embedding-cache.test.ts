@@ -81,3 +81,24 @@ describe('the dense baseline embedding cache', () => {
     expect(warm.asked).toEqual(['query:ccc']);
   });
 });
+
+describe('a run that fails halfway', () => {
+  it('keeps the chunks embedded before the failure', async () => {
+    const texts = Array.from({ length: 600 }, (_, i) => `turn ${i}`);
+    let calls = 0;
+    const failing: Embedder = {
+      name: 'flaky',
+      dimension: 1,
+      async embed(batch) {
+        calls += 1;
+        if (calls === 3) throw new Error('Request timed out.');
+        return batch.map(() => [1]);
+      },
+    };
+    await expect(openEmbeddingCache(dir).passages(failing, texts)).rejects.toThrow(/timed out/);
+    const asked: number[] = [];
+    const healthy: Embedder = { ...failing, embed: async (batch) => (asked.push(batch.length), batch.map(() => [1])) };
+    await openEmbeddingCache(dir).passages(healthy, texts);
+    expect(asked).toEqual([600 - 512]);
+  });
+});

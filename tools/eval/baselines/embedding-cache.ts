@@ -43,14 +43,16 @@ export function openEmbeddingCache(dir: string): EmbeddingCache {
       const cache = await fileOf(model);
       const keys = texts.map((t) => keyOf(model, t));
       const missing = [...new Set(keys.filter((k) => !cache.vectors.has(k)))];
-      if (missing.length > 0) {
-        const textOf = new Map(keys.map((k, i) => [k, texts[i] as string]));
+      const textOf = new Map(keys.map((k, i) => [k, texts[i] as string]));
+      // Written chunk by chunk: a run that fails halfway (a server timing out) keeps what it embedded.
+      for (let at = 0; at < missing.length; at += CHUNK) {
+        const chunk = missing.slice(at, at + CHUNK);
         const fresh = await embedder.embed(
-          missing.map((k) => textOf.get(k) as string),
+          chunk.map((k) => textOf.get(k) as string),
           { kind: 'passage' },
         );
-        missing.forEach((k, i) => cache.vectors.set(k, fresh[i] as number[]));
-        await appendVectors(dir, cache, missing);
+        chunk.forEach((k, i) => cache.vectors.set(k, fresh[i] as number[]));
+        await appendVectors(dir, cache, chunk);
       }
       counts.embedded += missing.length;
       counts.cached += keys.length - missing.length;
@@ -58,6 +60,9 @@ export function openEmbeddingCache(dir: string): EmbeddingCache {
     },
   };
 }
+
+/** Texts embedded and appended at a time. */
+const CHUNK = 256;
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
