@@ -113,12 +113,12 @@ describe('ablation switches', () => {
     expect(() => parseAblations('records,graphs')).toThrow(/unknown switch "graphs"; known: records/);
   });
 
-  it('records: plumbed to the recall request, and says it is not in effect until recall can leave records out', () => {
+  it('records: the recall request searches notes only', () => {
     const request = { tenantId: 't', query: 'q', k: 5 };
     expect(ablatedRecall(request, [])).toBe(request);
-    expect(ablatedRecall(request, ['records'])).toMatchObject(request);
+    expect(ablatedRecall(request, ['records'])).toEqual({ ...request, include: ['notes'] });
     expect(describeAblations(['records'])).toEqual([
-      expect.stringMatching(/^records: recall leaves raw records out.*not in effect/),
+      'records: recall leaves raw records out: notes (and digests) only',
     ]);
   });
 });

@@ -1,4 +1,4 @@
-import { RecallRequest as RecallRequestSchema, type RecallRequest } from '../../src/recall/contract.ts';
+import type { RecallRequest } from '../../src/recall/contract.ts';
 
 /**
  * Named switches that turn one part of the pipeline off for a run (`nocturne eval --ablate`), so
@@ -13,18 +13,10 @@ interface Ablation {
   notInEffect?: () => string | undefined;
 }
 
-/** The recall contract decides whether a request may leave record hits out. */
-const recallTakesInclude = (): boolean => 'include' in RecallRequestSchema.shape;
-
 const ABLATIONS = {
   records: {
     describe: 'recall leaves raw records out: notes (and digests) only',
-    // Until the recall request has an `include` option there are no record hits to leave out.
-    recall: (request) => request,
-    notInEffect: () =>
-      recallTakesInclude()
-        ? 'the recall request has an include option now: set it in tools/eval/ablations.ts'
-        : 'the recall request has no include option yet: recall is unchanged',
+    recall: (request) => ({ ...request, include: ['notes'] }),
   },
 } satisfies Record<string, Ablation>;
 
