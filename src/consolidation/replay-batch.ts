@@ -1,6 +1,8 @@
 import { attributeEpisode } from '../../policies/attribution.ts';
+import { successAfterRecall } from '../../policies/lifecycle-recall.ts';
 import { alreadyKnown, reconcile, type KnownNote } from '../../policies/reconcile.ts';
 import { redact } from '../../policies/redaction.ts';
+import { recordText } from '../../policies/text.ts';
 import { validateProposal, type ResolvedRecord } from '../../policies/validation.ts';
 import type { Episode, Proposal } from '../contracts/episode.ts';
 import { insertRejections, insertRunBatch, selectBatchEpisodes, selectRunBatch, withTenant } from '../db/index.ts';
@@ -8,6 +10,7 @@ import { loadEpisodes, resolveEvidence } from '../episodes/episodes.ts';
 import { nowOf, SILENT, type Ports, type Progress } from '../ports.ts';
 import { knownNotes } from './known-notes.ts';
 import { toNoteOp } from './note-ops.ts';
+import { recalledByEpisode } from './recalled.ts';
 
 export interface ReplayBatchInput {
   runId: string;
@@ -56,7 +59,8 @@ export async function replayBatch(
     onObject: (objectKey) => progress.beat({ objectKey }),
     ...(input.window ? { window: input.window } : {}),
   });
-  const known = await knownNotes(ports.db, input.tenantId, episodes);
+  const recalled = await recalledByEpisode(ports.db, input.tenantId, episodes);
+  const known = await knownNotes(ports.db, input.tenantId, episodes, recalled);
   const { proposals, llmTokens, refused } = await propose(ports, input, episodes, known, progress);
   const resolved = await resolveEvidence(
     ports.archive,
@@ -66,7 +70,8 @@ export async function replayBatch(
   const validated = validateAll(proposals, input.tenantId, resolved);
   const { accepted, quarantined } = validated;
   const rejections = [...refused, ...validated.rejections];
-  const reconciled = reconcile(accepted, known, () => ports.newId());
+  const confirmed = episodes.flatMap((e) => successAfterRecall(e, recalled.get(e.key) ?? [], known));
+  const reconciled = reconcile([...accepted, ...confirmed], known, () => ports.newId(), evidenceText(resolved));
   const newQuarantines = quarantined.filter((p) => !alreadyKnown(p, known));
   const ops = [...reconciled, ...newQuarantines.map((p) => ({ ...p, noteId: ports.newId() }))].map(toNoteOp);
   const summary: ReplayBatchResult = {
@@ -120,6 +125,17 @@ function validateAll(proposals: Proposal[], tenantId: string, resolved: Readonly
     else rejections.push({ rule: v.rule, detail: v.detail, proposal: p });
   }
   return { accepted, quarantined, rejections };
+}
+
+/** The text of the records a proposal cites, as far as they resolved. */
+function evidenceText(resolved: ReadonlyMap<string, ResolvedRecord>) {
+  return (p: Proposal): string =>
+    p.content.evidence
+      .flatMap((e) => {
+        const r = resolved.get(e.recordId);
+        return r ? [recordText(r.record)] : [];
+      })
+      .join(' ');
 }
 
 function redactClaim(p: Proposal): Proposal {
