@@ -38,8 +38,22 @@ export const NEGATED_WORDS = 2;
  * check that needs it is skipped).
  */
 export function relate(fresh: NoteContent, known: NoteContent, freshEvidence?: string): Relation {
-  if (fresh.structure && known.structure) return relateBySlot(fresh.structure, known.structure);
+  if (fresh.structure && known.structure && !correctionAcrossSlots(fresh, known)) {
+    return relateBySlot(fresh.structure, known.structure);
+  }
   return relateByWords(fresh, known, freshEvidence);
+}
+
+/**
+ * A correction answers what the agent just said in the user's words ("amounts are already in
+ * dollars" against "the billing API returns amounts in cents"), so its subject and attribute
+ * rarely parse into the slot of the note it corrects: across slots it is compared by words.
+ */
+function correctionAcrossSlots(fresh: NoteContent, known: NoteContent): boolean {
+  return (
+    fresh.sourceKind === 'user_correction' &&
+    slotKey(fresh.structure as NoteStructure) !== slotKey(known.structure as NoteStructure)
+  );
 }
 
 /**
