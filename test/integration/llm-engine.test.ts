@@ -94,6 +94,7 @@ describe('LLM note engine: a good model', () => {
     expect(prompt).toContain('Note "N-seat" version 2: preference; scope user "u-dan"');
     expect(prompt).toContain('Note "N-refund" version 1');
     expect(prompt).not.toContain('N-crm'); // unrelated to these records
+    expect(prompt).not.toContain('summary:'); // each summary only repeats its record's text
     expect(prompt).not.toContain(rec.seat.record.id); // records by number, never by id
 
     const [revise, retire, create, reinforce] = proposals as [Proposal, Proposal, Proposal, Proposal];

@@ -45,17 +45,7 @@ export function createLlmEngine(llm: Llm, options: LlmEngineOptions = {}): NoteE
     name: `llm:${llm.name}`,
     async propose(input: ProposeInput) {
       const budget = input.tokenBudget ?? options.tokenBudget ?? Number.POSITIVE_INFINITY;
-      const byKey = new Map(input.episodes.map((e) => [e.key, e]));
-      const out: Proposal[][] = input.findings.map(() => []);
-      const items: Indexed[] = [];
-      for (const [at, finding] of input.findings.entries()) {
-        const fixed = await deterministic.propose({ ...input, findings: [finding] });
-        const episode = byKey.get(finding.episodeKey);
-        const only = fixed.proposals.length === 1 ? fixed.proposals[0] : undefined;
-        // Revisions of existing notes (outdated constraints) need no writing: they cost no tokens.
-        if (episode && only?.op === 'create') items.push({ finding, episode, fallback: only, at });
-        else out[at] = fixed.proposals;
-      }
+      const { out, items } = await splitFindings(deterministic, input);
       const refused: EngineRefusal[] = [];
       const changedNotes = new Set(out.flat().flatMap((p) => (p.noteId ? [p.noteId] : [])));
       let spent = 0;
@@ -94,6 +84,25 @@ export function createLlmEngine(llm: Llm, options: LlmEngineOptions = {}): NoteE
       return { proposals: out.flat(), llmTokens: spent, refused };
     },
   };
+}
+
+/**
+ * The deterministic engine's proposals, one list per finding; a finding it answers with one new
+ * note becomes an item for the model (with that note as its fallback). Revisions of existing notes
+ * (outdated constraints) need no writing: they pass through and cost no tokens.
+ */
+async function splitFindings(deterministic: NoteEngine, input: ProposeInput) {
+  const byKey = new Map(input.episodes.map((e) => [e.key, e]));
+  const out: Proposal[][] = input.findings.map(() => []);
+  const items: Indexed[] = [];
+  for (const [at, finding] of input.findings.entries()) {
+    const fixed = await deterministic.propose({ ...input, findings: [finding] });
+    const episode = byKey.get(finding.episodeKey);
+    const only = fixed.proposals.length === 1 ? fixed.proposals[0] : undefined;
+    if (episode && only?.op === 'create') items.push({ finding, episode, fallback: only, at });
+    else out[at] = fixed.proposals;
+  }
+  return { out, items };
 }
 
 type BatchResult =

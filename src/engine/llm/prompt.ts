@@ -43,10 +43,11 @@ export function renderBatch(view: BatchView, limits: RenderLimits): string {
       ep.userId ? `user ${quote(ep.userId)}` : 'no user',
     ].join(', ');
     const tool = it.finding.tool ? ` (tool ${quote(it.finding.tool)})` : '';
-    return [
-      `Finding ${i + 1}: ${it.finding.type}${tool}; ${where}; records ${(view.recordNumbers[i] ?? []).join(', ')}.`,
-      `  summary: ${quote(clip(it.finding.summary, limits.maxRecordChars))}`,
-    ].join('\n');
+    const head = `Finding ${i + 1}: ${it.finding.type}${tool}; ${where}; records ${(view.recordNumbers[i] ?? []).join(', ')}.`;
+    // A summary that only repeats a record's text costs tokens and says nothing new.
+    const summary = it.finding.summary.trim();
+    const repeated = it.finding.evidence.some((e) => (e.record.text ?? '').includes(summary));
+    return repeated ? head : `${head}\n  summary: ${quote(clip(summary, limits.maxRecordChars))}`;
   });
   const notes = view.notes.map((n) => renderNote(n, limits.maxNoteChars));
   return [
