@@ -47,11 +47,13 @@ export function alreadyKnown(p: Proposal, known: readonly KnownNote[]): boolean 
 /**
  * Turns accepted proposals into the operations that keep memory consistent. Changes to known
  * notes (contradictions, reinforcements after a success) chain per note; a failure whose own
- * lesson does not contradict the recalled note does not count against it. Each create is compared with the active notes of
- * its scope and kind (`relate`): a restatement reinforces the known note, a contradiction goes
- * through the conflict rule and the loser is superseded (never deleted), anything else is a new
- * note, with its expiry from the evidence. Creates are taken in order of their latest evidence
- * so the outcome does not depend on batch order. `newId` gives the note id of each create.
+ * lesson does not contradict the recalled note does not count against it, and a contradiction
+ * that takes a note below the threshold retires it. Each create is compared with the active
+ * notes of its scope and kind (`relate`): a restatement reinforces the known note, a
+ * contradiction goes through the conflict rule and the loser is superseded (never deleted),
+ * anything else is a new note, with its expiry from the evidence. Creates are taken in order of
+ * their latest evidence so the outcome does not depend on batch order. `newId` gives the note
+ * id of each create (ids are assigned by the caller, so retries reuse them).
  */
 export function reconcile(
   proposals: readonly Proposal[],
