@@ -3,9 +3,11 @@ import type { TrackedNote } from './lifecycle-chain.ts';
 import { contentTokens, recordText } from './text.ts';
 
 /**
- * Success after a recall: a task that recalled notes and then succeeded confirms the recalled
- * notes that had to do with it, once per episode (the outcome record becomes their evidence, so
- * a re-run over the same episode finds it cited and proposes nothing).
+ * Success after a recall: a task that recalled notes and then succeeded without an error or a
+ * correction on the way confirms the recalled notes that had to do with it, once per episode
+ * (the outcome record becomes their evidence, so a re-run over the same episode finds it cited
+ * and proposes nothing). A task that stumbled first earns its notes no credit: what it recalled
+ * may be what made it stumble.
  */
 
 /** Words a recalled note's claim must share with the task's records before its success counts for the note. @default 2 */

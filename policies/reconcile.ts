@@ -18,8 +18,13 @@ export { CONFLICT_SIMILARITY, NEAR_DUPLICATE_SIMILARITY, STATEMENT_CONFLICT_SIMI
 
 export type KnownNote = TrackedNote;
 
-/** The text of the records a proposal cites, when the caller has them (see `relate`). */
-export type EvidenceText = (p: Proposal) => string | undefined;
+/** What the caller knows of the records the proposals cite; without it, each record stands alone and its text is unknown. */
+export interface ReconcileContext {
+  /** The text of the records a proposal cites (see `relate`). */
+  evidenceText?: (p: Proposal) => string | undefined;
+  /** The episode a record belongs to: a failure and the lesson it taught are judged together. */
+  episodeOf?: (recordId: string) => string | undefined;
+}
 
 /**
  * Replaying records a note already cites teaches nothing new: a proposal whose claim
@@ -42,25 +47,29 @@ export function alreadyKnown(p: Proposal, known: readonly KnownNote[]): boolean 
 /**
  * Turns accepted proposals into the operations that keep memory consistent. Changes to known
  * notes (contradictions, reinforcements after a success) chain per note; a failure whose own
- * lesson does not contradict the recalled note does not count against it. Each create is compared with the active notes of
- * its scope and kind (`relate`): a restatement reinforces the known note, a contradiction goes
- * through the conflict rule and the loser is superseded (never deleted), anything else is a new
- * note, with its expiry from the evidence. Creates are taken in order of their latest evidence
- * so the outcome does not depend on batch order. `newId` gives the note id of each create.
+ * lesson does not contradict the recalled note does not count against it, and a contradiction
+ * that takes a note below the threshold retires it. Each create is compared with the active
+ * notes of its scope and kind (`relate`): a restatement reinforces the known note, a
+ * contradiction goes through the conflict rule and the loser is superseded (never deleted),
+ * anything else is a new note, with its expiry from the evidence. Creates are taken in order of
+ * their latest evidence so the outcome does not depend on batch order. `newId` gives the note
+ * id of each create (ids are assigned by the caller, so retries reuse them).
  */
 export function reconcile(
   proposals: readonly Proposal[],
   known: readonly KnownNote[],
   newId: (p: Proposal) => string,
-  evidenceText: EvidenceText = () => undefined,
+  context: ReconcileContext = {},
 ): Proposal[] {
+  const evidenceText = context.evidenceText ?? (() => undefined);
+  const groupOf = (recordId: string) => context.episodeOf?.(recordId) ?? recordId;
   const notes = known
     .filter((n) => (n.status ?? 'active') === 'active')
     .map((n) => ({ ...n, content: { ...n.content } }));
   const out: Proposal[] = [];
-  const lessons = lessonsByRecord(proposals, evidenceText);
+  const lessons = lessonsByEpisode(proposals, evidenceText, groupOf);
   for (const p of proposals.filter((x) => x.op !== 'create')) {
-    const changed = changeKnown(p, notes, known, lessons);
+    const changed = changeKnown(p, notes, known, lessons, groupOf);
     if (changed) out.push(changed);
   }
   const creates = proposals
@@ -78,7 +87,8 @@ function changeKnown(
   p: Proposal,
   notes: TrackedNote[],
   known: readonly KnownNote[],
-  lessons: LessonsByRecord,
+  lessons: Lessons,
+  groupOf: (recordId: string) => string,
 ): Proposal | undefined {
   if (p.op !== 'revise' && p.op !== 'reinforce') return p;
   const n = notes.find((x) => x.noteId === p.noteId);
@@ -87,18 +97,23 @@ function changeKnown(
   // Retired earlier in this batch: nothing more to say about it.
   if ((n.status ?? 'active') !== 'active') return undefined;
   if (p.op === 'reinforce') return chainReinforcement(p, n);
-  if (p.content.contradictedAt && !lessonContradicts(p, n, lessons)) return undefined;
+  if (p.content.contradictedAt && !lessonContradicts(p, original, lessons, groupOf)) return undefined;
   return chainRevision(p, n, original);
 }
 
-/** For each record, the notes proposed from it (new or already known), with the text of their evidence. */
-type LessonsByRecord = Map<string, Array<{ p: Proposal; text: string | undefined }>>;
+/** For each episode, the notes proposed from its records (new or already known), with the text of their evidence. */
+type Lessons = Map<string, Array<{ p: Proposal; text: string | undefined }>>;
 
-function lessonsByRecord(proposals: readonly Proposal[], evidenceText: EvidenceText): LessonsByRecord {
-  const out: LessonsByRecord = new Map();
+function lessonsByEpisode(
+  proposals: readonly Proposal[],
+  evidenceText: (p: Proposal) => string | undefined,
+  groupOf: (recordId: string) => string,
+): Lessons {
+  const out: Lessons = new Map();
   for (const p of proposals.filter((x) => x.op === 'create')) {
     const lesson = { p, text: evidenceText(p) };
-    for (const e of p.content.evidence) out.set(e.recordId, [...(out.get(e.recordId) ?? []), lesson]);
+    for (const group of new Set(p.content.evidence.map((e) => groupOf(e.recordId))))
+      out.set(group, [...(out.get(group) ?? []), lesson]);
   }
   return out;
 }
@@ -111,9 +126,15 @@ function lessonsByRecord(proposals: readonly Proposal[], evidenceText: EvidenceT
  * "billing amounts are in cents") says nothing of it. A failure that taught nothing counts as the
  * engine proposed.
  */
-function lessonContradicts(p: Proposal, n: TrackedNote, lessons: LessonsByRecord): boolean {
+function lessonContradicts(
+  p: Proposal,
+  n: TrackedNote,
+  lessons: Lessons,
+  groupOf: (recordId: string) => string,
+): boolean {
   const cited = new Set(n.content.evidence.map((e) => e.recordId));
-  const taught = p.content.evidence.filter((e) => !cited.has(e.recordId)).flatMap((e) => lessons.get(e.recordId) ?? []);
+  const groups = new Set(p.content.evidence.filter((e) => !cited.has(e.recordId)).map((e) => groupOf(e.recordId)));
+  const taught = [...groups].flatMap((g) => lessons.get(g) ?? []);
   if (taught.length === 0) return true;
   return taught.some((l) => relate(l.p.content, n.content, l.text) === 'contradicts');
 }

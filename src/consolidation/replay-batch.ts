@@ -71,7 +71,11 @@ export async function replayBatch(
   const { accepted, quarantined } = validated;
   const rejections = [...refused, ...validated.rejections];
   const confirmed = episodes.flatMap((e) => successAfterRecall(e, recalled.get(e.key) ?? [], known));
-  const reconciled = reconcile([...accepted, ...confirmed], known, () => ports.newId(), evidenceText(resolved));
+  const episodeOf = new Map(episodes.flatMap((e) => e.records.map((r) => [r.record.id, e.key] as const)));
+  const reconciled = reconcile([...accepted, ...confirmed], known, () => ports.newId(), {
+    evidenceText: evidenceText(resolved),
+    episodeOf: (recordId) => episodeOf.get(recordId),
+  });
   const newQuarantines = quarantined.filter((p) => !alreadyKnown(p, known));
   const ops = [...reconciled, ...newQuarantines.map((p) => ({ ...p, noteId: ports.newId() }))].map(toNoteOp);
   const summary: ReplayBatchResult = {

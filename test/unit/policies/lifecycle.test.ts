@@ -295,6 +295,35 @@ describe('reconcile', () => {
     expect(ops.map((o) => [o.op, o.noteId, o.content.confidence > 0.9])).toEqual([['reinforce', 'N1', true]]);
   });
 
+  it('on a later run, when the note already cites that correction, its episode still speaks for the note', () => {
+    // Records 2 and 3 (the agent's answer and the correction) reinforced the note last night; record 4 is the episode's memory_used record.
+    const note = known(
+      'N1',
+      content('Amounts from the refunds API are already in dollars; do not divide them.', {
+        evidence: [ref(1), ref(2), ref(3)],
+      }),
+      2,
+    );
+    const correction = create(content('The refunds API returns dollars already.', { evidence: [ref(2), ref(3)] }));
+    const contradiction: Proposal = {
+      op: 'revise',
+      noteId: 'N1',
+      expectedVersion: 2,
+      content: {
+        ...note.content,
+        confidence: 0.54,
+        contradictedAt: '2026-11-05T00:00:00.000Z',
+        evidence: [ref(1), ref(2), ref(3), ref(4)],
+      },
+      finding: 'outdated_constraint',
+      reason: 'recalled notes preceded a correction',
+    };
+    const episodeOf = (recordId: string) =>
+      [ref(2), ref(3), ref(4)].some((r) => r.recordId === recordId) ? 'E' : undefined;
+    expect(reconcile([contradiction, correction], [note], ids(), { episodeOf })).toEqual([]);
+    expect(reconcile([contradiction, correction], [note], ids()).map((o) => o.op)).toEqual(['revise']);
+  });
+
   it('a correction about another thing does not count against a note recalled before it', () => {
     const note = known('N1', content('Amounts from the billing API are in cents; divide by 100.'));
     const refunds = create(
@@ -320,9 +349,9 @@ describe('reconcile', () => {
       [ref(3).recordId, 'No, amounts from the refunds API are already in dollars; do not divide them.'],
     ]);
     const text = (p: Proposal) => p.content.evidence.map((e) => said.get(e.recordId) ?? '').join(' ');
-    expect(reconcile([contradiction, refunds], [note], ids(), text).map((o) => [o.op, o.noteId])).toEqual([
-      ['create', 'N-new-1'],
-    ]);
+    expect(
+      reconcile([contradiction, refunds], [note], ids(), { evidenceText: text }).map((o) => [o.op, o.noteId]),
+    ).toEqual([['create', 'N-new-1']]);
     // Without the lesson's records to read, the shared words make it a contradiction, as before.
     expect(reconcile([contradiction], [note], ids()).map((o) => o.op)).toEqual(['revise']);
   });
