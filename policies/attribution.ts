@@ -1,18 +1,13 @@
 import type { ArchivedRecord, Episode, Finding } from '../src/contracts/episode.ts';
-import { contentTokens, sentences } from './text.ts';
+import { trialContrasts, toolOf } from './attribution-contrast.ts';
+import { contradictsTool, preferences, statedFacts } from './attribution-statements.ts';
+
+export { PREFERENCE_MARKERS, STATED_FACT_MAX_CHARS, STATED_FACT_MIN_WORDS } from './attribution-statements.ts';
 
 /**
  * Compare & attribute: what went differently from what was expected in an episode,
  * and which records show it. Pure: the same episodes always give the same findings.
  */
-
-export const PREFERENCE_MARKERS =
-  /\b(always|never|prefer|i (want|like|need|asked for)|please (always|never|don't|do not))\b/i;
-
-const toolOf = (r: ArchivedRecord): string | undefined => {
-  const payload = r.record.payload as { tool?: unknown } | undefined;
-  return typeof payload?.tool === 'string' ? payload.tool : undefined;
-};
 
 const isFailure = (r: ArchivedRecord): boolean =>
   r.record.kind === 'error' || r.record.outcome?.status === 'failure' || (r.record.tags ?? []).includes('failure');
@@ -25,7 +20,7 @@ export function attributeEpisode(episode: Episode, successfulPeers: readonly Epi
     ...statedFacts(episode),
     ...outdatedConstraints(episode),
     ...toolContent(episode),
-    ...omittedSteps(episode, successfulPeers),
+    ...trialContrasts(episode, successfulPeers),
   ];
 }
 
@@ -58,7 +53,7 @@ function toolErrors(ep: Episode): Finding[] {
 
 function corrections(ep: Episode): Finding[] {
   return ep.records.flatMap((r, i) => {
-    if (r.record.kind !== 'user_correction') return [];
+    if (r.record.kind !== 'user_correction' || contradictsTool(ep, i)) return [];
     const contradicted = [...ep.records.slice(0, i)].reverse().find((x) => x.record.kind === 'agent_message');
     return [
       {
@@ -69,62 +64,6 @@ function corrections(ep: Episode): Finding[] {
       },
     ];
   });
-}
-
-function preferences(ep: Episode): Finding[] {
-  return ep.records
-    .filter(
-      (r) =>
-        r.record.kind === 'user_message' && r.record.source !== 'tool' && PREFERENCE_MARKERS.test(r.record.text ?? ''),
-    )
-    .map((r) => ({
-      type: 'stated_preference' as const,
-      episodeKey: ep.key,
-      summary: r.record.text ?? '',
-      evidence: [r],
-    }));
-}
-
-/** A speaker talking about themselves: `I`, `my`, `we`, `our` (not `me`, which requests use: "book me …"). */
-const FIRST_PERSON = /\b(i|i'm|i've|i'd|i'll|my|mine|we|we're|we've|our)\b/i;
-
-/** Words a request opens with ("Put a meeting in my calendar", "Can you add …"): asking, not stating. */
-const REQUEST_OPENER =
-  /^(please|can|could|would|will|put|add|book|send|make|create|export|show|give|find|get|set|schedule|remind|tell|list|help|let's|lets|check|update|change|cancel|remove|delete)\b/i;
-
-/** Statements shorter than this many content words are small talk, not facts worth a note. @default 4 */
-export const STATED_FACT_MIN_WORDS = 4;
-/** Longest statement kept from one message, in characters; the sentences kept come first. @default 600 */
-export const STATED_FACT_MAX_CHARS = 600;
-
-/**
- * What a user told the agent about themselves or their work (a plan, an event, a number, a
- * change): the declarative sentences of a user message that is neither a correction nor a
- * preference. Questions are left out, since they ask rather than state, and so are sentences
- * without a first-person subject or opening like a request ("Put a meeting in my calendar"),
- * which ask for something rather than state it.
- */
-function statedFacts(ep: Episode): Finding[] {
-  return ep.records.flatMap((r) => {
-    if (r.record.kind !== 'user_message' || r.record.source === 'tool' || r.record.source === 'retrieved') return [];
-    const text = r.record.text ?? '';
-    if (PREFERENCE_MARKERS.test(text)) return [];
-    const statement = declarativePart(text);
-    if (contentTokens(statement).length < STATED_FACT_MIN_WORDS) return [];
-    return [{ type: 'stated_fact' as const, episodeKey: ep.key, summary: statement, evidence: [r] }];
-  });
-}
-
-function declarativePart(text: string): string {
-  let out = '';
-  for (const s of sentences(text)) {
-    if (s.trimEnd().endsWith('?') || REQUEST_OPENER.test(s.trim()) || !FIRST_PERSON.test(s)) continue;
-    if (out.length === 0 && s.length > STATED_FACT_MAX_CHARS)
-      return s.slice(0, s.lastIndexOf(' ', STATED_FACT_MAX_CHARS));
-    if (out.length + s.length + 1 > STATED_FACT_MAX_CHARS) break;
-    out = out.length === 0 ? s : `${out} ${s}`;
-  }
-  return out;
 }
 
 /** A note recalled for this task (memory_used) that preceded a failure or a correction. */
@@ -176,37 +115,6 @@ function toolContent(ep: Episode): Finding[] {
       evidence: [r],
       ...(toolOf(r) ? { tool: toolOf(r) as string } : {}),
     }));
-}
-
-/** Tools every successful peer of the same task type called but the failed episode did not. */
-function omittedSteps(ep: Episode, peers: readonly Episode[]): Finding[] {
-  const failed = ep.records.find((r) => r.record.kind === 'task_outcome' && r.record.outcome?.status === 'failure');
-  const sameType = peers.filter((p) => p.key !== ep.key && p.taskType !== undefined && p.taskType === ep.taskType);
-  if (!failed || sameType.length < 2) return [];
-  const toolsOf = (e: Episode) =>
-    new Set(
-      e.records
-        .filter((r) => r.record.kind === 'tool_call')
-        .map(toolOf)
-        .filter((t): t is string => !!t),
-    );
-  const used = toolsOf(ep);
-  const common = [...toolsOf(sameType[0] as Episode)].filter((t) => sameType.every((p) => toolsOf(p).has(t)));
-  return common
-    .filter((tool) => !used.has(tool))
-    .sort()
-    .map((tool) => {
-      const example = (sameType[0] as Episode).records.find(
-        (r) => r.record.kind === 'tool_call' && toolOf(r) === tool,
-      ) as ArchivedRecord;
-      return {
-        type: 'omitted_step' as const,
-        episodeKey: ep.key,
-        summary: `successful ${ep.taskType} tasks call ${tool}; this failed one did not`,
-        evidence: [failed, example],
-        tool,
-      };
-    });
 }
 
 function isJsonDocument(text: string): boolean {

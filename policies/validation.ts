@@ -6,6 +6,7 @@ import type { RawRecord } from '../src/contracts/raw-record.ts';
 import { withinCap } from './confidence.ts';
 import { looksLikeInstruction, UNTRUSTED_SOURCES } from './injection.ts';
 import { sensitiveLeft } from './redaction.ts';
+import { TEMPLATE_VOCABULARY } from './note-templates.ts';
 import { checkScopeBreadth } from './scope.ts';
 import { formatMention } from './dates.ts';
 import { invertsEvidence } from './meaning/negation.ts';
@@ -150,7 +151,9 @@ function checkMeaning(
 export function claimSupport(claim: string, cited: readonly RawRecord[], structure?: ParsedNoteStructure): number {
   // Absolute dates are checked by the time rule, against the day each record speaks of.
   const undated = absoluteDates(claim).reduce((text, m) => text.replace(m.text, ' '), claim);
-  const words = contentTokens(spellOut(undated)).filter((t) => !TEMPLATE_WORDS.has(t) && !t.startsWith('redacted_'));
+  const words = contentTokens(spellOut(undated)).filter(
+    (t) => !TEMPLATE_WORDS.has(t) && !TEMPLATE_VOCABULARY.has(t) && !t.startsWith('redacted_'),
+  );
   // Who wrote a record, and for which task type, is part of what it shows (a claim may name them).
   const shown = (r: RawRecord) => `${recordText(r)} ${r.userId ?? ''} ${r.agentId} ${r.taskType ?? ''}`;
   const known = new Set(cited.flatMap((r) => [...evidenceForms(shown(r))]));

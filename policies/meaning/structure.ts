@@ -1,5 +1,6 @@
 import type { ParsedNoteStructure } from '../../src/contracts/note-structure.ts';
 import type { RawRecord } from '../../src/contracts/raw-record.ts';
+import { TEMPLATE_VOCABULARY } from '../note-templates.ts';
 import { recordText, wordTokens } from '../text.ts';
 import { polarityByForm, polarWords, TRANSPARENT, type PolarWord } from './negation.ts';
 import { evidenceForms, missingForms, stem, textForms } from './normalize.ts';
@@ -78,10 +79,11 @@ function checkValues(
  * "successful runs call …; a failed run skipped it"): they relate the fields, the fields carry
  * the claim. A digest's value quotes such claims, so a passage may hold them too.
  */
-export const TEMPLATE_CONNECTIVES =
-  'over under above below least most more less than equal when unless instead rather while whereas not does ' +
-  'prefers wants assistant corrected times out works requires fails successful failed runs run call called calls ' +
-  'skipped ask asking user confirm confirmation before without used other arguments session talked tasks task';
+export const TEMPLATE_CONNECTIVES = [
+  // how conditions are written ("over $100", "of at most 5")
+  'over under above below least most more less than equal when unless instead rather while whereas user',
+  ...TEMPLATE_VOCABULARY,
+].join(' ');
 const CONNECTIVE_FORMS = evidenceForms(TEMPLATE_CONNECTIVES);
 
 /** Words a third-person rewrite puts for "we" and "us" ("Melanie and others"), and for "you" said to the agent. */

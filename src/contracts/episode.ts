@@ -27,6 +27,7 @@ export const FINDING_TYPES = [
   'stated_preference',
   'stated_fact',
   'tool_content',
+  'episode_digest',
 ] as const;
 export type FindingType = (typeof FINDING_TYPES)[number];
 
@@ -39,6 +40,21 @@ export interface Finding {
   /** Notes recalled for the task (memory_used) that preceded the failure, for outdated_constraint. */
   noteIds?: string[];
   tool?: string;
+  /** For omitted_step: how a failed run differed from successful runs of the same task type. */
+  contrast?: TrialContrast;
+}
+
+/**
+ * What a failed run did differently from successful runs of its task type: it skipped a tool
+ * they call, called one they do not, called a tool with other arguments, or acted without the
+ * confirmation they asked for.
+ */
+export interface TrialContrast {
+  kind: 'omitted_tool' | 'extra_tool' | 'other_arguments' | 'skipped_confirmation';
+  tool: string;
+  /** other_arguments: the argument values that differ, in the failed run and in a successful one. */
+  failedArgs?: Record<string, string>;
+  successfulArgs?: Record<string, string>;
 }
 
 export type ProposalOp = 'create' | 'reinforce' | 'revise' | 'supersede' | 'retire' | 'quarantine';
@@ -52,7 +68,8 @@ export interface Proposal {
   content: NoteContent;
   /** For supersede: the note that replaces this one. */
   supersededBy?: string;
-  finding: FindingType;
+  /** What the change comes from; `recall_success`: the note was recalled before a task that succeeded. */
+  finding: FindingType | 'recall_success';
   reason: string;
 }
 

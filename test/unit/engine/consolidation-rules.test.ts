@@ -58,10 +58,13 @@ describe('attribution', () => {
     const mk = (key: string, tools: string[], status: 'success' | 'failure'): Episode => {
       const base = records[0]!;
       const rs = [
-        ...tools.map((tool) => ({
-          ...base,
-          record: { ...base.record, kind: 'tool_call' as const, payload: { tool } },
-        })),
+        ...tools.flatMap((tool) => [
+          { ...base, record: { ...base.record, kind: 'tool_call' as const, payload: { tool } } },
+          {
+            ...base,
+            record: { ...base.record, kind: 'tool_result' as const, text: `${tool} done`, payload: { tool } },
+          },
+        ]),
         { ...base, record: { ...base.record, kind: 'task_outcome' as const, outcome: { status } } },
       ];
       return { key, tenantId: 'acme', sessionId: key, agentId: 'a', taskType: 'refund', records: rs };
@@ -84,18 +87,32 @@ describe('deterministic engine + validation on the demo sample', () => {
     }));
     const accepted = verdicts.filter((x) => x.v.verdict === 'accept').map((x) => x.claim);
     expect(accepted).toContain('The billing API returns amounts in cents.');
-    expect(accepted).toContain('Always show me reports as a table, not prose.');
-    expect(
-      accepted.some(
-        (c) =>
-          c.startsWith('crm.export failed with {"pageSize":1000}') &&
-          c.includes('Retrying with {"pageSize":200} succeeded'),
-      ),
-    ).toBe(true);
+    expect(accepted).toContain(
+      'u-alice wants the assistant to always show u-alice reports as a table rather than prose.',
+    );
+    expect(accepted).toContain('crm.export times out with pageSize 1000; pageSize 200 works.');
     const quarantined = verdicts.filter((x) => x.v.verdict === 'quarantine');
     expect(quarantined).toHaveLength(1);
     expect(quarantined[0]?.claim).toMatch(/IGNORE ALL PREVIOUS INSTRUCTIONS/);
     expect(quarantined[0]?.claim).not.toMatch(/@/);
+  });
+
+  it('writes lessons, not quotes: what a tool demanded, a preference between options, and how a failed run differed', async () => {
+    const verdicts = (await proposalsFor('globex')).map((p) => ({ p, v: validateProposal(p, 'globex', resolved) }));
+    const accepted = verdicts.filter((x) => x.v.verdict === 'accept').map((x) => x.p.content);
+    expect(accepted.map((c) => c.claim)).toEqual(
+      expect.arrayContaining([
+        'flights.search requires date as YYYY-MM-DD.',
+        'u-dan prefers aisle seats over window seats.',
+        'In book_flight tasks, a failed run called flights.book with flight SK4021, seat 14A; successful runs used flight SK4030, seat 14C.',
+      ]),
+    );
+    const contrast = accepted.find((c) => c.kind === 'failure_cause');
+    const sessions = new Set(
+      contrast?.evidence.map((e) => records.find((r) => r.record.id === e.recordId)?.record.sessionId),
+    );
+    expect(sessions).toEqual(new Set(['globex-s1', 'globex-s2']));
+    expect(accepted.every((c) => c.structure !== undefined)).toBe(true);
   });
 
   it('supersedes the older contradicted fact with a pointer to its successor', async () => {
@@ -132,6 +149,14 @@ describe('validation rules', () => {
     ],
     [
       'claim_unsupported',
+      // Without a structure: a structured claim that strays from its fields is claim_structure_mismatch.
+      (p: Proposal) => ({
+        ...p,
+        content: { ...p.content, claim: 'Refunds over $500 need manager approval.', structure: undefined },
+      }),
+    ],
+    [
+      'claim_structure_mismatch',
       (p: Proposal) => ({ ...p, content: { ...p.content, claim: 'Refunds over $500 need manager approval.' } }),
     ],
     [

@@ -37,7 +37,7 @@ export const TRAPS: Record<TrapId, Trap> = {
     title: 'crm.export times out with large pages (use a smaller page)',
     taskTypes: ['crm_export'],
     perUser: false,
-    covers: (text) => /\b(timeout|timed out)\b/i.test(text) && /page ?size/i.test(text),
+    covers: (text) => /\b(timeout|timed out|times out)\b/i.test(text) && /page ?size/i.test(text),
   },
   date_format: {
     id: 'date_format',

@@ -1,0 +1,128 @@
+import type { ArchivedRecord, Episode, Finding } from '../src/contracts/episode.ts';
+import { contentTokens, sentences } from './text.ts';
+import { FIRST_PERSON } from './third-person.ts';
+
+/**
+ * What people say that is worth a note: a real preference ("I prefer aisle seats", "Please
+ * always …"), or a statement about themselves or their work. Not a note: a question, a request
+ * for this episode ("I need a refund for order 1182"), a greeting, an acknowledgement, small
+ * talk, or a user's claim that contradicts what a tool just answered.
+ */
+
+/** A sentence that states a lasting preference, not a request for this episode. */
+export const PREFERENCE_MARKERS =
+  /\bI(?:'d| would)? prefer\b|\bI asked for\b.*\bnot\b|^I (?:really |also |just )?(?:like|love|enjoy|hate|dislike)\b|^(?:please,?\s+)?(?:always|never|from now on)\b|\bI (?:always|never) want\b|\bI(?:'d| would)? (?:want|like)\b.*\b(?:instead of|rather than)\b|\bI want (?!to\b).+,\s*not\b/i;
+
+/** In a conversation with an agent, sentences that ask for something now. */
+const REQUEST =
+  /\bplease\b|\b(I need|I want|I'd like|I would like|I'm looking|I am looking|I wish|I'm trying|I am trying|I'm calling|I am calling|I have to|I must|help me|let me know)\b/i;
+
+/** Words a request opens with ("Put a meeting in my calendar", "Can you add …"): asking, not stating. */
+const REQUEST_OPENER =
+  /^(please|can|could|would|will|put|add|book|send|make|create|export|show|give|find|get|set|schedule|remind|tell|list|help|let|let's|lets|check|update|change|cancel|remove|delete)\b/i;
+
+/** Interjections a sentence may open with before what it says ("Wow, I went …"). */
+const INTERJECTION =
+  /^(?:(?:wow|oh|hey|hi|hello|yeah|yes|yep|haha|well|so|ah|aw+|omg|ok|okay|thanks|thank you|hey there|got it|alright|all right|great|perfect|sure|sounds good|in that case|unfortunately|actually)[,!.]*\s+)+/i;
+
+/** Words that carry feeling or politeness, not facts: small talk is made of them. */
+const FILLER = new Set(
+  "really so very super totally just i'm i've i'd i'll it's that's you're glad happy proud thanks thank awesome great amazing cool nice wonderful sounds good love sure know think agree hope".split(
+    ' ',
+  ),
+);
+
+/** Statements with fewer content words than this, feelings and politeness aside, are small talk. @default 4 */
+export const STATED_FACT_MIN_WORDS = 4;
+/** Longest statement kept from one message, in characters; the sentences kept come first. @default 600 */
+export const STATED_FACT_MAX_CHARS = 600;
+
+const isUserSpeech = (r: ArchivedRecord) =>
+  r.record.kind === 'user_message' && r.record.source !== 'tool' && r.record.source !== 'retrieved';
+
+/** An episode with an agent in it: "I need …" there asks the agent for something. */
+const withAgent = (ep: Episode) =>
+  ep.records.some((r) => r.record.kind === 'agent_message' || r.record.kind === 'tool_call');
+
+/** The sentences of a message, interjections dropped, questions left out. */
+function statementsOf(text: string): string[] {
+  return sentences(text)
+    .map((s) =>
+      s
+        .replace(INTERJECTION, '')
+        .replace(/\s+\d{1,2}[.)]$/, '')
+        .trim(),
+    )
+    .filter((s) => s.length > 0 && !s.endsWith('?') && !/^\d{1,2}[.)]?$/.test(s));
+}
+
+export function preferences(ep: Episode): Finding[] {
+  return ep.records.flatMap((r, i) => {
+    if (!isUserSpeech(r) || contradictsTool(ep, i)) return [];
+    // "Never give up!" to a friend is encouragement; only an agent takes standing instructions.
+    const agent = withAgent(ep);
+    return statementsOf(r.record.text ?? '')
+      .filter((s) => PREFERENCE_MARKERS.test(s) && (agent || FIRST_PERSON.test(s)))
+      .map((s) => ({ type: 'stated_preference' as const, episodeKey: ep.key, summary: s, evidence: [r] }));
+  });
+}
+
+/**
+ * What a speaker told about themselves or their work (a plan, an event, a number, a change): the
+ * declarative first-person sentences of a message that states no preference.
+ */
+export function statedFacts(ep: Episode): Finding[] {
+  const agent = withAgent(ep);
+  return ep.records.flatMap((r, i) => {
+    if (!isUserSpeech(r) || contradictsTool(ep, i)) return [];
+    const kept = statementsOf(r.record.text ?? '').filter((s) => !PREFERENCE_MARKERS.test(s) && isStatement(s, agent));
+    const statement = withinLimit(kept);
+    if (statement.length === 0) return [];
+    return [{ type: 'stated_fact' as const, episodeKey: ep.key, summary: statement, evidence: [r] }];
+  });
+}
+
+function isStatement(s: string, inAgentEpisode: boolean): boolean {
+  if (REQUEST_OPENER.test(s) || !FIRST_PERSON.test(s)) return false;
+  if (inAgentEpisode && REQUEST.test(s)) return false;
+  const words = contentTokens(s).filter((t) => !FILLER.has(t));
+  return words.length >= STATED_FACT_MIN_WORDS;
+}
+
+function withinLimit(kept: readonly string[]): string {
+  let out = '';
+  for (const s of kept) {
+    if (out.length === 0 && s.length > STATED_FACT_MAX_CHARS)
+      return s.slice(0, s.lastIndexOf(' ', STATED_FACT_MAX_CHARS));
+    if (out.length + s.length + 1 > STATED_FACT_MAX_CHARS) break;
+    out = out.length === 0 ? s : `${out} ${s}`;
+  }
+  return out;
+}
+
+const NEGATION = /\b(no|not|never|don't|doesn't|dont|doesnt|isn't|without|just retry|ignore)\b|n't\b/i;
+/** Content words a reply must share with a tool's error before it is read as disputing it. @default 2 */
+export const DISPUTE_MIN_SHARED_WORDS = 2;
+
+/**
+ * A user's reply that denies what a tool's error just said ("refunds never need approval, just
+ * retry it" after "refunds over $100 need a manager approval id"). The tool is the authority on
+ * its own rules: the reply becomes no note, and the tool's lesson stands.
+ */
+export function contradictsTool(ep: Episode, index: number): boolean {
+  const text = ep.records[index]?.record.text ?? '';
+  if (!NEGATION.test(text)) return false;
+  const words = new Set(contentTokens(text).map(stem));
+  return ep.records.slice(0, index).some((r) => {
+    if (r.record.kind !== 'error') return false;
+    const shared = new Set(
+      contentTokens(r.record.text ?? '')
+        .map(stem)
+        .filter((t) => words.has(t)),
+    );
+    return shared.size >= DISPUTE_MIN_SHARED_WORDS;
+  });
+}
+
+/** Plural and third-person -s dropped, so "refunds need" meets "refund needs". */
+const stem = (token: string) => (token.length > 3 ? token.replace(/s$/, '') : token);

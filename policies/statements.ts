@@ -1,0 +1,127 @@
+import { findTimeMentions, formatMention, type TimeMention } from './dates.ts';
+import type { NoteTime } from '../src/contracts/note-structure.ts';
+
+/**
+ * A statement read into the fields of a note: relative time words replaced by the absolute day
+ * they meant (against the record's `observedAt`), and a third-person sentence split into
+ * subject, attribute (the verb) and value (the rest), with its polarity.
+ */
+
+/** Prepositions that already introduce a time ("since last year" → "since 2022", not "since in 2022"). */
+const TIME_PREPOSITIONS = new Set([
+  'on',
+  'in',
+  'since',
+  'until',
+  'till',
+  'by',
+  'before',
+  'after',
+  'from',
+  'of',
+  'during',
+]);
+
+export interface AbsoluteText {
+  text: string;
+  /** The first time the text speaks of, with the words it was read from. */
+  time?: NoteTime;
+}
+
+/** Replaces every relative time word with its absolute form: "yesterday" → "on 7 May 2023". */
+export function absoluteTimes(text: string, observedAt: string): AbsoluteText {
+  const mentions = findTimeMentions(text, observedAt);
+  if (mentions.length === 0) return { text };
+  let out = '';
+  let from = 0;
+  for (const m of mentions) {
+    const at = text.indexOf(m.text, from);
+    if (at < 0) continue;
+    const before = text.slice(from, at);
+    const previous = /([A-Za-z]+)\s*$/.exec(before)?.[1]?.toLowerCase();
+    out +=
+      before + (isAbsolute(m) ? m.text : absolutePhrase(m, previous !== undefined && TIME_PREPOSITIONS.has(previous)));
+    from = at + m.text.length;
+  }
+  const first = mentions[0] as TimeMention;
+  return { text: out + text.slice(from), time: { at: first.at.toISOString(), source: first.text } };
+}
+
+const isAbsolute = (m: TimeMention) => /\d{4}/.test(m.text);
+
+function absolutePhrase(m: TimeMention, hasPreposition: boolean): string {
+  const date = formatMention(m);
+  const weekend = /weekend/i.test(m.text);
+  if (weekend) return `${hasPreposition ? '' : 'on '}the weekend of ${date}`;
+  if (hasPreposition) return date;
+  return m.precision === 'day' ? `on ${date}` : `in ${date}`;
+}
+
+export interface StatementParts {
+  attribute: string;
+  value: string;
+  polarity: 'positive' | 'negative';
+}
+
+const AUXILIARIES = new Set(
+  'is are was were has have had will would can could should might must may does did shall'.split(' '),
+);
+const NEGATED: Record<string, string> = {
+  "can't": 'can',
+  "won't": 'will',
+  "don't": 'do',
+  "doesn't": 'does',
+  "didn't": 'did',
+  "isn't": 'is',
+  "aren't": 'are',
+  "wasn't": 'was',
+  "weren't": 'were',
+  "hasn't": 'has',
+  "haven't": 'have',
+  "hadn't": 'had',
+  "wouldn't": 'would',
+  "couldn't": 'could',
+  "shouldn't": 'should',
+};
+const ADVERBS = new Set(
+  'just really also always never still usually often sometimes actually even finally recently'.split(' '),
+);
+const PARTICLES = new Set('to in at for with about on from into up out by as of'.split(' '));
+
+/**
+ * "Caroline went to a support group on 7 May 2023" → went to / a support group …; "Caroline
+ * doesn't like horror films" → does like / horror films, negative. Undefined when the sentence
+ * does not open with its subject and a verb.
+ */
+export function splitStatement(sentence: string, subject: string): StatementParts | undefined {
+  if (!sentence.startsWith(`${subject} `)) return undefined;
+  const words = sentence.slice(subject.length + 1).split(/\s+/);
+  const attribute: string[] = [];
+  let polarity: StatementParts['polarity'] = 'positive';
+  let i = 0;
+  while (i < words.length && ADVERBS.has(lower(words[i]))) attribute.push(words[i++] as string);
+  const head = lower(words[i]);
+  if (NEGATED[head] || AUXILIARIES.has(head)) {
+    attribute.push(NEGATED[head] ?? head);
+    if (NEGATED[head]) polarity = 'negative';
+    i++;
+    if (lower(words[i]) === 'not') {
+      polarity = 'negative';
+      i++;
+    }
+    while (i < words.length && (ADVERBS.has(lower(words[i])) || /^(been|going|gonna|able)$/.test(lower(words[i]))))
+      attribute.push(words[i++] as string);
+    if (/^(do|does|did)$/.test(attribute.at(-1) ?? '') && i < words.length) attribute.push(words[i++] as string);
+    else if (/(ing|ed)$/.test(lower(words[i])) && i < words.length - 1) attribute.push(words[i++] as string);
+  } else if (/^[a-z]+$/.test(head)) {
+    attribute.push(words[i++] as string);
+  } else return undefined;
+  if (PARTICLES.has(lower(words[i])) && i < words.length - 1) attribute.push(words[i++] as string);
+  const value = words.slice(i).join(' ').trim();
+  return value.length > 0 ? { attribute: attribute.join(' '), value, polarity } : undefined;
+}
+
+/** Attributes a subject holds one value of at a time (where someone lives or works). */
+export const EXCLUSIVE_ATTRIBUTES = /^(lives in|lives at|works at|works as|works for|moved to|is based in)$/i;
+
+const lower = (word: string | undefined) => (word ?? '').toLowerCase();

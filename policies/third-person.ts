@@ -1,0 +1,151 @@
+/**
+ * A speaker's first-person sentence rewritten in the third person with the speaker's name or id,
+ * so a note reads the same to whoever recalls it ("I went …" → "Caroline went …", "my" →
+ * "Caroline's", "I like" → "Caroline likes"). Only pronouns and the verb right after "I" change:
+ * every content word (names, places, things) stays, so a search for them still finds the note.
+ */
+
+export interface Voices {
+  /** Who said it: the record's `userId`. */
+  speaker: string;
+  /** Who was addressed ("you"): the other person of a conversation, or the assistant. */
+  listener: string;
+}
+
+/** Verbs after "I" that stay as they are: past forms, modals. */
+const UNCHANGED_AFTER_I = new Set(
+  (
+    'was were did had would could should might must will can shall may went saw made got took came felt found gave ' +
+    'knew left met ran said thought told bought brought began became wrote heard kept lost paid sat spent stood ' +
+    'taught understood won ate drove flew forgot grew held led meant rode sang sent slept spoke swam threw woke wore ' +
+    'built caught chose drew drank fell fought hid hurt lay lit sold shot dug struck learnt dreamt burnt used'
+  ).split(' '),
+);
+/** Adverbs that may stand between "I" and its verb ("I really like"). */
+const ADVERBS = new Set(
+  'just really also always never still usually often sometimes actually even only totally definitely truly absolutely generally mostly rarely'.split(
+    ' ',
+  ),
+);
+const IRREGULAR_PRESENT: Record<string, string> = { am: 'is', have: 'has', do: 'does', go: 'goes', be: 'is' };
+/** Contractions of "I", "you", "we": what they expand to once the pronoun is a name. */
+const CONTRACTED: Record<string, string> = {
+  "i'm": 'is',
+  "i've": 'has',
+  "i'd": 'would',
+  "i'll": 'will',
+  "you're": 'is',
+  "you've": 'has',
+  "you'd": 'would',
+  "you'll": 'will',
+  "we're": 'are',
+  "we've": 'have',
+  "we'd": 'would',
+  "we'll": 'will',
+};
+
+/** The third-person present of a verb: like → likes, go → goes, try → tries, have → has. */
+export function thirdPersonVerb(verb: string): string {
+  const lower = verb.toLowerCase();
+  if (IRREGULAR_PRESENT[lower]) return IRREGULAR_PRESENT[lower];
+  if (lower.endsWith("n't")) return lower === "don't" ? "doesn't" : lower === "haven't" ? "hasn't" : verb;
+  if (/[^aeiou]y$/i.test(verb)) return `${verb.slice(0, -1)}ies`;
+  if (/(s|sh|ch|x|z|o)$/i.test(verb)) return `${verb}es`;
+  return `${verb}s`;
+}
+
+const possessive = (name: string) => (name.endsWith('s') ? `${name}'` : `${name}'s`);
+const WORD = /[A-Za-z][A-Za-z']*|[^A-Za-z]+/g;
+
+/** Rewrites one sentence; text without first- or second-person words comes back unchanged. */
+export function toThirdPerson(sentence: string, voices: Voices): string {
+  const tokens = normalizeApostrophes(sentence).match(WORD) ?? [];
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i] as string;
+    const lower = token.toLowerCase();
+    const previous = previousWord(tokens, i);
+    if (lower === 'i') {
+      out.push(voices.speaker);
+      if (!partOfCompoundSubject(tokens, i)) i = agreeVerb(tokens, i, out);
+    } else if (lower in CONTRACTED) {
+      const person = lower.startsWith('i') ? voices.speaker : lower.startsWith('we') ? we(voices) : voices.listener;
+      out.push(`${person} ${CONTRACTED[lower]}`);
+    } else if (lower === 'me' || lower === 'myself') out.push(voices.speaker);
+    else if (lower === 'my' || lower === 'mine') out.push(possessive(voices.speaker));
+    else if (lower === 'we' || lower === 'us' || lower === 'ourselves') out.push(we(voices));
+    else if (lower === 'our' || lower === 'ours') out.push(possessive(voices.speaker));
+    else if (lower === 'you' || lower === 'yourself') i = listener(tokens, i, out, voices.listener);
+    else if (lower === 'your' || lower === 'yours') out.push(possessive(voices.listener));
+    else out.push(token);
+  }
+  return out.join('');
+}
+
+/** Whether a sentence speaks of its speaker (I, my, we, our …). */
+export const FIRST_PERSON = /\b(i|i'm|i've|i'd|i'll|my|mine|me|myself|we|we're|we've|we'd|we'll|us|our|ours)\b/i;
+
+const we = (voices: Voices) => `${voices.speaker} and others`;
+
+/** After "I" (already written as the name): the verb agrees, past forms and modals stay. */
+function agreeVerb(tokens: string[], i: number, out: string[]): number {
+  let j = i + 1;
+  while (j < tokens.length) {
+    const token = tokens[j] as string;
+    const lower = token.toLowerCase();
+    if (/^\s+$/.test(token)) {
+      out.push(token);
+    } else if (ADVERBS.has(lower)) {
+      out.push(token);
+    } else if (!/^[a-z']+$/i.test(token) || UNCHANGED_AFTER_I.has(lower) || isPastForm(lower)) {
+      return j - 1;
+    } else {
+      out.push(lower === token ? thirdPersonVerb(token) : token);
+      return j;
+    }
+    j++;
+  }
+  return j - 1;
+}
+
+/** "painted", "moved" are past; "need", "feed" are not. */
+const isPastForm = (word: string) => word.length > 3 && word.endsWith('ed') && !word.endsWith('eed');
+
+/** "you are" → "Melanie is"; "you" elsewhere → "Melanie". */
+function listener(tokens: string[], i: number, out: string[], name: string): number {
+  out.push(name);
+  const space = tokens[i + 1];
+  const next = tokens[i + 2]?.toLowerCase();
+  const agreed = { are: 'is', were: 'was', have: 'has', "aren't": "isn't", "weren't": "wasn't" }[next ?? ''];
+  if (space === ' ' && agreed) {
+    out.push(' ', agreed);
+    return i + 2;
+  }
+  return i;
+}
+
+const CLAUSE_VERB =
+  /\b(i|we|you|they|he|she|is|are|was|were|am|be|been|has|have|had|do|does|did|will|would|can|could)\b|'(s|re|m|ve|ll|d)\b/i;
+
+/** "My kids and I painted" (no agreement) but "It's late, and I need …" (a new clause: agreement). */
+function partOfCompoundSubject(tokens: readonly string[], i: number): boolean {
+  const previous = previousWord(tokens, i);
+  if (previous !== 'and' && previous !== 'or') return false;
+  const beforeConjunction = tokens
+    .slice(0, i)
+    .join('')
+    .replace(/\s*(and|or)\s*$/i, '');
+  // A clause before "and" (a comma, a verb, an "I" of its own) makes "I" the subject of a new one.
+  return !/[,;]\s*$/.test(beforeConjunction) && !CLAUSE_VERB.test(beforeConjunction);
+}
+
+function previousWord(tokens: readonly string[], i: number): string | undefined {
+  for (let j = i - 1; j >= 0; j--) {
+    const t = tokens[j] as string;
+    if (/[A-Za-z]/.test(t)) return t.toLowerCase();
+    if (!/^\s+$/.test(t)) return undefined;
+  }
+  return undefined;
+}
+
+const normalizeApostrophes = (text: string) => text.replace(/[\u2018\u2019]/g, "'");

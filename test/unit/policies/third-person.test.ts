@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { absoluteTimes, splitStatement } from '../../../policies/statements.ts';
+import { thirdPersonVerb, toThirdPerson } from '../../../policies/third-person.ts';
+
+const voices = { speaker: 'Caroline', listener: 'Melanie' };
+// 8 May 2023 was a Monday.
+const MONDAY = '2023-05-08T14:30:00.000Z';
+
+describe('toThirdPerson names the speaker and keeps every content word', () => {
+  it.each([
+    ['I went to a support group', 'Caroline went to a support group'],
+    ['I like aisle seats', 'Caroline likes aisle seats'],
+    ['I really love painting', 'Caroline really loves painting'],
+    ["I'm a counselor", 'Caroline is a counselor'],
+    ["I've been painting", 'Caroline has been painting'],
+    ["I don't eat meat", "Caroline doesn't eat meat"],
+    ['I am moving to Boston', 'Caroline is moving to Boston'],
+    ['I have two kids', 'Caroline has two kids'],
+    ['I go hiking', 'Caroline goes hiking'],
+    ['I study biology', 'Caroline studies biology'],
+    ['I will call tomorrow', 'Caroline will call tomorrow'],
+    ['My dog is sick', "Caroline's dog is sick"],
+    ['My kids and I painted a sunrise', "Caroline's kids and Caroline painted a sunrise"],
+    ["It's late, and I need sleep", "It's late, and Caroline needs sleep"],
+    ['I told you about my trip', "Caroline told Melanie about Caroline's trip"],
+    ['You are right and I agree', 'Melanie is right and Caroline agrees'],
+    ['We went camping', 'Caroline and others went camping'],
+    ['The museum opens at nine', 'The museum opens at nine'],
+  ])('%s', (text, expected) => expect(toThirdPerson(text, voices)).toBe(expected));
+
+  it.each([
+    ['like', 'likes'],
+    ['go', 'goes'],
+    ['try', 'tries'],
+    ['watch', 'watches'],
+    ['have', 'has'],
+    ['play', 'plays'],
+  ])('%s → %s', (verb, third) => expect(thirdPersonVerb(verb)).toBe(third));
+});
+
+describe('absoluteTimes writes the day a relative time word meant', () => {
+  it.each([
+    ['Caroline went to a group yesterday', 'Caroline went to a group on 7 May 2023', 'yesterday'],
+    ['The party is next Tuesday', 'The party is on 9 May 2023', 'next Tuesday'],
+    ['Melanie has painted since last year', 'Melanie has painted since 2022', 'last year'],
+    ['We adopted a dog last month', 'We adopted a dog in April 2023', 'last month'],
+    ['We went camping last weekend', 'We went camping on the weekend of 6 May 2023', 'last weekend'],
+    ['Born on 7 May 1990', 'Born on 7 May 1990', '7 May 1990'],
+  ])('%s', (text, expected, source) => {
+    const out = absoluteTimes(text, MONDAY);
+    expect(out.text).toBe(expected);
+    expect(out.time?.source).toBe(source);
+  });
+
+  it('leaves text without time words alone and gives it no time', () => {
+    expect(absoluteTimes('Caroline likes tea', MONDAY)).toEqual({ text: 'Caroline likes tea' });
+  });
+});
+
+describe('splitStatement reads subject, attribute, value and polarity', () => {
+  it.each([
+    ['Caroline went to a support group', { attribute: 'went to', value: 'a support group', polarity: 'positive' }],
+    ['Caroline is a counselor', { attribute: 'is', value: 'a counselor', polarity: 'positive' }],
+    ["Caroline doesn't like horror films", { attribute: 'does like', value: 'horror films', polarity: 'negative' }],
+    ['Caroline is not sure about it', { attribute: 'is', value: 'sure about it', polarity: 'negative' }],
+    ['Caroline lives in Boston', { attribute: 'lives in', value: 'Boston', polarity: 'positive' }],
+    ['Caroline is going to the park', { attribute: 'is going to', value: 'the park', polarity: 'positive' }],
+  ])('%s', (sentence, parts) => expect(splitStatement(sentence, 'Caroline')).toEqual(parts));
+
+  it('reads nothing from a sentence that does not open with its subject', () => {
+    expect(splitStatement("Caroline's kids painted", 'Caroline')).toBeUndefined();
+  });
+});
