@@ -71,6 +71,9 @@ const RULES: Array<[RegExp, Resolver]> = [
     new RegExp(`\\b(${MONTH})\\.? (\\d{1,2})(?:st|nd|rd|th)?,? (\\d{4})\\b`, 'gi'),
     (m) => day(Date.UTC(+m[3]!, monthIndex(m[1]!), +m[2]!)),
   ],
+  // The coarser forms formatMention writes ("May 2023", "in 2022"), so a note's dates read back.
+  [new RegExp(`\\b(${MONTH})\\.? (\\d{4})\\b`, 'gi'), (m) => month(+m[2]!, monthIndex(m[1]!))],
+  [/\b(?:in|since|until|by|from|during|before|after) ((?:19|20)\d{2})\b/gi, (m) => year(+m[1]!)],
   [new RegExp(`\\b(${COUNT}) (day|week|month|year)s? ago\\b`, 'gi'), (m, now) => shift(now, m[2]!, -count(m[1]!))],
   [new RegExp(`\\bin (${COUNT}) (day|week|month|year)s?\\b`, 'gi'), (m, now) => shift(now, m[2]!, count(m[1]!))],
   [/\b(last|next|this) (week|month|year)\b/gi, (m, now) => shift(now, m[2]!, direction(m[1]!))],
@@ -138,6 +141,28 @@ export function mentionCovers(m: Pick<TimeMention, 'at' | 'precision'>, at: Date
     year: addYears(m.at, 1),
   }[m.precision].getTime();
   return t >= start && t < end;
+}
+
+/** Whether two mentions' periods share a day ("in 2023" and "on 7 May 2023" do). */
+export function mentionsOverlap(
+  a: Pick<TimeMention, 'at' | 'precision'>,
+  b: Pick<TimeMention, 'at' | 'precision'>,
+): boolean {
+  return a.at.getTime() < periodEnd(b) && b.at.getTime() < periodEnd(a);
+}
+
+function periodEnd(m: Pick<TimeMention, 'at' | 'precision'>): number {
+  return { day: addDays(m.at, 1), week: addDays(m.at, 7), month: addMonths(m.at, 1), year: addYears(m.at, 1) }[
+    m.precision
+  ].getTime();
+}
+
+function month(y: number, index: number) {
+  return { at: new Date(Date.UTC(y, index, 1)), precision: 'month' as const };
+}
+
+function year(y: number) {
+  return { at: new Date(Date.UTC(y, 0, 1)), precision: 'year' as const };
 }
 
 function day(ms: number) {

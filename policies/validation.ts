@@ -10,9 +10,9 @@ import { TEMPLATE_VOCABULARY } from './note-templates.ts';
 import { checkScopeBreadth } from './scope.ts';
 import { formatMention } from './dates.ts';
 import { invertsEvidence } from './meaning/negation.ts';
-import { evidenceForms, missingTokens } from './meaning/normalize.ts';
-import { checkStructure, type MeaningFailure } from './meaning/structure.ts';
-import { absoluteDates, unsupportedDate } from './meaning/time.ts';
+import { evidenceForms, missingTokens, spellOut } from './meaning/normalize.ts';
+import { checkStructure, TEMPLATE_CONNECTIVES, type MeaningFailure } from './meaning/structure.ts';
+import { absoluteDates, unsupportedPeriod } from './meaning/time.ts';
 import { contentTokens, recordText } from './text.ts';
 
 /** Every rule a proposal must pass before commit, by stable name. */
@@ -52,15 +52,6 @@ export const TEMPLATE_WORDS = new Set([
   'skipped',
   'one',
 ]);
-
-/**
- * Words the claim templates put between a structure's fields ("over $100", "pageSize 200 works",
- * "successful runs call …; a failed run skipped it"): they relate the fields, the fields carry the claim.
- */
-const TEMPLATE_CONNECTIVES =
-  'over under above below least most more less than equal when unless instead rather while whereas not does ' +
-  'prefers wants assistant corrected times out works requires fails successful failed runs run call called calls ' +
-  'skipped ask asking user confirm confirmation before without used other arguments session talked tasks task';
 
 export interface ResolvedRecord {
   record: RawRecord;
@@ -148,11 +139,8 @@ function checkMeaning(
   if (inverted) {
     return { rule: 'polarity_mismatch', detail: `the claim turns around ${inverted.flipped.join(', ')}` };
   }
-  const day = unsupportedDate(
-    absoluteDates(claim).map((m) => m.at),
-    cited,
-  );
-  if (day) return { rule: 'time_mismatch', detail: `no cited record speaks of ${day.toISOString().slice(0, 10)}` };
+  const period = unsupportedPeriod(absoluteDates(claim), cited);
+  if (period) return { rule: 'time_mismatch', detail: `no cited record speaks of ${period}` };
   return undefined;
 }
 
@@ -163,7 +151,7 @@ function checkMeaning(
 export function claimSupport(claim: string, cited: readonly RawRecord[], structure?: ParsedNoteStructure): number {
   // Absolute dates are checked by the time rule, against the day each record speaks of.
   const undated = absoluteDates(claim).reduce((text, m) => text.replace(m.text, ' '), claim);
-  const words = contentTokens(undated).filter(
+  const words = contentTokens(spellOut(undated)).filter(
     (t) => !TEMPLATE_WORDS.has(t) && !TEMPLATE_VOCABULARY.has(t) && !t.startsWith('redacted_'),
   );
   // Who wrote a record, and for which task type, is part of what it shows (a claim may name them).

@@ -1,5 +1,5 @@
 import { isStopword, wordTokens } from '../text.ts';
-import { formsOf, stem } from './normalize.ts';
+import { formsOf, spellOut, stem } from './normalize.ts';
 
 /**
  * Which words of a text are said to hold and which are denied. A negation ("not", "no",
@@ -33,25 +33,32 @@ const CLAUSE_BREAK = /[.;:!?,()\n]+(?=\s|$)|\s[-–—]\s|\b(?:but|however|altho
  * me a table" denies the prose, not wanting): their own polarity says nothing a rewording must keep.
  */
 export const TRANSPARENT = new Set(
-  ['want', 'like', 'need', 'prefer', 'love', 'wish', 'hope', 'think', 'believe', 'say', 'said', 'ask', 'asked'].map(
-    (w) => stem(w),
-  ),
+  [
+    'want',
+    'like',
+    'need',
+    'prefer',
+    'love',
+    'wish',
+    'hope',
+    'think',
+    'believe',
+    'say',
+    'said',
+    'ask',
+    'asked',
+    'tell',
+    'told',
+    'talk',
+    'speak',
+    'chat',
+  ].map((w) => stem(w)),
 );
-
-/** Contractions spelled out so their negation is a word of its own ("doesn't" → "does not"). */
-function expandContractions(text: string): string {
-  return text
-    .normalize('NFKC')
-    .replace(/\b(can)['’]t\b/giu, '$1 not')
-    .replace(/\bwon['’]t\b/giu, 'will not')
-    .replace(/\bcannot\b/giu, 'can not')
-    .replace(/(\p{L})n['’]t\b/gu, '$1 not');
-}
 
 /** The content words of `text`, each tagged with whether the text denies it. */
 export function polarWords(text: string): PolarWord[] {
   const out: PolarWord[] = [];
-  for (const clause of expandContractions(text).split(CLAUSE_BREAK)) {
+  for (const clause of spellOut(text).split(CLAUSE_BREAK)) {
     if (!clause) continue;
     const words = wordTokens(clause);
     let denied = false;
@@ -77,12 +84,6 @@ export function polarWords(text: string): PolarWord[] {
     }
   }
   return out;
-}
-
-/** Whether a phrase negates what follows it ("does not want", "never uses"). */
-export function negates(phrase: string): boolean {
-  // A placeholder object shows the phrase's scope: it is denied exactly when the phrase negates.
-  return polarWords(`${phrase} object`).at(-1)?.denied ?? false;
 }
 
 /** Each form of `words` with the polarities it occurs with. */

@@ -76,6 +76,24 @@ const UNITS: Record<string, string> = {
   pm: 'pm',
 };
 
+/**
+ * Contractions spelled out, so "hasn't" and "haven't", "I'd" and "she would" compare, and a
+ * negation is a word of its own ("doesn't" → "does not").
+ */
+export function spellOut(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(/\b(can)['’]t\b/giu, '$1 not')
+    .replace(/\bwon['’]t\b/giu, 'will not')
+    .replace(/\bcannot\b/giu, 'can not')
+    .replace(/(\p{L})n['’]t\b/gu, '$1 not')
+    .replace(/(\p{L})['’]d\b/gu, '$1 would')
+    .replace(/(\p{L})['’]ll\b/gu, '$1 will')
+    .replace(/(\p{L})['’]ve\b/gu, '$1 have')
+    .replace(/(\p{L})['’]re\b/gu, '$1 are')
+    .replace(/\b(i)['’]m\b/giu, '$1 am');
+}
+
 const AMOUNT = /^([$€£]?)(\d[\d,]*(?:\.\d+)?)([a-z%]*)$/;
 
 /** The canonical decimal form of a number written with thousands separators or trailing zeros. */
@@ -91,6 +109,7 @@ export function stem(word: string): string {
   let w = word;
   if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (/(ss|us|is)$/.test(w)) return w;
+  else if (/^[a-z]{1,2}oes$/.test(w)) w = w.slice(0, -2);
   else if (/(s|x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
   else if (w.endsWith('s')) w = w.slice(0, -1);
   else if (w.endsWith('ing') && w.length > 5) w = undouble(w.slice(0, -3));
@@ -125,7 +144,7 @@ export function formsOf(token: string, previous?: string): Form[] {
 
 /** The comparable forms of a text, in order. */
 export function textForms(text: string): Form[] {
-  const tokens = contentTokens(text);
+  const tokens = contentTokens(spellOut(text));
   return tokens.flatMap((t, i) => formsOf(t, tokens[i - 1]));
 }
 
@@ -135,7 +154,7 @@ export function textForms(text: string): Form[] {
  * ("time out" → "timeout"), so a value's wording need not follow the record's spacing.
  */
 export function evidenceForms(text: string): Set<string> {
-  const tokens = contentTokens(text);
+  const tokens = contentTokens(spellOut(text));
   const out = new Set<string>();
   const add = (t: string) => {
     for (const f of formsOf(t)) out.add(f.form);
@@ -154,7 +173,7 @@ export function evidenceForms(text: string): Set<string> {
  * there modulo inflection, number format, units and compounding.
  */
 export function missingForms(phrase: string, evidence: ReadonlySet<string>): string[] {
-  return missingTokens(contentTokens(phrase), evidence).flatMap(({ token, previous }) =>
+  return missingTokens(contentTokens(spellOut(phrase)), evidence).flatMap(({ token, previous }) =>
     formsOf(token, previous)
       .filter((f) => !f.optional && !evidence.has(f.form))
       .map((f) => f.form),

@@ -1,10 +1,12 @@
 import type { ParsedNoteStructure } from '../../src/contracts/note-structure.ts';
 import type { RawRecord } from '../../src/contracts/raw-record.ts';
+import { TEMPLATE_VOCABULARY } from '../note-templates.ts';
 import { recordText, wordTokens } from '../text.ts';
-import { negates, polarityByForm, polarWords } from './negation.ts';
-import { evidenceForms, missingForms, stem } from './normalize.ts';
+import { polarityByForm, polarWords, TRANSPARENT, type PolarWord } from './negation.ts';
+import { evidenceForms, missingForms, stem, textForms } from './normalize.ts';
 import { recordTool, subjectShown } from './subject.ts';
-import { absoluteDates, unsupportedDate, withoutTimeWords } from './time.ts';
+import { mentionsOverlap, type TimeMention } from '../dates.ts';
+import { absoluteDates, dayOf, unsupportedPeriod, withoutTimeWords } from './time.ts';
 
 /**
  * Checks each field of a note's structure against the records it cites, then the claim against
@@ -20,6 +22,9 @@ export interface MeaningFailure {
   detail: string;
 }
 
+/** An attribute that advises (`should not call`, `must ask before`). */
+const ADVICE = /\b(should|must|ought|shall|need to|needs to|has to|have to)\b/i;
+
 /** Stems of verbs that turn away from their object. */
 const DENYING_VERB = /^(avoid|dislik|hat|forbid|reject|refus|declin|ban|prohibit|disallow|oppos|block)$/;
 
@@ -28,8 +33,11 @@ const fail = (rule: MeaningRule, detail: string): MeaningFailure => ({ rule, det
 /** The first field of `s` its evidence or its claim does not bear out; undefined when all agree. */
 export function checkStructure(s: ParsedNoteStructure, claim: string, cited: readonly RawRecord[]) {
   const texts = cited.map((r) => recordText(r));
-  // A value written in the third person may name the speaker ("Caroline's kids" for "my kids").
-  const evidence = new Set(cited.flatMap((r, i) => [...evidenceForms(`${texts[i]} ${r.userId ?? ''} ${r.agentId}`)]));
+  // A value written in the third person may name the speaker ("Caroline's kids" for "my kids");
+  // a digest names its session, a lesson of several runs its task type.
+  const shown = (r: RawRecord, i: number) =>
+    `${texts[i]} ${r.userId ?? ''} ${r.agentId} ${r.sessionId} ${r.taskType ?? ''}`;
+  const evidence = new Set(cited.flatMap((r, i) => [...evidenceForms(shown(r, i))]));
   const observedAt = cited[0]?.observedAt ?? new Date(0).toISOString();
   const value = withoutTimeWords(s.value, observedAt);
   if (!subjectShown(s.subject, cited)) {
@@ -41,12 +49,7 @@ export function checkStructure(s: ParsedNoteStructure, claim: string, cited: rea
   return (
     checkValues(s, value.rest, evidence, cited) ??
     checkPolarity(s, value.rest, texts) ??
-    checkTime(
-      s,
-      value.mentions.map((m) => m.at),
-      claim,
-      cited,
-    ) ??
+    checkTime(s, value.mentions, claim, cited) ??
     checkClaim(s, value.rest, claim)
   );
 }
@@ -57,10 +60,10 @@ function checkValues(
   evidence: ReadonlySet<string>,
   cited: readonly RawRecord[],
 ) {
-  const missing = missingForms(value, evidence);
+  const missing = unexplained(value, evidence);
   if (missing.length > 0)
     return fail('value_unsupported', `the value's ${missing.join(', ')} occur in no cited record`);
-  const contrast = s.contrast ? missingForms(s.contrast, evidence) : [];
+  const contrast = s.contrast ? unexplained(s.contrast, evidence) : [];
   if (contrast.length > 0)
     return fail('value_unsupported', `the contrast's ${contrast.join(', ')} occur in no cited record`);
   for (const c of s.conditions) {
@@ -69,6 +72,40 @@ function checkValues(
     }
   }
   return undefined;
+}
+
+/**
+ * Words the claim templates put between a structure's fields ("over $100", "pageSize 200 works",
+ * "successful runs call …; a failed run skipped it"): they relate the fields, the fields carry
+ * the claim. A digest's value quotes such claims, so a passage may hold them too.
+ */
+export const TEMPLATE_CONNECTIVES = [
+  // how conditions are written ("over $100", "of at most 5")
+  'over under above below least most more less than equal when unless instead rather while whereas user',
+  ...TEMPLATE_VOCABULARY,
+].join(' ');
+const CONNECTIVE_FORMS = evidenceForms(TEMPLATE_CONNECTIVES);
+
+/** Words a third-person rewrite puts for "we" and "us" ("Melanie and others"), and for "you" said to the agent. */
+const REWRITE_WORDS = new Set(['other', 'assistant']);
+
+/**
+ * A value of this many distinct words is a passage (a report, a digest) rather than a field, and
+ * its rewrite into the third person may name the person spoken to ("proud of you" → "proud of
+ * Melanie"): a tenth of its words may be missing from the records. A shorter value must occur whole.
+ */
+export const PASSAGE_MIN_WORDS = 10;
+export const PASSAGE_MAX_MISSING = 0.1;
+
+/** The value's forms the records do not bear out, beyond what a passage may miss. */
+function unexplained(value: string, evidence: ReadonlySet<string>): string[] {
+  const size = new Set(textForms(value).filter((f) => !f.optional && !REWRITE_WORDS.has(f.form))).size;
+  const passage = size >= PASSAGE_MIN_WORDS;
+  const missing = [...new Set(missingForms(value, evidence))].filter(
+    (f) => !REWRITE_WORDS.has(f) && !(passage && CONNECTIVE_FORMS.has(f)),
+  );
+  const allowed = passage ? Math.floor(size * PASSAGE_MAX_MISSING) : 0;
+  return missing.length > allowed ? missing : [];
 }
 
 function conditionShown(
@@ -84,9 +121,18 @@ function conditionShown(
   return missingForms(text, evidence).length === 0;
 }
 
-/** Whether the value is denied where the note is written: a negative note, or an attribute that negates ("does not want"). */
-function valueDenied(s: ParsedNoteStructure): boolean {
-  return (s.polarity === 'negative') !== negates(s.attribute);
+/**
+ * The value's words with the polarity the note gives them: the sentence subject-attribute-value
+ * read with the negation a negative note (or a denying verb read as one) puts before it, so a
+ * negation reaches as far into the value as it would in a sentence ("will not quit - her words
+ * motivate him" denies the quitting, not the motivation).
+ */
+function meantWords(s: ParsedNoteStructure, value: string, deny: boolean): PolarWord[] {
+  // Advice ("should not call X") speaks of what to do, not of what the records show: a failed
+  // run's call of X is its evidence. Its negation says nothing of the value's polarity there.
+  const attribute = ADVICE.test(s.attribute) ? '' : s.attribute;
+  const all = polarWords(`${deny ? 'not ' : ''}${attribute} ${value}`);
+  return all.slice(all.length - polarWords(value).length);
 }
 
 /** An attribute whose verb turns away from its value ("avoids window seats"). */
@@ -96,21 +142,21 @@ function denyingVerb(attribute: string): boolean {
 
 /**
  * Whether `texts` treat the value otherwise than the note does. A word of the value that occurs
- * there with one polarity only, and is denied on one side at least, votes: it agrees when it is
- * denied exactly where the note means it to be (a value may carry its own negation, "amounts are
- * not in cents"). A word asserted on both sides is no sign either way.
+ * there with one polarity only, and is denied on one side at least, votes: it agrees when the
+ * texts deny it exactly where the note means it denied (a value may carry its own negation,
+ * "amounts are not in cents"). A word asserted on both sides is no sign either way, nor is a verb
+ * of attitude or speech (see TRANSPARENT).
  */
-function contradicts(value: string, texts: readonly string[], valueIsDenied: boolean): boolean {
+function contradicts(meant: readonly PolarWord[], texts: readonly string[]): boolean {
   const byForm = polarityByForm(texts.flatMap(polarWords));
   let agree = 0;
   let disagree = 0;
-  for (const w of polarWords(value)) {
+  for (const w of meant) {
     const seen = byForm.get(w.form);
-    if (seen?.size !== 1) continue;
-    const meant = w.denied !== valueIsDenied;
+    if (seen?.size !== 1 || TRANSPARENT.has(w.form)) continue;
     const found = [...seen][0];
-    if (!meant && !found) continue;
-    if (found === meant) agree++;
+    if (!w.denied && !found) continue;
+    if (found === w.denied) agree++;
     else disagree++;
   }
   return disagree > agree;
@@ -119,7 +165,7 @@ function contradicts(value: string, texts: readonly string[], valueIsDenied: boo
 function checkPolarity(s: ParsedNoteStructure, value: string, texts: readonly string[]) {
   // "avoids window seats" agrees with "not a window seat", or with "I avoid window seats".
   const turnsAway = denyingVerb(s.attribute) && !texts.some((t) => attributeIn(s.attribute, t));
-  if (!contradicts(value, texts, valueDenied(s) !== turnsAway)) return undefined;
+  if (!contradicts(meantWords(s, value, (s.polarity === 'negative') !== turnsAway), texts)) return undefined;
   return fail('polarity_mismatch', `the cited records do not say "${s.value}" the way the ${s.polarity} note does`);
 }
 
@@ -127,28 +173,32 @@ function attributeIn(attribute: string, text: string): boolean {
   return missingForms(attribute, evidenceForms(text)).length === 0;
 }
 
-function checkTime(s: ParsedNoteStructure, valueDates: readonly Date[], claim: string, cited: readonly RawRecord[]) {
-  const noted = [...(s.time?.at ? [new Date(s.time.at)] : []), ...valueDates];
-  const claimed = absoluteDates(claim).map((m) => m.at);
-  const missing = unsupportedDate([...noted, ...claimed], cited);
-  if (missing) return fail('time_mismatch', `no cited record speaks of ${missing.toISOString().slice(0, 10)}`);
-  const stated = [...noted, ...(s.time?.until ? [new Date(s.time.until)] : [])].map((d) =>
-    d.toISOString().slice(0, 10),
-  );
-  const other = claimed.find((d) => stated.length > 0 && !stated.includes(d.toISOString().slice(0, 10)));
-  if (other)
-    return fail('claim_structure_mismatch', `the claim's date ${other.toISOString().slice(0, 10)} is not the note's`);
+function checkTime(
+  s: ParsedNoteStructure,
+  inValue: readonly TimeMention[],
+  claim: string,
+  cited: readonly RawRecord[],
+) {
+  const noted = [...(s.time?.at ? [dayOf(s.time.at)] : []), ...inValue];
+  const claimed = absoluteDates(claim);
+  const missing = unsupportedPeriod([...noted, ...claimed], cited);
+  if (missing) return fail('time_mismatch', `no cited record speaks of ${missing}`);
+  const inContrast = s.contrast ? withoutTimeWords(s.contrast, cited[0]?.observedAt ?? new Date(0)).mentions : [];
+  const stated = [...noted, ...inContrast, ...(s.time?.until ? [dayOf(s.time.until)] : [])];
+  const other = claimed.find((c) => stated.length > 0 && !stated.some((d) => mentionsOverlap(c, d)));
+  if (other) return fail('claim_structure_mismatch', `the claim's ${other.text} is not the note's time`);
   return undefined;
 }
 
 function checkClaim(s: ParsedNoteStructure, value: string, claim: string) {
   const inClaim = evidenceForms(claim);
-  if (missingForms(s.subject.id, inClaim).length > 0) {
+  // The agent a lesson is about is the one reading it: "successful runs call verify" needs no name.
+  if (s.subject.type !== 'agent' && missingForms(s.subject.id, inClaim).length > 0) {
     return fail('claim_structure_mismatch', `the claim does not name its subject ${s.subject.id}`);
   }
   const missing = missingForms(value, inClaim);
   if (missing.length > 0) return fail('claim_structure_mismatch', `the claim lacks the value's ${missing.join(', ')}`);
-  if (contradicts(value, [claim], valueDenied(s))) {
+  if (contradicts(meantWords(s, value, s.polarity === 'negative'), [claim])) {
     return fail(
       'claim_structure_mismatch',
       `the claim does not say "${s.value}" the way its ${s.polarity} structure does`,

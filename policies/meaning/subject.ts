@@ -37,11 +37,12 @@ function isSpeaker(subject: NoteSubject, r: RawRecord): boolean {
     case 'tool':
       return same(recordTool(r), subject.id);
     case 'entity':
-      // A named entity may also be the task type a lesson of several runs is about.
+      // A named entity may also be the task type a lesson of several runs is about, or the session a digest sums up.
       return (
         (spokenByUser(r) && same(r.userId, subject.id)) ||
         (spokenByAgent(r) && same(r.agentId, subject.id)) ||
-        same(r.taskType, subject.id)
+        same(r.taskType, subject.id) ||
+        same(r.sessionId, subject.id)
       );
   }
 }

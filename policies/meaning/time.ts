@@ -1,29 +1,34 @@
 import type { RawRecord } from '../../src/contracts/raw-record.ts';
-import { findTimeMentions, mentionCovers, type TimeMention } from '../dates.ts';
+import { findTimeMentions, formatMention, mentionsOverlap, type TimeMention } from '../dates.ts';
 import { recordText } from '../text.ts';
 
 /**
  * Whether a note's dates agree with its evidence. A record's time words are resolved against
- * the day it was written ("yesterday" in a record of 8 May 2023 is 7 May 2023); a record with no
- * time words speaks of its own day. So "went to a support group on 7 May 2023" agrees with "I
+ * the day it was written ("yesterday" in a record of 8 May 2023 is 7 May 2023); every record
+ * also speaks of its own day. So "went to a support group on 7 May 2023" agrees with "I
  * went to a support group yesterday" written on 8 May, and "on 9 May 2023" does not.
  */
 
 type Dated = Pick<RawRecord, 'observedAt' | 'text' | 'payload' | 'outcome'>;
 
-/** The days a record speaks of, as mentions: its time words, or its own day when it has none. */
+/** The periods a record speaks of: its time words, and its own day (a digest's "on 8 May 2023"). */
 export function recordPeriods(record: Dated): TimeMention[] {
   const mentions = findTimeMentions(recordText(record), record.observedAt);
-  if (mentions.length > 0) return mentions;
-  const day = new Date(record.observedAt);
-  if (Number.isNaN(day.getTime())) return [];
-  const at = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate()));
-  return [{ text: record.observedAt, at, precision: 'day' }];
+  if (Number.isNaN(new Date(record.observedAt).getTime())) return mentions;
+  return [...mentions, { text: record.observedAt, ...dayOf(record.observedAt) }];
 }
 
-/** Whether some cited record speaks of the day `at`. */
-export function dateSupported(at: Date | string, cited: readonly Dated[]): boolean {
-  return cited.some((r) => recordPeriods(r).some((m) => mentionCovers(m, at)));
+type Period = Pick<TimeMention, 'at' | 'precision'>;
+
+/** The day of an instant, as a period. */
+export function dayOf(at: Date | string): Period {
+  const d = new Date(at);
+  return { at: new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())), precision: 'day' };
+}
+
+/** Whether some cited record speaks of a time within `period` ("in 2023" agrees with "yesterday" said in May 2023). */
+export function periodSupported(period: Period, cited: readonly Dated[]): boolean {
+  return cited.some((r) => recordPeriods(r).some((m) => mentionsOverlap(m, period)));
 }
 
 /** The absolute dates written in `text` ("7 May 2023", "2023-05-07"); relative words are left out. */
@@ -39,7 +44,8 @@ export function withoutTimeWords(text: string, observedAt: Date | string): { res
   return { rest, mentions };
 }
 
-/** The first date of `dates` no cited record speaks of, formatted for a verdict's detail. */
-export function unsupportedDate(dates: readonly Date[], cited: readonly Dated[]): Date | undefined {
-  return dates.find((d) => !dateSupported(d, cited));
+/** The first of `periods` no cited record speaks of, written out for a verdict's detail. */
+export function unsupportedPeriod(periods: readonly Period[], cited: readonly Dated[]): string | undefined {
+  const missing = periods.find((p) => !periodSupported(p, cited));
+  return missing ? formatMention(missing) : undefined;
 }

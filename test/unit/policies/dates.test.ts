@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { findTimeMentions, formatMention, hasRelativeTime, mentionCovers } from '../../../policies/dates.ts';
+import {
+  findTimeMentions,
+  formatMention,
+  hasRelativeTime,
+  mentionCovers,
+  mentionsOverlap,
+} from '../../../policies/dates.ts';
 
 // 8 May 2023 was a Monday.
 const MONDAY = '2023-05-08T14:30:00.000Z';
@@ -20,6 +26,9 @@ describe('findTimeMentions resolves time words against the record time', () => {
     ['Born on 7 May 1990', '7 May 1990', '7 May 1990'],
     ['Due May 21, 2023', 'May 21, 2023', '21 May 2023'],
     ['Deadline 2023-06-01', '2023-06-01', '1 June 2023'],
+    // The coarser forms formatMention writes read back.
+    ['We went camping in June 2023', 'June 2023', 'June 2023'],
+    ['She started transitioning in 2020', 'in 2020', '2020'],
   ])('%s', (text, words, absolute) => {
     const [m] = findTimeMentions(text, MONDAY);
     expect(m?.text).toBe(words);
@@ -46,5 +55,14 @@ describe('hasRelativeTime and mentionCovers', () => {
     const [week] = findTimeMentions('last week', MONDAY);
     expect(mentionCovers(week!, '2023-05-03T09:00:00Z')).toBe(true);
     expect(mentionCovers(week!, '2023-05-08T09:00:00Z')).toBe(false);
+  });
+
+  it('periods overlap when they share a day', () => {
+    const [year] = findTimeMentions('in 2023', MONDAY);
+    const [yesterday] = findTimeMentions('yesterday', MONDAY);
+    const [lastYear] = findTimeMentions('last year', MONDAY);
+    expect(mentionsOverlap(year!, yesterday!)).toBe(true);
+    expect(mentionsOverlap(yesterday!, year!)).toBe(true);
+    expect(mentionsOverlap(lastYear!, yesterday!)).toBe(false);
   });
 });

@@ -271,6 +271,25 @@ const inversions: Row[] = [
     sourceKind: 'inference',
     expected: 'subject_mismatch',
   },
+  {
+    name: 'structured: "in 2021" for what happened three years before 2023',
+    records: () => [user('Caroline', 'I started transitioning three years ago.')],
+    claim: 'Caroline started transitioning in 2021.',
+    structure: userStructure('Caroline', 'started', 'transitioning in 2021'),
+    expected: 'time_mismatch',
+  },
+  {
+    name: 'structured: a digest with a sentence the session never held',
+    records: () => [sunrise(), caroline()],
+    claim: 'In s1 on 8 May 2023, Melanie and Caroline talked: Melanie painted a portrait of the mayor with her kids.',
+    structure: {
+      subject: { type: 'entity', id: 's1' },
+      attribute: 'summary',
+      value: 'In s1 on 8 May 2023, Melanie and Caroline talked: Melanie painted a portrait of the mayor with her kids.',
+      template: 'episode_summary',
+    },
+    expected: 'value_unsupported',
+  },
 ];
 
 const faithful: Row[] = [
@@ -432,6 +451,55 @@ const faithful: Row[] = [
       conditions: [{ field: 'task_type', op: 'eq', value: 'refund' }],
     },
     sourceKind: 'inference',
+    expected: 'accept',
+  },
+  {
+    name: 'structured: "three years ago" written as the year',
+    records: () => [user('Caroline', 'I started transitioning three years ago.')],
+    claim: 'Caroline started transitioning in 2020.',
+    structure: userStructure('Caroline', 'started', 'transitioning in 2020', { time: { at: '2020-01-01T00:00:00Z' } }),
+    expected: 'accept',
+  },
+  {
+    name: 'structured: "you" said to the agent written as "the assistant", a contraction spelled out',
+    records: () => [user('customer-4', "Got it, I'll get back to you with the reservation ID later.")],
+    claim: 'customer-4 will get back to the assistant with the reservation ID later.',
+    structure: userStructure('customer-4', 'will', 'get back to the assistant with the reservation ID later'),
+    expected: 'accept',
+  },
+  {
+    name: 'structured: a negation that reaches only the first clause of the value',
+    records: () => [user('Jon', "I won't quit - your words motivate me to keep going!")],
+    claim: 'Jon will not quit - the words motivate Jon to keep going!',
+    structure: userStructure('Jon', 'will', 'quit - the words motivate Jon to keep going!', { polarity: 'negative' }),
+    expected: 'accept',
+  },
+  {
+    name: 'structured: advice against a call the failed run made',
+    records: () => [verifyCall()],
+    claim: 'In refund tasks, a failed run called verify; successful runs did not.',
+    structure: {
+      subject: { type: 'agent', id: 'travel-agent' },
+      attribute: 'should not call',
+      value: 'verify',
+      conditions: [{ field: 'task_type', op: 'eq', value: 'refund' }],
+    },
+    sourceKind: 'inference',
+    expected: 'accept',
+  },
+  {
+    name: 'structured: a digest of the session in the third person',
+    records: () => [sunrise(), caroline()],
+    claim:
+      "In s1 on 8 May 2023, Melanie and Caroline talked: Melanie's kids and Melanie painted a sunrise by the lake on the weekend of 6 May 2023. Caroline went to a LGBTQ support group on 7 May 2023 and it was so powerful.",
+    structure: {
+      subject: { type: 'entity', id: 's1' },
+      attribute: 'summary',
+      value:
+        "In s1 on 8 May 2023, Melanie and Caroline talked: Melanie's kids and Melanie painted a sunrise by the lake on the weekend of 6 May 2023. Caroline went to a LGBTQ support group on 7 May 2023 and it was so powerful.",
+      time: { at: '2023-05-08T13:50:00Z' },
+      template: 'episode_summary',
+    },
     expected: 'accept',
   },
 ];
