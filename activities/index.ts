@@ -7,9 +7,11 @@ import { createRollbackRunActivities } from './rollback-run.ts';
 import { createErasureActivities } from './erasure.ts';
 import { createTenantActivities } from './tenants.ts';
 import { createReindexActivities } from './reindex.ts';
+import { createRecordIndexActivities } from './record-index.ts';
 
 export type { ActivityDeps } from './deps.ts';
 export type { ReplayBatchResult } from './replay-batch.ts';
+export type { IndexRecordsInput, IndexRecordsResult } from './record-index.ts';
 
 /** Every activity the worker registers, closed over the injected ports. */
 export function createActivities(deps: ActivityDeps) {
@@ -22,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createErasureActivities(deps),
     ...createTenantActivities(deps),
     ...createReindexActivities(deps),
+    ...createRecordIndexActivities(deps),
   };
 }
 

@@ -4,14 +4,45 @@ const STOPWORDS = new Set(
   (
     'a an and are as at be been but by can did do does for from had has have i if in into is it its me my no not of on or our ' +
     'please so than that the their them then there these they this those to too us was we were what when which while who will with ' +
-    'you your yours'
+    'you your yours he she him her his hers himself herself itself myself yourself ourselves themselves ' +
+    // what is left of "it's", "don't", "we'll", "they're", "I've", "I'm", "I'd"
+    's t ll re ve m d'
   ).split(' '),
 );
 
-/** Lower-case word and number tokens, stopwords removed; keeps identifiers like `crm.export` and `$1,299.00` whole. */
+/**
+ * A word, a number or an identifier in any script: letters and digits (with their combining
+ * marks) joined by the punctuation identifiers, amounts and paths use, so `crm.export`,
+ * `$1,299.00` and `u-dan` stay whole; a trailing dot or comma is sentence punctuation.
+ */
+const WORD = /[$€£]?[\p{L}\p{N}][\p{L}\p{M}\p{N}_.,:/$@-]*[\p{L}\p{M}\p{N}]|[\p{L}\p{N}][\p{M}]*/gu;
+
+/** Scripts written without spaces between words: a run of them is split by a dictionary segmenter. */
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
+
+/** Every word token of `text` in order, lower-cased and NFKC-normalised, stopwords included. */
+export function wordTokens(text: string): string[] {
+  const normal = text.normalize('NFKC').toLowerCase();
+  const raw = normal.match(WORD) ?? [];
+  if (!UNSPACED.test(normal)) return raw;
+  return raw.flatMap((t) => (UNSPACED.test(t) ? segmentWords(t) : [t]));
+}
+
+function segmentWords(run: string): string[] {
+  return [...segmenter.segment(run)].filter((s) => s.isWordLike).map((s) => s.segment);
+}
+
+/** Word and number tokens, stopwords removed; keeps identifiers like `crm.export` and `$1,299.00` whole. */
 export function contentTokens(text: string): string[] {
-  const raw = text.toLowerCase().match(/[$€£]?[a-z0-9][a-z0-9_.,:/$@-]*[a-z0-9]|[a-z0-9]/g) ?? [];
-  return raw.map((t) => t.replace(/[.,:]+$/, '')).filter((t) => t.length > 0 && !STOPWORDS.has(t));
+  return wordTokens(text).filter((t) => !STOPWORDS.has(t));
+}
+
+/** Whether a token is a function word that carries no claim of its own. */
+export function isStopword(token: string): boolean {
+  return STOPWORDS.has(token);
 }
 
 export function jaccard(a: readonly string[], b: readonly string[]): number {
@@ -56,10 +87,10 @@ function collectStrings(value: unknown, out: string[], depth = 0): void {
   }
 }
 
-/** Splits prose into sentences, keeping decimal numbers and dotted identifiers intact. */
+/** Splits prose into sentences (after a full stop of any script), keeping decimal numbers and dotted identifiers intact. */
 export function sentences(text: string): string[] {
   return text
-    .split(/(?<=[.!?])\s+(?=[A-Z"'(])/)
+    .split(/(?<=[.!?])\s+(?=[\p{Lu}\p{Lo}"'(])|(?<=[。！？])\s*/u)
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
 }

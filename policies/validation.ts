@@ -1,5 +1,6 @@
 import type { Proposal } from '../src/contracts/episode.ts';
 import { NoteContent } from '../src/contracts/note.ts';
+import type { ParsedNoteStructure } from '../src/contracts/note-structure.ts';
 import { formatIssues } from '../src/contracts/format-issues.ts';
 import type { RawRecord } from '../src/contracts/raw-record.ts';
 import { withinCap } from './confidence.ts';
@@ -7,7 +8,12 @@ import { looksLikeInstruction, UNTRUSTED_SOURCES } from './injection.ts';
 import { sensitiveLeft } from './redaction.ts';
 import { TEMPLATE_VOCABULARY } from './note-templates.ts';
 import { checkScopeBreadth } from './scope.ts';
-import { contentTokens, coverage, recordText } from './text.ts';
+import { formatMention } from './dates.ts';
+import { invertsEvidence } from './meaning/negation.ts';
+import { evidenceForms, missingTokens } from './meaning/normalize.ts';
+import { checkStructure, type MeaningFailure } from './meaning/structure.ts';
+import { absoluteDates, unsupportedDate } from './meaning/time.ts';
+import { contentTokens, recordText } from './text.ts';
 
 /** Every rule a proposal must pass before commit, by stable name. */
 export const VALIDATION_RULES = [
@@ -21,6 +27,11 @@ export const VALIDATION_RULES = [
   'sensitive_data',
   'untrusted_instruction',
   'content_invalid',
+  'subject_mismatch',
+  'value_unsupported',
+  'polarity_mismatch',
+  'time_mismatch',
+  'claim_structure_mismatch',
 ] as const;
 export type ValidationRule = (typeof VALIDATION_RULES)[number];
 
@@ -41,6 +52,15 @@ export const TEMPLATE_WORDS = new Set([
   'skipped',
   'one',
 ]);
+
+/**
+ * Words the claim templates put between a structure's fields ("over $100", "pageSize 200 works",
+ * "successful runs call …; a failed run skipped it"): they relate the fields, the fields carry the claim.
+ */
+const TEMPLATE_CONNECTIVES =
+  'over under above below least most more less than equal when unless instead rather while whereas not does ' +
+  'prefers wants assistant corrected times out works requires fails successful failed runs run call called calls ' +
+  'skipped ask asking user confirm confirmation before without used other arguments session talked tasks task';
 
 export interface ResolvedRecord {
   record: RawRecord;
@@ -85,7 +105,9 @@ export function validateProposal(
       detail: 'instruction-like text from tool or retrieved content',
     };
   }
-  const support = claimSupport(p.content.claim, cited);
+  const meaning = checkMeaning(p.content.claim, shape.data.structure, cited);
+  if (meaning) return reject(meaning.rule, meaning.detail);
+  const support = claimSupport(p.content.claim, cited, shape.data.structure);
   if (support < SUPPORT_MIN_COVERAGE) {
     return reject(
       'claim_unsupported',
@@ -108,16 +130,57 @@ export function validateProposal(
   return { verdict: 'accept' };
 }
 
-export function claimSupport(claim: string, cited: readonly RawRecord[]): number {
-  const words = contentTokens(claim).filter(
+/**
+ * What the claim means checked against its evidence: with a structure, each field and the claim
+ * against the fields; without one, the claim must not invert its evidence nor state a day the
+ * evidence does not speak of.
+ */
+function checkMeaning(
+  claim: string,
+  structure: ParsedNoteStructure | undefined,
+  cited: readonly RawRecord[],
+): MeaningFailure | undefined {
+  if (structure) return checkStructure(structure, claim, cited);
+  const inverted = invertsEvidence(
+    claim,
+    cited.map((r) => recordText(r)),
+  );
+  if (inverted) {
+    return { rule: 'polarity_mismatch', detail: `the claim turns around ${inverted.flipped.join(', ')}` };
+  }
+  const day = unsupportedDate(
+    absoluteDates(claim).map((m) => m.at),
+    cited,
+  );
+  if (day) return { rule: 'time_mismatch', detail: `no cited record speaks of ${day.toISOString().slice(0, 10)}` };
+  return undefined;
+}
+
+/**
+ * Share of the claim's words (in comparable forms) that occur in the cited records or, for a
+ * structured note, in its fields: one signal among the checks of meaning, never enough alone.
+ */
+export function claimSupport(claim: string, cited: readonly RawRecord[], structure?: ParsedNoteStructure): number {
+  // Absolute dates are checked by the time rule, against the day each record speaks of.
+  const undated = absoluteDates(claim).reduce((text, m) => text.replace(m.text, ' '), claim);
+  const words = contentTokens(undated).filter(
     (t) => !TEMPLATE_WORDS.has(t) && !TEMPLATE_VOCABULARY.has(t) && !t.startsWith('redacted_'),
   );
   // Who wrote a record, and for which task type, is part of what it shows (a claim may name them).
-  const evidence = cited.flatMap((r) => contentTokens(`${recordText(r)} ${r.userId ?? ''} ${r.taskType ?? ''}`));
-  // JSON rendering of arguments in a claim splits differently from the payload's leaves.
-  const evidenceParts = new Set(evidence.flatMap((t) => [t, ...t.split(/[^a-z0-9$]+/)]));
-  const claimParts = words.flatMap((t) =>
-    evidenceParts.has(t) ? [t] : t.split(/[^a-z0-9$]+/).filter((x) => x.length > 0),
-  );
-  return coverage(claimParts, [...evidenceParts]);
+  const shown = (r: RawRecord) => `${recordText(r)} ${r.userId ?? ''} ${r.agentId} ${r.taskType ?? ''}`;
+  const known = new Set(cited.flatMap((r) => [...evidenceForms(shown(r))]));
+  if (structure) for (const f of evidenceForms(structureText(structure))) known.add(f);
+  const distinct = new Set(words);
+  if (distinct.size === 0) return 1;
+  const missing = new Set(missingTokens(words, known).map((m) => m.token));
+  return (distinct.size - missing.size) / distinct.size;
+}
+
+/** The words a claim may take from its structure: its fields, and the connectives templates use. */
+function structureText(s: ParsedNoteStructure): string {
+  const conditions = s.conditions.map((c) => `${c.field} ${String(c.value)}`);
+  const time = [s.time?.at, s.time?.until]
+    .filter((t): t is string => !!t)
+    .map((t) => formatMention({ at: new Date(t), precision: 'day' }));
+  return [s.subject.id, s.attribute, s.value, s.contrast ?? '', ...conditions, ...time, TEMPLATE_CONNECTIVES].join(' ');
 }

@@ -52,3 +52,18 @@ export const REINDEX: ActivityOptions = {
     nonRetryableErrorTypes: NON_RETRYABLE,
   },
 };
+
+/**
+ * Indexing raw records of a few archive objects: reading them and embedding their texts on an
+ * embedding server that may be slow. Heartbeats per object and while a request is pending.
+ */
+export const RECORD_INDEX: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: {
+    initialInterval: '2s',
+    maximumInterval: '1 minute',
+    maximumAttempts: 8,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
+};

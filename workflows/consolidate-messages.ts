@@ -1,7 +1,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { RunCounts, Spent } from '../src/contracts/run.ts';
 
-export type RunPhase = 'planning' | 'replaying' | 'awaiting_approval' | 'finishing' | 'done';
+export type RunPhase = 'planning' | 'replaying' | 'indexing' | 'awaiting_approval' | 'finishing' | 'done';
 
 export interface ConsolidateProgress {
   runId: string;

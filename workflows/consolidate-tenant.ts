@@ -1,6 +1,7 @@
 import {
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -19,6 +20,7 @@ import {
   type ApprovalInput,
   type ConsolidateProgress,
 } from './consolidate-messages.ts';
+import { indexWindowRecords } from './record-index-step.ts';
 import { parseWorkflowInput } from './workflow-input.ts';
 import { workflowNowIso, workflowNowMs } from './workflow-time.ts';
 
@@ -112,6 +114,12 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
         resume: { ...state, nextBatch: state.nextBatch + 1 },
       });
     }
+  }
+
+  // The raw-record index follows the archive, not the note budget: a partial run indexes its window too.
+  if (patched('index-raw-records')) {
+    progress.phase = 'indexing';
+    await indexWindowRecords(input.tenantId, input.window);
   }
 
   const leftover = { batches: plan.batches - state.nextBatch, ...(stopReason ? { reason: stopReason } : {}) };

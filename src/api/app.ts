@@ -27,7 +27,9 @@ export interface ApiError {
  * The recall HTTP API for online agents.
  *
  *   POST /v1/recall   Authorization: Bearer <tenant token>   body: RecallRequest (tenantId optional:
- *                     defaults to the token's tenant)
+ *                     defaults to the token's tenant; `include: ["notes"]` leaves raw records out)
+ *                     answer: RecallResult — `notes` with their evidence, `records` no returned
+ *                     note cites, and `ranking`, the fused order to read them in
  *   GET  /healthz
  *
  * 401: no or unknown token. 403: a valid token of another tenant. 400: bad JSON or a body that

@@ -5,6 +5,7 @@ import { EXIT, UsageError } from './errors.ts';
 import { registerArchive } from './commands/archive.ts';
 import { registerConflict } from './commands/conflict.ts';
 import { registerErase } from './commands/erase.ts';
+import { registerIndex } from './commands/index-records.ts';
 import { registerNotes } from './commands/notes.ts';
 import { registerRecall } from './commands/recall.ts';
 import { registerRollback } from './commands/rollback.ts';
@@ -47,6 +48,7 @@ export function buildProgram(options: MainOptions = {}): Command {
     registerConflict,
     registerRollback,
     registerErase,
+    registerIndex,
     ...(options.extensions ?? []),
   ]) {
     register(program);

@@ -1,17 +1,17 @@
-import { recalledNoteIds } from '../../policies/attribution.ts';
 import type { KnownNote } from '../../policies/reconcile.ts';
 import type { Episode } from '../contracts/episode.ts';
 import type { NoteScope, NoteVersion } from '../contracts/note.ts';
 import { selectCurrentInScopes, selectCurrentVersion, withTenant, type Db } from '../db/index.ts';
 
-/** Active notes in the scopes these episodes touch, plus the notes they recalled. */
-export async function knownNotes(db: Db, tenantId: string, episodes: Episode[]): Promise<KnownNote[]> {
+/** Active notes in the scopes these episodes touch, plus the notes they recalled (see `recalledByEpisode`). */
+export async function knownNotes(
+  db: Db,
+  tenantId: string,
+  episodes: Episode[],
+  recalledNotes: ReadonlyMap<string, readonly string[]>,
+): Promise<KnownNote[]> {
   const scopes = scopesOf(tenantId, episodes);
-  const recalled = new Set(
-    episodes.flatMap((e) =>
-      e.records.filter((r) => r.record.kind === 'memory_used').flatMap((r) => recalledNoteIds(r.record.payload)),
-    ),
-  );
+  const recalled = new Set([...recalledNotes.values()].flat());
   const versions = await withTenant(db, tenantId, async (tx) => {
     const inScope = await selectCurrentInScopes(tx, { scopes });
     const extra: NoteVersion[] = [];
@@ -58,6 +58,7 @@ function toKnownNote(v: NoteVersion): KnownNote {
       sourceCount: v.sourceCount,
       lastConfirmedAt: v.lastConfirmedAt,
       contradictedAt: v.contradictedAt,
+      ...(v.structure ? { structure: v.structure } : {}),
     },
   };
 }

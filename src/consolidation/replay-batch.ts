@@ -1,6 +1,8 @@
 import { attributeEpisode } from '../../policies/attribution.ts';
+import { successAfterRecall } from '../../policies/lifecycle-recall.ts';
 import { alreadyKnown, reconcile, type KnownNote } from '../../policies/reconcile.ts';
 import { redact } from '../../policies/redaction.ts';
+import { recordText } from '../../policies/text.ts';
 import { validateProposal, type ResolvedRecord } from '../../policies/validation.ts';
 import type { Episode, Proposal } from '../contracts/episode.ts';
 import { insertRejections, insertRunBatch, selectBatchEpisodes, selectRunBatch, withTenant } from '../db/index.ts';
@@ -8,6 +10,7 @@ import { loadEpisodes, resolveEvidence } from '../episodes/episodes.ts';
 import { nowOf, SILENT, type Ports, type Progress } from '../ports.ts';
 import { knownNotes } from './known-notes.ts';
 import { toNoteOp } from './note-ops.ts';
+import { recalledByEpisode } from './recalled.ts';
 
 export interface ReplayBatchInput {
   runId: string;
@@ -34,7 +37,8 @@ export interface ReplayBatchResult {
 interface Rejection {
   rule: string;
   detail: string;
-  proposal: Proposal;
+  /** A proposal validation rejected, or a change the engine refused (a model's raw change). */
+  proposal: unknown;
 }
 
 /**
@@ -55,15 +59,19 @@ export async function replayBatch(
     onObject: (objectKey) => progress.beat({ objectKey }),
     ...(input.window ? { window: input.window } : {}),
   });
-  const known = await knownNotes(ports.db, input.tenantId, episodes);
-  const { proposals, llmTokens } = await propose(ports, input, episodes, known, progress);
+  const recalled = await recalledByEpisode(ports.db, input.tenantId, episodes);
+  const known = await knownNotes(ports.db, input.tenantId, episodes, recalled);
+  const { proposals, llmTokens, refused } = await propose(ports, input, episodes, known, progress);
   const resolved = await resolveEvidence(
     ports.archive,
     proposals.flatMap((p) => p.content.evidence),
     episodes.flatMap((e) => e.records),
   );
-  const { accepted, quarantined, rejections } = validateAll(proposals, input.tenantId, resolved);
-  const reconciled = reconcile(accepted, known, () => ports.newId());
+  const validated = validateAll(proposals, input.tenantId, resolved);
+  const { accepted, quarantined } = validated;
+  const rejections = [...refused, ...validated.rejections];
+  const confirmed = episodes.flatMap((e) => successAfterRecall(e, recalled.get(e.key) ?? [], known));
+  const reconciled = reconcile([...accepted, ...confirmed], known, () => ports.newId(), evidenceText(resolved));
   const newQuarantines = quarantined.filter((p) => !alreadyKnown(p, known));
   const ops = [...reconciled, ...newQuarantines.map((p) => ({ ...p, noteId: ports.newId() }))].map(toNoteOp);
   const summary: ReplayBatchResult = {
@@ -89,11 +97,11 @@ async function propose(
   episodes: Episode[],
   known: KnownNote[],
   progress: Progress,
-): Promise<{ proposals: Proposal[]; llmTokens: number }> {
+): Promise<{ proposals: Proposal[]; llmTokens: number; refused: Rejection[] }> {
   const succeeded = episodes.filter((e) =>
     e.records.some((r) => r.record.kind === 'task_outcome' && r.record.outcome?.status === 'success'),
   );
-  const { proposals, llmTokens } = await progress.during(
+  const { proposals, llmTokens, refused } = await progress.during(
     ports.engine.propose({
       episodes,
       findings: episodes.flatMap((e) => attributeEpisode(e, succeeded)),
@@ -102,7 +110,7 @@ async function propose(
       tokenBudget: Math.max(0, input.llmTokensLeft),
     }),
   );
-  return { proposals: proposals.map(redactClaim), llmTokens };
+  return { proposals: proposals.map(redactClaim), llmTokens, refused: refused ?? [] };
 }
 
 /** Each proposal checked against the records it cites: accepted, quarantined with its reason, or rejected. */
@@ -117,6 +125,17 @@ function validateAll(proposals: Proposal[], tenantId: string, resolved: Readonly
     else rejections.push({ rule: v.rule, detail: v.detail, proposal: p });
   }
   return { accepted, quarantined, rejections };
+}
+
+/** The text of the records a proposal cites, as far as they resolved. */
+function evidenceText(resolved: ReadonlyMap<string, ResolvedRecord>) {
+  return (p: Proposal): string =>
+    p.content.evidence
+      .flatMap((e) => {
+        const r = resolved.get(e.recordId);
+        return r ? [recordText(r.record)] : [];
+      })
+      .join(' ');
 }
 
 function redactClaim(p: Proposal): Proposal {

@@ -68,7 +68,8 @@ export interface Proposal {
   content: NoteContent;
   /** For supersede: the note that replaces this one. */
   supersededBy?: string;
-  finding: FindingType;
+  /** What the change comes from; `recall_success`: the note was recalled before a task that succeeded. */
+  finding: FindingType | 'recall_success';
   reason: string;
 }
 

@@ -50,10 +50,13 @@ export { verifyAuditChain, type AuditChainReport } from './audit/verify.ts';
 // Consolidation runs and their working state.
 export { insertRun, updateRun, getRun, type NewRun, type RunUpdate } from './runs.ts';
 export * from './run-work.ts';
-export { insertMemoryUsage, MemoryUsageRow } from './memory-usage.ts';
+export { insertMemoryUsage, MemoryUsageRow, selectUsageForTasks } from './memory-usage.ts';
 
 // Embedding rebuilds.
 export * from './reindex-queries.ts';
+
+// The raw-record index and the embedding cache.
+export * from './record-index.ts';
 
 // Subject erasure.
 export * from './erasure/queries.ts';

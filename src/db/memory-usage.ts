@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IsoDateTime } from '../contracts/ids.ts';
-import type { Db } from './db.ts';
+import type { Db, Queryable } from './db.ts';
 import { withTenant } from './tenant.ts';
 
 export const MemoryUsageRow = z.object({
@@ -38,4 +38,25 @@ export async function insertMemoryUsage(db: Db, p: { tenantId: string; rows: Mem
     ),
   );
   return rowCount;
+}
+
+/**
+ * The notes recall returned for these tasks (the usage log), oldest first: consolidation reads
+ * them as the tasks' recalled notes, as it reads archived `memory_used` records.
+ */
+export async function selectUsageForTasks(
+  tx: Queryable,
+  p: { taskIds: string[] },
+): Promise<Array<{ taskId: string; noteId: string; version: number }>> {
+  if (p.taskIds.length === 0) return [];
+  const { rows } = await tx.query(
+    `SELECT task_id, note_id, version FROM memory_usage WHERE task_id = ANY($1::text[]) ORDER BY at, task_id, rank`,
+    [p.taskIds],
+  );
+  return rows.map((r) =>
+    z
+      .object({ task_id: z.string(), note_id: z.string(), version: z.coerce.number().int() })
+      .transform((x) => ({ taskId: x.task_id, noteId: x.note_id, version: x.version }))
+      .parse(r),
+  );
 }

@@ -17,8 +17,19 @@ export interface ProposeInput {
   tokenBudget?: number;
 }
 
+/**
+ * A change an engine refused to propose (a model's answer that names a note it was not shown, cites
+ * a record that was not listed, …), with the rule it broke: recorded with the run's rejections.
+ */
+export interface EngineRefusal {
+  rule: string;
+  detail: string;
+  /** What was refused, as the engine received it (a model's raw change). */
+  proposal: unknown;
+}
+
 /** Turns findings into proposed note changes. Every proposal still goes through validation. */
 export interface NoteEngine {
   readonly name: string;
-  propose(input: ProposeInput): Promise<{ proposals: Proposal[]; llmTokens: number }>;
+  propose(input: ProposeInput): Promise<{ proposals: Proposal[]; llmTokens: number; refused?: EngineRefusal[] }>;
 }

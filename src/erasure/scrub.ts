@@ -3,6 +3,7 @@ import {
   scanDatabaseForSubject,
   scrubErasedNotes,
   scrubRunWork,
+  deleteSubjectFromRecordIndex,
   selectErasedNoteIds,
   withTenant,
   type StoreFinding,
@@ -19,6 +20,9 @@ export interface ScrubResult {
   runWorkRowsDeleted: number;
   auditEntriesRedacted: number;
   auditEntriesRelinked: number;
+  /** Raw-record index rows of the objects that held the subject's records (reindexed from the rewritten objects). */
+  recordIndexRowsDeleted: number;
+  embeddingCacheRowsDeleted: number;
 }
 
 export interface ErasureScan {
@@ -28,13 +32,18 @@ export interface ErasureScan {
   database: StoreFinding[];
 }
 
-/** Scrubs erased notes' versions, embeddings and usage rows, run work and audit reasons. */
+/** Scrubs erased notes' versions, embeddings and usage rows, run work, the record index and audit reasons. */
 export async function scrubSubjectData(ports: Pick<Ports, 'db'>, input: SubjectInput): Promise<ScrubResult> {
   const { subject, read } = subjectWork(ports.db, input);
   const needles = await read('needle');
-  const { notes, runWork } = await withTenant(ports.db, input.tenantId, async (tx) => {
+  const recordIds = await read('record');
+  const { notes, runWork, index } = await withTenant(ports.db, input.tenantId, async (tx) => {
     const noteIds = await selectErasedNoteIds(tx);
-    return { notes: await scrubErasedNotes(tx, { noteIds }), runWork: await scrubRunWork(tx, { needles }) };
+    return {
+      notes: await scrubErasedNotes(tx, { noteIds }),
+      runWork: await scrubRunWork(tx, { needles }),
+      index: await deleteSubjectFromRecordIndex(tx, { recordIds, userId: input.userId, needles }),
+    };
   });
   const audit = await redactAudit(ports.db, { tenantId: input.tenantId, subject, needles, digest: sha256 });
   return {
@@ -44,6 +53,8 @@ export async function scrubSubjectData(ports: Pick<Ports, 'db'>, input: SubjectI
     runWorkRowsDeleted: runWork,
     auditEntriesRedacted: audit.redacted,
     auditEntriesRelinked: audit.relinked,
+    recordIndexRowsDeleted: index.records,
+    embeddingCacheRowsDeleted: index.cached,
   };
 }
 
@@ -57,7 +68,9 @@ export async function verifyErasure(
   const archive = await scanArchiveForSubject(ports.archive, input.tenantId, input.userId, needles, () =>
     progress.beat(),
   );
-  const database = await withTenant(ports.db, input.tenantId, (tx) => scanDatabaseForSubject(tx, { needles }));
+  const database = await withTenant(ports.db, input.tenantId, (tx) =>
+    scanDatabaseForSubject(tx, { needles, userId: input.userId }),
+  );
   return {
     clean: archive.findings.length === 0 && database.length === 0,
     archiveObjectsScanned: archive.objects,

@@ -11,6 +11,11 @@ export interface CompletionRequest<T> {
   user: string;
   /** The answer must be a JSON value this schema accepts; it is also sent as the response format. */
   schema: z.ZodType<T>;
+  /**
+   * Sent as the response format instead of `schema`, when the caller parses more leniently than
+   * it asks (a batch whose items are checked one by one, so one bad item does not fail the rest).
+   */
+  responseSchema?: z.ZodType;
   /** Upper bound on completion tokens per attempt (sent to the server, and reserved against `tokenLimit`). */
   maxTokens: number;
   /**

@@ -60,7 +60,10 @@ export async function completeStructured<T>(chat: ChatFn, request: CompletionReq
         { ...usage },
       );
     }
-    const answer = await chat(messages, { schema: request.schema, maxTokens: request.maxTokens });
+    const answer = await chat(messages, {
+      schema: request.responseSchema ?? request.schema,
+      maxTokens: request.maxTokens,
+    });
     usage.promptTokens += answer.usage.promptTokens;
     usage.completionTokens += answer.usage.completionTokens;
     const parsed = parseAnswer(answer.text, request.schema);

@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import { IsoDateTime, TenantId } from '../contracts/ids.ts';
 import { EvidenceRef, NOTE_KINDS, NoteScope } from '../contracts/note.ts';
+import { RECORD_KINDS } from '../contracts/raw-record.ts';
 
 /** Largest k a caller may ask for; candidate generation reads a few times this many rows. */
 export const MAX_K = 100;
+
+/** What recall searches: consolidated notes, and the raw records of the record index. */
+export const RECALL_SOURCES = ['notes', 'records'] as const;
 
 /**
  * One recall request, as the library, the CLI and the HTTP API take it. Strict: an unknown
@@ -14,10 +18,17 @@ export const RecallRequest = z.strictObject({
   query: z.string().trim().min(1, 'query must not be empty').max(4000, 'query is longer than 4000 characters'),
   /** Only notes in one of these scopes; absent → every scope of the tenant. */
   scope: z.union([NoteScope, z.array(NoteScope).min(1).max(50)]).optional(),
+  /** At most this many items in the fused ranking (notes and records together). */
   k: z.number().int().min(1).max(MAX_K).default(10),
-  /** Upper bound on the returned claims' size, in approximate tokens (chars / 4). */
+  /** Which sources to search; `["notes"]` leaves raw records out. */
+  include: z
+    .array(z.enum(RECALL_SOURCES))
+    .min(1)
+    .max(RECALL_SOURCES.length)
+    .default([...RECALL_SOURCES]),
+  /** Upper bound on the returned claims' and records' size, in approximate tokens (chars / 4). */
   tokenBudget: z.number().int().min(1).max(1_000_000).optional(),
-  /** Point-in-time recall for audits: what the store knew at this instant. */
+  /** Point-in-time recall for audits: what the store knew at this instant (records observed later are left out). */
   asOf: IsoDateTime.optional(),
   /** When given, the returned versions are logged in memory usage for this task. */
   taskId: z.string().min(1).max(256).optional(),
@@ -54,6 +65,35 @@ export const RecalledNote = z.object({
 });
 export type RecalledNote = z.infer<typeof RecalledNote>;
 
+/** A raw record recalled from the record index: what was said, by whom, when, and where it is archived. */
+export const RecalledRecord = z.object({
+  rank: z.number().int().min(1),
+  recordId: z.string(),
+  evidence: EvidenceRef,
+  /** Who spoke: the user, else the role, else the kind (redacted like the text). */
+  speaker: z.string(),
+  userId: z.string().nullable(),
+  agentId: z.string(),
+  sessionId: z.string(),
+  kind: z.enum(RECORD_KINDS),
+  observedAt: IsoDateTime,
+  /** The record's text, redacted. */
+  text: z.string(),
+  /** Its fused (reciprocal rank) score. */
+  score: z.number(),
+  why: z.string(),
+  tokens: z.number().int(),
+});
+export type RecalledRecord = z.infer<typeof RecalledRecord>;
+
+/** One place in the order an agent should read the answer in. */
+export const RankedItem = z.object({
+  type: z.enum(['note', 'record']),
+  /** A note id or a record id. */
+  id: z.string(),
+});
+export type RankedItem = z.infer<typeof RankedItem>;
+
 export const RecallResult = z.object({
   tenantId: z.string(),
   query: z.string(),
@@ -63,7 +103,14 @@ export const RecallResult = z.object({
   /** Named in every answer, so a lexical fallback embedder is never silent. */
   embedder: z.string(),
   policy: z.string(),
+  /** Recalled notes, in the fused order, each with its evidence. */
   notes: z.array(RecalledNote),
+  /** Recalled raw records not already cited as evidence by a returned note, in the fused order. */
+  records: z.array(RecalledRecord).default([]),
+  /** Notes and records fused into one order (reciprocal rank fusion): what an agent should read first. */
+  ranking: z.array(RankedItem).default([]),
+  /** The fusion policy that ordered `ranking`. */
+  fusion: z.string().optional(),
   /** Anything that degraded this answer, e.g. vectors of another model awaiting a reindex. */
   warnings: z.array(z.string()),
   tokens: z.number().int(),
@@ -77,6 +124,10 @@ export const RecallResult = z.object({
     duplicatesFolded: z.number().int(),
     overBudget: z.number().int(),
     usageLogged: z.number().int(),
+    recordVectorCandidates: z.number().int().default(0),
+    recordTextCandidates: z.number().int().default(0),
+    /** Records left out because a returned note cites them as evidence. */
+    recordsCitedByNotes: z.number().int().default(0),
   }),
 });
 export type RecallResult = z.infer<typeof RecallResult>;

@@ -6,5 +6,14 @@ export {
   InvalidRecallRequestError,
   type RecallOptions,
 } from './recall.ts';
-export { RecallRequest, RecallResult, RecalledNote, MAX_K, type ParsedRecallRequest } from './contract.ts';
+export {
+  RecallRequest,
+  RecallResult,
+  RecalledNote,
+  RecalledRecord,
+  RankedItem,
+  RECALL_SOURCES,
+  MAX_K,
+  type ParsedRecallRequest,
+} from './contract.ts';
 export { assembleContext, type Assembly, type AssembledItem, type ScoredCandidate } from './assemble.ts';

@@ -8,6 +8,8 @@ import {
   type CandidateParams,
   type CandidateRow,
 } from './queries.ts';
+import type { RecordChannels } from './fuse.ts';
+import { selectRecordTextCandidates, selectRecordVectorCandidates, type RecordParams } from './record-queries.ts';
 
 /** How the vector channel was read: the index, an exact scan, or not at all (another model's vectors). */
 export type VectorPath = 'hnsw' | 'exact' | 'none';
@@ -54,4 +56,18 @@ export function mergeCandidates(a: CandidateRow[], b: CandidateRow[]): Candidate
   const byKey = new Map<string, CandidateRow>();
   for (const row of [...a, ...b]) byKey.set(`${row.version.noteId}\u0000${row.version.version}`, row);
   return [...byKey.values()];
+}
+
+/**
+ * The record index's two channels in one tenant transaction: nearest records by vector (only
+ * those embedded by the query's model) and full-text matches. Empty when records are left out.
+ */
+export async function readRecordCandidates(db: Db, p: RecordParams): Promise<RecordChannels> {
+  return withTenant(db, p.tenantId, async (tx) => {
+    const text = await selectRecordTextCandidates(tx, p);
+    await setIndexScanSettings(tx, p.limit);
+    let vector = await selectRecordVectorCandidates(tx, p, false);
+    if (vector.length < p.limit) vector = await selectRecordVectorCandidates(tx, p, true);
+    return { vector, text };
+  });
 }

@@ -7,18 +7,29 @@ import {
   type RecallScorePolicy,
 } from '../../policies/recall-score.ts';
 import { contentTokens } from '../../policies/text.ts';
+import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.ts';
 import { formatIssues } from '../contracts/format-issues.ts';
 import type { NoteScope } from '../contracts/note.ts';
-import { insertMemoryUsage, type Db } from '../db/index.ts';
+import type { Db } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import { assembleContext, type Assembly, type ScoredCandidate } from './assemble.ts';
-import { RecallRequest, type ParsedRecallRequest, type RecalledNote, type RecallResult } from './contract.ts';
+import { RecallRequest, type ParsedRecallRequest, type RecallResult } from './contract.ts';
+import { rankingOf, selectFused, type FusedSelection, type RecordChannels } from './fuse.ts';
 import type { CandidateParams, CandidateRow } from './queries.ts';
-import { mergeCandidates, readCandidates, type CandidateRead, type VectorPath } from './read-candidates.ts';
+import {
+  mergeCandidates,
+  readCandidates,
+  readRecordCandidates,
+  type CandidateRead,
+  type VectorPath,
+} from './read-candidates.ts';
+import { logUsage, recalledNotes, recalledRecords } from './result.ts';
 
 export interface RecallOptions {
   /** @default DEFAULT_RECALL_SCORE_POLICY */
   policy?: RecallScorePolicy;
+  /** How notes and raw records are fused into one ranking. @default DEFAULT_FUSION_POLICY */
+  fusion?: FusionPolicy;
   /** @default () => new Date() */
   now?: () => Date;
 }
@@ -34,10 +45,12 @@ export function candidateLimit(k: number): number {
 
 /**
  * Hybrid recall over a tenant's active, valid notes (or, with `asOf`, over what was active
- * then): top-N by vector similarity plus top-N by full text, scored by the named policy,
- * deduplicated and fitted to the token budget. Every read runs inside withTenant, so row-level
- * security scopes it to the tenant even if a predicate were missing. With `taskId`, the
- * returned versions are logged in memory usage (idempotently).
+ * then) and its raw-record index: notes by the named policy (vector + full text, deduplicated),
+ * records by vector and by full text, the three rankings fused by reciprocal rank into at most
+ * k items within the token budget. Records a returned note cites are not repeated, and records
+ * observed after the answer's instant are left out. Every read runs inside withTenant, so
+ * row-level security scopes it to the tenant even if a predicate were missing. With `taskId`,
+ * the returned note versions are logged in memory usage (idempotently).
  */
 export async function recall(
   db: Db,
@@ -47,17 +60,23 @@ export async function recall(
 ): Promise<RecallResult> {
   const req = parseRequest(request);
   const policy = options.policy ?? DEFAULT_RECALL_SCORE_POLICY;
+  const fusion = options.fusion ?? DEFAULT_FUSION_POLICY;
   const now = (options.now ?? (() => new Date()))();
   const at = req.asOf !== undefined ? new Date(req.asOf) : now;
   const [queryVector] = await embed(embedder, req.query);
-  const read = await readCandidates(db, embedder, candidateParams(req, at, queryVector));
+  const params = candidateParams(req, at, queryVector);
+  const read = req.include.includes('notes') ? await readCandidates(db, embedder, params) : NO_NOTES;
+  const records: RecordChannels = req.include.includes('records')
+    ? await readRecordCandidates(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) })
+    : { vector: [], text: [] };
   const merged = mergeCandidates(read.vector, read.text);
   const scored = scoreCandidates(merged, { query: req.query, at, embedder, policy, vectorPath: read.vectorPath });
   const assembly = assembleContext(
     scored.filter((c) => c.parts.score > 0),
-    { k: req.k, tokenBudget: req.tokenBudget, policy },
+    { k: Math.max(req.k, fusion.depth.notes), tokenBudget: undefined, policy },
   );
-  const notes = recalledNotes(assembly);
+  const selection = selectFused(assembly.items, records, { k: req.k, tokenBudget: req.tokenBudget, policy: fusion });
+  const notes = recalledNotes(selection);
   const usageLogged = await logUsage(db, req, notes, now);
   return {
     tenantId: req.tenantId,
@@ -67,22 +86,44 @@ export async function recall(
     embedder: embedder.name,
     policy: policy.name,
     notes,
+    records: recalledRecords(selection),
+    ranking: rankingOf(selection),
+    fusion: fusion.name,
     warnings: read.warning === undefined ? [] : [read.warning],
-    tokens: assembly.tokens,
+    tokens: selection.tokens,
     tokenBudget: req.tokenBudget ?? null,
-    stats: statsOf(read, merged.length, assembly, usageLogged),
+    stats: statsOf({ read, records, candidates: merged.length, assembly, selection, usageLogged }),
   };
 }
 
-function statsOf(read: CandidateRead, candidates: number, assembly: Assembly, usageLogged: number) {
+const NO_NOTES: CandidateRead = { vector: [], text: [], vectorPath: 'none', warning: undefined };
+
+/** Record rows read per channel: what the fusion may use, and at least k. */
+function recordLimit(k: number, fusion: FusionPolicy): number {
+  return Math.min(400, Math.max(k, fusion.depth.recordVector, fusion.depth.recordText));
+}
+
+interface StatsInput {
+  read: CandidateRead;
+  records: RecordChannels;
+  candidates: number;
+  assembly: Assembly;
+  selection: FusedSelection;
+  usageLogged: number;
+}
+
+function statsOf(s: StatsInput) {
   return {
-    candidates,
-    vectorCandidates: read.vector.length,
-    textCandidates: read.text.length,
-    vectorPath: read.vectorPath,
-    duplicatesFolded: assembly.duplicatesFolded,
-    overBudget: assembly.overBudget,
-    usageLogged,
+    candidates: s.candidates,
+    vectorCandidates: s.read.vector.length,
+    textCandidates: s.read.text.length,
+    vectorPath: s.read.vectorPath,
+    duplicatesFolded: s.assembly.duplicatesFolded,
+    overBudget: s.selection.overBudget,
+    usageLogged: s.usageLogged,
+    recordVectorCandidates: s.records.vector.length,
+    recordTextCandidates: s.records.text.length,
+    recordsCitedByNotes: s.selection.citedByNotes,
   };
 }
 
@@ -140,41 +181,6 @@ function scoreCandidates(candidates: CandidateRow[], ctx: ScoringContext): Score
     );
     const vectorState = c.distance !== null ? 'compared' : ctx.vectorPath === 'none' ? 'other_model' : 'not_embedded';
     return { version: c.version, parts, why: explainScore(parts, vectorState) };
-  });
-}
-
-function recalledNotes(assembly: Assembly): RecalledNote[] {
-  return assembly.items.map((item, i) => ({
-    rank: i + 1,
-    noteId: item.version.noteId,
-    version: item.version.version,
-    claim: item.version.claim,
-    kind: item.version.kind,
-    scope: item.version.scope,
-    evidence: item.version.evidence,
-    confidence: item.version.confidence,
-    score: item.parts.score,
-    parts: item.parts,
-    why: item.why,
-    tokens: item.tokens,
-    duplicates: item.duplicates,
-  }));
-}
-
-/** With a task id, the returned versions are logged as memory usage (idempotently); returns the rows written. */
-async function logUsage(db: Db, req: ParsedRecallRequest, notes: RecalledNote[], now: Date): Promise<number> {
-  if (req.taskId === undefined || notes.length === 0) return 0;
-  const taskId = req.taskId;
-  return insertMemoryUsage(db, {
-    tenantId: req.tenantId,
-    rows: notes.map((n) => ({
-      taskId,
-      noteId: n.noteId,
-      version: n.version,
-      rank: n.rank,
-      score: n.score,
-      at: now.toISOString(),
-    })),
   });
 }
 

@@ -125,6 +125,14 @@ describe('nocturne eval on the real stack', () => {
     expect(locomo.summary.meta.embedder).toMatch(/e5/);
   });
 
+  it('draws the note-quality sample from the notes the run committed, each with the records it cites', () => {
+    const { pool, drawn } = locomo.notesSample;
+    expect(pool).toBeGreaterThan(0);
+    expect(drawn).toHaveLength(Math.min(50, pool));
+    for (const s of drawn) expect(s.records.map((r) => r.goldId)).not.toEqual([]);
+    expect(JSON.stringify(tau.notesSample)).not.toContain('HIDDEN GOAL');
+  });
+
   it("a failed tau-bench trial with a tool error yields a validated note, and the grader's goal never becomes memory", () => {
     expect(tau.failedRuns).toHaveLength(1);
     expect(tau.failedRuns[0]?.notes).toBeGreaterThanOrEqual(1);

@@ -27,6 +27,7 @@ describe('recorded workflow histories', () => {
         'conflict-triggered.json',
         'consolidate-budget-exhausted.json',
         'consolidate-continued-as-new-final.json',
+        'consolidate-index-records.json',
         'consolidate-normal.json',
         'consolidate-staged-approved.json',
         'erase-subject.json',

@@ -3,7 +3,7 @@ import { calibrateAbstention, quantile } from '../../tools/eval/abstention.ts';
 import { bm25 } from '../../tools/eval/baselines/bm25.ts';
 import { recentHistory } from '../../tools/eval/baselines/recent-history.ts';
 import { turnsOf, type Turn } from '../../tools/eval/baselines/turns.ts';
-import { failedRunOutcomes } from '../../tools/eval/case-run.ts';
+import { failedRunOutcomes } from '../../tools/eval/failed-runs.ts';
 import { cutoffInstant, isAfter, parseCutoff } from '../../tools/eval/cutoff.ts';
 import { tenantFor } from '../../tools/eval/runner.ts';
 import type { NoteVersion } from '../../src/contracts/note.ts';
@@ -171,6 +171,7 @@ describe('failed runs', () => {
       caseId: 'log-1',
       runId: 'run-1',
       notes: 0,
+      explained: false,
       mistakeStep: 1,
       mistakeAgent: 'agent-1',
     });

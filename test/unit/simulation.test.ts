@@ -324,6 +324,41 @@ describe('metrics', () => {
     expect(lostLessons(fates)).toEqual(['report_tables:u1']);
     expect(retirementSummary([]).rate).toBeNull();
   });
+
+  it('counts correct lesson notes weakened, superseded by a rewording, and reinforced', () => {
+    const claim = 'Amounts from the billing API are in cents; divide by 100.';
+    const billing = { level: 'task_type', key: 'invoice_report' } as const;
+    const v = (version: number, status: VersionView['status'], confidence: number, more: Partial<VersionView> = {}) =>
+      ({ version, status, claim, confidence, contradictedAt: null, supersededBy: null, ...more }) as VersionView;
+    const notes: NoteView[] = [
+      // Confirmed by a second source at the same confidence, then by a third.
+      {
+        noteId: 'reinforced',
+        scope: billing,
+        versions: [
+          v(1, 'active', 0.9, { sourceCount: 1 }),
+          v(2, 'active', 0.9, { sourceCount: 2 }),
+          v(3, 'active', 0.9, { sourceCount: 3 }),
+        ],
+      },
+      // Downgraded without a contradiction mark: still a weakening.
+      { noteId: 'downgraded', scope: billing, versions: [v(1, 'active', 0.9), v(2, 'active', 0.6)] },
+      {
+        noteId: 'reworded',
+        scope: billing,
+        versions: [v(1, 'active', 0.9), v(2, 'superseded', 0.9, { supersededBy: 'reinforced' })],
+      },
+      { noteId: 'retired', scope: billing, versions: [v(1, 'active', 0.9), v(2, 'retired', 0.9)] },
+    ];
+    const fates = lessonNoteFates(notes);
+    expect(fates.map((f) => [f.noteId, f.reinforcements, f.confidenceLowered])).toEqual([
+      ['reinforced', 2, false],
+      ['downgraded', 0, true],
+      ['reworded', 0, false],
+      ['retired', 0, false],
+    ]);
+    expect(retirementSummary(fates)).toMatchObject({ lessonNotes: 4, weakened: 2, reworded: 1, reinforced: 1 });
+  });
 });
 
 describe('no memory', () => {

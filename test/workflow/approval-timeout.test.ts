@@ -41,6 +41,7 @@ describe('staged consolidation approval timeout', () => {
         return { changed: 3 };
       },
       finishRun: async () => ({ changedVersions: [], changedVersionsTruncated: false }),
+      indexRecords: async () => ({ objects: 0, records: 0, embedded: 0, after: null }),
     } as unknown as Partial<ConsolidationActivities>;
     const taskQueue = uniqueId('approval');
     const worker = await Worker.create({

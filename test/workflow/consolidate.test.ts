@@ -36,6 +36,13 @@ function fakeActivities(
     replayBatch: rec('replayBatch', replay),
     commitBatch: rec('commitBatch', { committed: opts.changesPerBatch, quarantined: 0 }),
     reindexBatch: rec('reindexBatch', { embedded: opts.changesPerBatch, embedder: 'fake' }),
+    indexRecords: async (input: { after: string | null }) => {
+      calls.push({ name: 'indexRecords', input });
+      // Two calls' worth of archive objects: the first hands back a cursor, the second finishes.
+      return input.after === null
+        ? { objects: 8, records: 120, embedded: 100, after: 'raw/tenant=acme/date=2026-11-05/p-8.jsonl.gz' }
+        : { objects: 3, records: 40, embedded: 40, after: null };
+    },
     finishRun: rec('finishRun', {
       changedVersions: [{ noteId: 'N1', fromVersion: null, toVersion: 1 }],
       changedVersionsTruncated: false,
@@ -92,10 +99,33 @@ describe('consolidateTenantWorkflow', () => {
     expect(calls.map((c) => c.name)).toEqual([
       'planRun',
       ...Array.from({ length: 3 }, () => ['replayBatch', 'commitBatch', 'reindexBatch']).flat(),
+      'indexRecords',
+      'indexRecords',
       'finishRun',
     ]);
     expect(calls[0]?.input).toMatchObject({ tenantId: 'acme', seed: 7, trigger: 'manual' });
     expect(result.changedVersions).toEqual([{ noteId: 'N1', fromVersion: null, toVersion: 1 }]);
+  });
+
+  it("indexes the window's raw records after the batches, following the cursor until the last object", async () => {
+    const calls: Calls = [];
+    const workflowId = uniqueId('consolidate-index');
+    const window = { from: '2026-11-01T00:00:00.000Z', to: '2026-11-05T00:00:00.000Z' };
+    const result = await withWorker(fakeActivities({ batches: 1, changesPerBatch: 1 }, calls), (taskQueue) =>
+      client.workflow.execute(consolidateTenantWorkflow, {
+        taskQueue,
+        workflowId,
+        args: [{ tenantId: 'acme', trigger: 'manual', window }],
+      }),
+    );
+    await maybeRecordHistory(client, workflowId, 'consolidate-index-records');
+    expect(result.status).toBe('completed');
+    const indexing = calls.filter((c) => c.name === 'indexRecords').map((c) => c.input);
+    expect(indexing).toEqual([
+      { tenantId: 'acme', window, after: null, maxObjects: 8 },
+      { tenantId: 'acme', window, after: 'raw/tenant=acme/date=2026-11-05/p-8.jsonl.gz', maxObjects: 8 },
+    ]);
+    expect(calls.map((c) => c.name).slice(-3)).toEqual(['indexRecords', 'indexRecords', 'finishRun']);
   });
 
   it('stops cleanly when the next batch would exceed the note change budget, and reports partial', async () => {

@@ -19,7 +19,17 @@ export function registerEval(program: Command): void {
       "memory from the first share of each case's records (0.8) or from records up to an instant; 1 holds nothing out",
       '0.8',
     )
-    .option('--limit <n>', 'only the first n cases (a quick look)')
+    .option(
+      '--cases <list>',
+      '1-based positions of the cases to run, in file order, e.g. 1-3 or 4,5 (LoCoMo: 1-3 tune, 4-5 report)',
+    )
+    .option('--limit <n>', 'only the first n cases (of those --cases selects; a quick look)')
+    .option(
+      '--notes-sample <n>',
+      "notes drawn (fixed seed) into notes-sample.md from the run's notes; 0 for none",
+      '50',
+    )
+    .option('--ablate <list>', 'comma-separated pipeline switches to turn off for this run: records')
     .option('--out <dir>', 'where report.md, summary.json and the recall@k chart go', 'var/eval')
     .option('--keep', "keep the evaluation's note schema (to inspect notes) instead of dropping it")
     .option('--json', 'print the summary as one JSON document on stdout')

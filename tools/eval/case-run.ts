@@ -1,11 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { listNotes } from '../../src/db/index.ts';
 import type { NoteVersion } from '../../src/contracts/note.ts';
+import type { RecallResult } from '../../src/recall/index.ts';
 import { bm25 } from './baselines/bm25.ts';
 import { dense } from './baselines/dense.ts';
+import type { EmbeddingCache } from './baselines/embedding-cache.ts';
 import { recentHistory } from './baselines/recent-history.ts';
 import { approxTokens, turnsOf, type Turn, type TurnRetriever } from './baselines/turns.ts';
 import { isAfter } from './cutoff.ts';
+import { failedRunOutcomes } from './failed-runs.ts';
 import type { EvalPipeline } from './pipeline.ts';
 import type {
   EvalCase,
@@ -23,6 +26,8 @@ interface CaseRunOptions {
   cutoff: string | undefined;
   /** Results asked of every method per question (the largest k measured). */
   depth: number;
+  /** Passage embeddings of earlier runs for the dense baseline. @default none (every turn embedded) */
+  embeddingCache?: EmbeddingCache;
   log: (line: string) => void;
 }
 
@@ -30,6 +35,8 @@ interface CaseRunResult {
   outcomes: QueryOutcome[];
   failedRuns: FailedRunOutcome[];
   notes: number;
+  /** Every note's current version after the run, read before the evaluation drops its schema. */
+  committed: NoteVersion[];
   seconds: Record<string, number>;
 }
 
@@ -65,13 +72,14 @@ export async function runCase(
   const notes = await currentNotes(pipeline, opts.tenantId);
   const failedRuns = failedRunOutcomes(evalCase, notes, byRecordId);
   // Failure logs carry no questions: nothing to index for the baselines.
-  if (evalCase.queries.length === 0) return { outcomes: [], failedRuns, notes: notes.length, seconds };
+  if (evalCase.queries.length === 0)
+    return { outcomes: [], failedRuns, notes: notes.length, committed: notes, seconds };
   const known = evalCase.records.filter((r) => !isAfter(r.record.observedAt, opts.cutoff));
   const turns = turnsOf(known);
   const baselines = await timed('baselines', async () => ({
     'recent-history': recentHistory(turns),
     'full-text': bm25(turns),
-    dense: await dense(turns, pipeline.embedder),
+    dense: await dense(turns, pipeline.embedder, opts.embeddingCache),
   }));
   const ask = new Asker(evalCase, opts, pipeline, byRecordId, turns, baselines);
   const outcomes = await timed('query', async () => {
@@ -79,7 +87,7 @@ export async function runCase(
     for (const query of evalCase.queries) out.push(...(await ask.everyMethod(query)));
     return out;
   });
-  return { outcomes, failedRuns, notes: notes.length, seconds };
+  return { outcomes, failedRuns, notes: notes.length, committed: notes, seconds };
 }
 
 class Asker {
@@ -111,21 +119,27 @@ class Asker {
       { tenantId: this.opts.tenantId, query: query.text, k: this.opts.depth },
       new Date(query.askedAt),
     );
-    out.push(
-      this.outcome(
-        query,
-        'nocturne',
-        recalled.notes.map((n) =>
-          this.noteItem(
-            n.evidence.map((e) => e.recordId),
-            n.score,
-            n.tokens,
-          ),
-        ),
-        performance.now() - t0,
-      ),
-    );
+    out.push(this.outcome(query, 'nocturne', this.fusedItems(recalled), performance.now() - t0));
     return out;
+  }
+
+  /** In the fused order: a note counts for the dataset ids of its evidence, a raw record for its own. */
+  private fusedItems(recalled: RecallResult): RetrievedItem[] {
+    const notes = new Map(recalled.notes.map((n) => [n.noteId, n]));
+    const records = new Map(recalled.records.map((r) => [r.recordId, r]));
+    return recalled.ranking.flatMap((item) => {
+      const note = item.type === 'note' ? notes.get(item.id) : undefined;
+      if (note)
+        return [
+          this.citedItem(
+            note.evidence.map((e) => e.recordId),
+            note.score,
+            note.tokens,
+          ),
+        ];
+      const record = item.type === 'record' ? records.get(item.id) : undefined;
+      return record ? [this.citedItem([record.recordId], record.score, record.tokens)] : [];
+    });
   }
 
   private outcome(query: EvalQuery, method: EvalMethod, items: RetrievedItem[], latencyMs: number): QueryOutcome {
@@ -151,7 +165,7 @@ class Asker {
     };
   }
 
-  private noteItem(recordIds: readonly string[], score: number, tokens: number): RetrievedItem {
+  private citedItem(recordIds: readonly string[], score: number, tokens: number): RetrievedItem {
     const cited = recordIds.map((id) => this.byRecordId.get(id)).filter((r): r is EvalRecord => r !== undefined);
     return {
       goldIds: unique(cited.map((r) => r.goldId)),
@@ -174,56 +188,4 @@ async function currentNotes(pipeline: EvalPipeline, tenantId: string): Promise<N
     if (!page.nextCursor) return out;
     cursor = page.nextCursor;
   }
-}
-
-/** Notes that explain a failure (not a restated fact or a tool's content) point at where it went wrong. */
-const explainsFailure = (n: NoteVersion): boolean =>
-  n.sourceKind === 'user_correction' || ['tool_behavior', 'failure_cause', 'strategy', 'constraint'].includes(n.kind);
-
-/**
- * A tool's output shows where things went wrong, but the tool did not decide anything: the step
- * to blame is the agent's that called it, the nearest agent step before it in the same run.
- */
-function actingStep(evalCase: EvalCase, cited: EvalRecord): EvalRecord {
-  if (cited.record.kind !== 'error' && cited.record.kind !== 'tool_result') return cited;
-  const before = evalCase.records.filter(
-    (r) =>
-      r.goldSession === cited.goldSession &&
-      r.step !== undefined &&
-      (r.step as number) < (cited.step as number) &&
-      (r.record.kind === 'agent_message' || r.record.kind === 'tool_call'),
-  );
-  return before.at(-1) ?? cited;
-}
-
-/** Per failed run: the notes drawn from its records, and the earliest step a failure lesson cites. */
-export function failedRunOutcomes(
-  evalCase: EvalCase,
-  notes: readonly NoteVersion[],
-  byRecordId: ReadonlyMap<string, EvalRecord>,
-): FailedRunOutcome[] {
-  const learned = notes.filter((n) => n.status === 'active' || n.status === 'quarantined');
-  return evalCase.failedRuns.map((run) => {
-    const citedFrom = (n: NoteVersion) =>
-      n.evidence
-        .map((e) => byRecordId.get(e.recordId))
-        .filter((r): r is EvalRecord => r?.goldSession === run.goldSession);
-    const fromRun = learned.filter((n) => citedFrom(n).length > 0);
-    const cited = fromRun
-      .filter(explainsFailure)
-      .flatMap(citedFrom)
-      .filter((r) => r.step !== undefined)
-      .sort((a, b) => (a.step as number) - (b.step as number))[0];
-    const blamed = cited ? actingStep(evalCase, cited) : undefined;
-    return {
-      dataset: evalCase.dataset,
-      caseId: evalCase.caseId,
-      runId: run.runId,
-      notes: fromRun.length,
-      ...(blamed?.step !== undefined ? { attributedStep: blamed.step } : {}),
-      ...(blamed?.actor !== undefined ? { attributedAgent: blamed.actor } : {}),
-      ...(run.mistakeStep !== undefined ? { mistakeStep: run.mistakeStep } : {}),
-      ...(run.mistakeAgent !== undefined ? { mistakeAgent: run.mistakeAgent } : {}),
-    };
-  });
 }

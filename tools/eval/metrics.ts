@@ -195,9 +195,10 @@ export function failedRunYield(runs: readonly FailedRunOutcome[]): Mean {
 }
 
 /**
- * Share of failed runs that yield a lesson about the failure itself (a note explaining it, so an
- * attributed step), not only facts or preferences stated along the way.
+ * Share of failed runs that yield a lesson about the failure itself (`explainsFailure` in
+ * failed-runs.ts), not only facts or preferences stated along the way. An outcome without the
+ * `explained` flag (written before it existed) counts when it names a step.
  */
 export function failureLessonYield(runs: readonly FailedRunOutcome[]): Mean {
-  return mean(runs.map((run) => (run.attributedStep !== undefined ? 1 : 0)));
+  return mean(runs.map((run) => ((run.explained ?? run.attributedStep !== undefined) ? 1 : 0)));
 }

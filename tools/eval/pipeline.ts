@@ -8,6 +8,7 @@ import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { recall, type RecallRequest, type RecallResult } from '../../src/recall/index.ts';
 import { connectTemporal, openArchiveStore, openNoteStore } from '../../src/runtime.ts';
 import { createWorker } from '../../src/worker.ts';
+import { ablatedRecall, type AblationName } from './ablations.ts';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 
 /**
@@ -20,6 +21,8 @@ export interface EvalPipeline {
   db: Db;
   archive: ArchiveStore;
   embedder: Embedder;
+  /** The run's ablation switches (tools/eval/ablations.ts), applied to every call they name. */
+  ablations: readonly AblationName[];
   /** Archives records for a tenant (tenantId overwritten) and returns how many were accepted. */
   archiveRecords(tenantId: string, records: RawRecordInput[]): Promise<{ accepted: number; rejected: number }>;
   /** One consolidation run over the tenant's records observed up to `to` (all, when absent), every episode in budget. */
@@ -36,6 +39,8 @@ interface EvalPipelineOptions {
   name: string;
   /** Keep the schema after close (to inspect notes with `nocturne notes`). @default false */
   keep?: boolean;
+  /** Parts of the pipeline to switch off for this run. @default none */
+  ablate?: readonly AblationName[];
   log?: (line: string) => void;
 }
 
@@ -48,8 +53,8 @@ const EVAL_BUDGET = {
 };
 
 /**
- * The stack's configuration with an archive prefix and a task queue of this run's own, and the
- * name of its note schema. Refuses anything but the real stack.
+ * The stack's configuration with an archive prefix and a task queue of this run's own, the name
+ * of its note schema and its ablation switches. Refuses anything but the real stack.
  */
 function isolatedConfig(options: EvalPipelineOptions, suffix: string) {
   const base = parseConfig(options.env);
@@ -65,12 +70,12 @@ function isolatedConfig(options: EvalPipelineOptions, suffix: string) {
     NOCTURNE_TASK_QUEUE: `${options.name}-${suffix}`,
   });
   const schema = `nocturne_${options.name.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${suffix}`;
-  return { config, schema, databaseUrl: base.database.url };
+  return { config, schema, databaseUrl: base.database.url, ablations: [...(options.ablate ?? [])] };
 }
 
 export async function openEvalPipeline(options: EvalPipelineOptions): Promise<EvalPipeline> {
   const suffix = randomBytes(4).toString('hex');
-  const { config, schema, databaseUrl } = isolatedConfig(options, suffix);
+  const { config, schema, databaseUrl, ablations } = isolatedConfig(options, suffix);
   const db = await openNoteStore(config, { schema });
   const archive = await openArchiveStore(config);
   const handle = await createWorker(config, { db, log: options.log ?? (() => {}) });
@@ -82,6 +87,7 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
     db,
     archive,
     embedder: handle.embedder,
+    ablations,
     async archiveRecords(tenantId, records) {
       const values = records.map((r) => ({ ...r, tenantId }));
       const written = await writeBatch(archive, { tenantId, producer: 'nocturne-eval', records: values });
@@ -103,7 +109,8 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
         ],
       })) as ConsolidateResult;
     },
-    recall: (request, now) => recall(db, handle.embedder, request, now ? { now: () => now } : {}),
+    recall: (request, now) =>
+      recall(db, handle.embedder, ablatedRecall(request, ablations), now ? { now: () => now } : {}),
     async close() {
       handle.worker.shutdown();
       await running;

@@ -1,11 +1,17 @@
 import { execFileSync } from 'node:child_process';
+import type { NoteVersion } from '../../src/contracts/note.ts';
 import { calibrateAbstention, type AbstentionThreshold } from './abstention.ts';
+import { describeAblations, type AblationName } from './ablations.ts';
+import { openEmbeddingCache, type EmbeddingCache } from './baselines/embedding-cache.ts';
 import { runCase } from './case-run.ts';
+import { selectCases, type PositionedCase } from './case-selection.ts';
 import { cutoffInstant, describeCutoff, type Cutoff } from './cutoff.ts';
 import { loadDataset } from './datasets/index.ts';
+import { drawNotesSample, type NotesSample } from './notes-sample/draw.ts';
 import { openEvalPipeline, type EvalPipeline } from './pipeline.ts';
 import { unknowableAfter } from './questions.ts';
-import type { EvalSummary } from './summary-types.ts';
+import { summarizeSplits } from './splits.ts';
+import type { EvalMeta, EvalSummary } from './summary-types.ts';
 import { summarize } from './summary.ts';
 import type { EvalCase, EvalDataset, FailedRunOutcome, QueryOutcome } from './types.ts';
 
@@ -14,8 +20,16 @@ interface EvalOptions {
   path: string;
   ks: number[];
   cutoff: Cutoff;
-  /** Only the first n cases (a quick look); all when absent. */
+  /** 1-based positions of the cases to run, in file order; all when absent. */
+  cases?: readonly number[];
+  /** Only the first n of those cases (a quick look); all when absent. */
   limit?: number;
+  /** Notes drawn for the note-quality sample. @default 50 */
+  notesSample?: number;
+  /** Where the dense baseline keeps passage embeddings between runs; none when absent. */
+  embeddingCacheDir?: string;
+  /** Parts of the pipeline switched off for this run (tools/eval/ablations.ts). */
+  ablate?: readonly AblationName[];
   env: NodeJS.ProcessEnv;
   /** Keep the evaluation's note schema for inspection. @default false */
   keep?: boolean;
@@ -27,6 +41,7 @@ export interface EvalRun {
   thresholds: AbstentionThreshold[];
   outcomes: QueryOutcome[];
   failedRuns: FailedRunOutcome[];
+  notesSample: NotesSample;
 }
 
 /**
@@ -35,8 +50,8 @@ export interface EvalRun {
  */
 export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   const startedAt = new Date().toISOString();
-  const all = await loadDataset(opts.dataset, opts.path);
-  const cases = opts.limit !== undefined ? all.slice(0, opts.limit) : all;
+  const selected = selectCases(await loadDataset(opts.dataset, opts.path), opts.cases, opts.limit);
+  const cases = selected.map((c) => c.evalCase);
   opts.log(
     `eval ${opts.dataset}: ${cases.length} cases, ${cases.reduce((n, c) => n + c.queries.length, 0)} questions, ${cases.reduce((n, c) => n + c.failedRuns.length, 0)} failed runs from ${opts.path}`,
   );
@@ -44,33 +59,60 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
     env: opts.env,
     name: `eval-${opts.dataset}`,
     ...(opts.keep ? { keep: true } : {}),
+    ...(opts.ablate ? { ablate: opts.ablate } : {}),
   });
+  const ablations = describeAblations(pipeline.ablations);
+  for (const line of ablations) opts.log(`ablation ${line}`);
+  const cache = opts.embeddingCacheDir !== undefined ? openEmbeddingCache(opts.embeddingCacheDir) : undefined;
   let runs: CaseRuns;
   try {
-    runs = await runCases(pipeline, cases, opts);
+    runs = await runCases(pipeline, selected, { ...opts, cache });
   } finally {
     await pipeline.close();
   }
+  if (cache)
+    opts.log(`dense baseline: ${cache.counts.embedded} turns embedded, ${cache.counts.cached} read from the cache`);
+  return reportRun(opts, selected, runs, {
+    startedAt,
+    embedder: pipeline.embedder.name,
+    ...(ablations.length > 0 ? { ablations } : {}),
+  });
+}
+
+/** The run's summary (all cases, then each split), abstention thresholds and note-quality sample. */
+function reportRun(opts: EvalOptions, selected: readonly PositionedCase[], runs: CaseRuns, meta: EvalMeta): EvalRun {
+  const cases = selected.map((c) => c.evalCase);
   const { outcomes, failedRuns, seconds, cutoffs, notes } = runs;
   const thresholds = calibrateAbstention(cases, outcomes);
+  const unknowable = unknowableAfter(cases, (c) => cutoffs.get(c));
   const summary = summarize({
     cases,
     outcomes,
     failedRuns,
     ks: opts.ks,
-    unknowable: unknowableAfter(cases, (c) => cutoffs.get(c)),
+    unknowable,
     meta: {
       datasetPaths: { [opts.dataset]: opts.path },
       cutoff: describeCutoff(opts.cutoff),
-      embedder: pipeline.embedder.name,
       commit: gitCommit(),
-      startedAt,
+      ...meta,
       seconds,
       notes,
+      cases: selected.map((c) => c.position).join(','),
       abstentionThresholds: thresholds,
     },
   });
-  return { summary, thresholds, outcomes, failedRuns };
+  const splits = summarizeSplits({
+    dataset: opts.dataset,
+    cases: selected,
+    outcomes,
+    failedRuns,
+    ks: opts.ks,
+    unknowable,
+  });
+  if (splits.length > 0) summary.splits = splits;
+  const notesSample = drawNotesSample(runs.committed, opts.notesSample ?? 50);
+  return { summary, thresholds, outcomes, failedRuns, notesSample };
 }
 
 /** What running every case gave: the outcomes, and what the summary's metadata reports. */
@@ -82,24 +124,32 @@ interface CaseRuns {
   /** Each case's cutoff (none for a case without questions). */
   cutoffs: Map<EvalCase, string | undefined>;
   notes: number;
+  /** Each case's notes after its run, for the note-quality sample. */
+  committed: Array<{ evalCase: EvalCase; notes: NoteVersion[] }>;
 }
 
 /** Each case in turn, a fresh tenant each. */
-async function runCases(pipeline: EvalPipeline, cases: readonly EvalCase[], opts: EvalOptions): Promise<CaseRuns> {
-  const runs: CaseRuns = { outcomes: [], failedRuns: [], seconds: {}, cutoffs: new Map(), notes: 0 };
-  for (const [i, evalCase] of cases.entries()) {
+async function runCases(
+  pipeline: EvalPipeline,
+  cases: readonly PositionedCase[],
+  opts: EvalOptions & { cache: EmbeddingCache | undefined },
+): Promise<CaseRuns> {
+  const runs: CaseRuns = { outcomes: [], failedRuns: [], seconds: {}, cutoffs: new Map(), notes: 0, committed: [] };
+  for (const [i, { evalCase, position }] of cases.entries()) {
     // The holdout is for questions; failure logs (no questions) are all learned from.
     const cutoff = evalCase.queries.length > 0 ? cutoffInstant(evalCase, opts.cutoff) : undefined;
     runs.cutoffs.set(evalCase, cutoff);
     opts.log(
-      `[${i + 1}/${cases.length}] ${evalCase.caseId}: ${evalCase.records.length} records, ${evalCase.queries.length} questions, cutoff ${cutoff ?? 'none'}`,
+      `[${i + 1}/${cases.length}] case ${position} ${evalCase.caseId}: ${evalCase.records.length} records, ${evalCase.queries.length} questions, cutoff ${cutoff ?? 'none'}`,
     );
     const result = await runCase(pipeline, evalCase, {
       tenantId: tenantFor(opts.dataset, evalCase.caseId),
       cutoff,
       depth: Math.max(...opts.ks),
+      ...(opts.cache ? { embeddingCache: opts.cache } : {}),
       log: opts.log,
     });
+    runs.committed.push({ evalCase, notes: result.committed });
     runs.outcomes.push(...result.outcomes);
     runs.failedRuns.push(...result.failedRuns);
     runs.notes += result.notes;

@@ -92,6 +92,15 @@ export interface DatasetSummary {
   failedRuns: FailedRunSummary | null;
 }
 
+/** One split of a dataset's cases (tuning, reporting) summarized on its own. */
+export interface SplitSummary {
+  name: string;
+  /** 1-based positions of the split's cases that ran. */
+  positions: number[];
+  caseIds: string[];
+  summary: DatasetSummary;
+}
+
 export interface EvalSummary {
   meta: EvalMeta;
   /** The ks every metric was computed at, ascending. */
@@ -100,4 +109,6 @@ export interface EvalSummary {
   headlineK: number;
   /** Datasets in EVAL_DATASETS order. */
   datasets: DatasetSummary[];
+  /** Per split of the cases that ran, where the dataset names splits (LoCoMo). */
+  splits?: SplitSummary[];
 }

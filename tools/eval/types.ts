@@ -96,6 +96,8 @@ export interface FailedRunOutcome {
   runId: string;
   /** Active or quarantined notes with at least one evidence record from this run. */
   notes: number;
+  /** A lesson note (or a correction) cites a record of this run: the run yielded a note explaining its failure. */
+  explained?: boolean;
   /** The step Nocturne attributes the failure to (earliest step cited by a failure lesson), if any. */
   attributedStep?: number;
   attributedAgent?: string;

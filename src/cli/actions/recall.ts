@@ -2,7 +2,7 @@ import { loadConfig } from '../../config.ts';
 import { NoteScope, SCOPE_LEVELS } from '../../contracts/note.ts';
 import type { Db } from '../../db/index.ts';
 import type { Embedder } from '../../embeddings/embedder.ts';
-import type { RecallResult } from '../../recall/contract.ts';
+import { RECALL_SOURCES, type RecallResult } from '../../recall/contract.ts';
 import { InvalidRecallRequestError, recall } from '../../recall/recall.ts';
 import { openRecallEmbedder, withDb } from '../../runtime.ts';
 import { UsageError } from '../errors.ts';
@@ -18,6 +18,7 @@ export interface RecallOpts {
   asOf?: string;
   taskId?: string;
   scope: string[];
+  include: string[];
   json?: boolean;
 }
 
@@ -31,6 +32,7 @@ export async function recallCommand(opts: RecallOpts): Promise<void> {
     ...(opts.asOf !== undefined ? { asOf: opts.asOf } : {}),
     ...(opts.taskId !== undefined ? { taskId: opts.taskId } : {}),
     ...(opts.scope.length > 0 ? { scope: opts.scope.map(parseScope) } : {}),
+    ...(opts.include.length > 0 ? { include: opts.include.map(parseSource) } : {}),
   };
   const config = loadConfig();
   const embedder = await openRecallEmbedder(config);
@@ -63,18 +65,39 @@ function parseScope(value: string): NoteScope {
   return parsed.data;
 }
 
+function parseSource(value: string): (typeof RECALL_SOURCES)[number] {
+  const source = RECALL_SOURCES.find((s) => s === value);
+  if (!source) throw new UsageError(`--include: expected ${RECALL_SOURCES.join('|')}, got ${JSON.stringify(value)}`);
+  return source;
+}
+
 const cut = (s: string, width: number): string => (s.length > width ? `${s.slice(0, width - 1)}…` : s);
 
 function printResult(r: RecallResult): void {
   for (const w of r.warnings) warn(`warning: ${w}`);
   const when = r.asOf ? `as of ${r.asOf}` : `at ${r.at}`;
-  printLine(`tenant ${r.tenantId}  ${when}  embedder ${r.embedder}  policy ${r.policy}`);
-  if (r.notes.length === 0) return printLine('no notes recalled');
+  printLine(`tenant ${r.tenantId}  ${when}  embedder ${r.embedder}  policy ${r.policy}  fusion ${r.fusion ?? '-'}`);
+  if (r.ranking.length === 0) return printLine('nothing recalled');
+  printNotes(r);
+  printRecords(r);
+  const budget = r.tokenBudget === null ? '' : ` of ${r.tokenBudget}`;
+  const order = r.ranking.map((i) => (i.type === 'note' ? noteRank(r, i.id) : recordRank(r, i.id))).join(' ');
+  printLine(`\nread in this order: ${order}`);
+  printLine(
+    `${r.notes.length} note(s), ${r.records.length} record(s), ${r.tokens}${budget} tokens; ${r.stats.candidates} note candidates (${r.stats.vectorPath} vector path), ${r.stats.recordVectorCandidates + r.stats.recordTextCandidates} record candidates${r.stats.usageLogged > 0 ? `; ${r.stats.usageLogged} usage row(s) logged` : ''}`,
+  );
+}
+
+const noteRank = (r: RecallResult, id: string) => `N${r.notes.find((n) => n.noteId === id)?.rank ?? '?'}`;
+const recordRank = (r: RecallResult, id: string) => `R${r.records.find((x) => x.recordId === id)?.rank ?? '?'}`;
+
+function printNotes(r: RecallResult): void {
+  if (r.notes.length === 0) return;
   printLine(
     table(
       ['#', 'SCORE', 'NOTE', 'VER', 'KIND', 'CONF', 'CLAIM'],
       r.notes.map((n) => [
-        n.rank,
+        `N${n.rank}`,
         n.score.toFixed(3),
         n.noteId,
         n.version,
@@ -87,10 +110,26 @@ function printResult(r: RecallResult): void {
   printLine('');
   for (const n of r.notes) {
     const dup = n.duplicates.length > 0 ? `; folded ${n.duplicates.length} near-duplicate(s)` : '';
-    printLine(`#${n.rank} ${n.why}${dup}; evidence: ${n.evidence.map((e) => e.recordId).join(', ') || 'none'}`);
+    printLine(`N${n.rank} ${n.why}${dup}; evidence: ${n.evidence.map((e) => e.recordId).join(', ') || 'none'}`);
   }
-  const budget = r.tokenBudget === null ? '' : ` of ${r.tokenBudget}`;
+}
+
+function printRecords(r: RecallResult): void {
+  if (r.records.length === 0) return;
+  printLine('');
   printLine(
-    `\n${r.notes.length} note(s), ${r.tokens}${budget} tokens; ${r.stats.candidates} candidates (${r.stats.vectorPath} vector path)${r.stats.usageLogged > 0 ? `; ${r.stats.usageLogged} usage row(s) logged` : ''}`,
+    table(
+      ['#', 'SCORE', 'RECORD', 'OBSERVED', 'SPEAKER', 'KIND', 'TEXT'],
+      r.records.map((x) => [
+        `R${x.rank}`,
+        x.score.toFixed(4),
+        x.recordId,
+        x.observedAt,
+        x.speaker,
+        x.kind,
+        cut(x.text, CLAIM_WIDTH),
+      ]),
+    ),
   );
+  for (const x of r.records) printLine(`R${x.rank} ${x.why}`);
 }

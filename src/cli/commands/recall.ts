@@ -1,23 +1,29 @@
 import type { Command } from 'commander';
 import { SCOPE_LEVELS } from '../../contracts/note.ts';
-import { MAX_K } from '../../recall/contract.ts';
+import { MAX_K, RECALL_SOURCES } from '../../recall/contract.ts';
 import type { RecallOpts } from '../actions/recall.ts';
 
 export function registerRecall(program: Command): void {
   program
     .command('recall')
     .description(
-      "Recall a tenant's notes for a query: hybrid vector + full-text score, deduplicated, fitted to a token budget",
+      "Recall a tenant's notes and raw records for a query: notes (hybrid vector + full-text score, deduplicated) and indexed records (vector and full text) fused by reciprocal rank, fitted to a token budget",
     )
     .requiredOption('--tenant <id>', 'tenant whose notes to recall')
     .requiredOption('--query <text>', 'what the agent is about to do or asks')
-    .option('--k <n>', `at most this many notes (1-${MAX_K})`, '10')
+    .option('--k <n>', `at most this many notes and records together (1-${MAX_K})`, '10')
     .option('--token-budget <n>', 'at most this many context tokens (approx. characters / 4)')
     .option('--as-of <iso>', 'point-in-time recall for audits: what was active at this instant')
     .option('--task-id <id>', 'log the returned note versions in memory usage for this task')
     .option(
       '--scope <level:key>',
       `only notes in this scope (${SCOPE_LEVELS.join('|')}:key); repeatable`,
+      (v: string, all: string[]) => [...all, v],
+      [],
+    )
+    .option(
+      '--include <source>',
+      `search only this source (${RECALL_SOURCES.join('|')}); repeatable; default both`,
       (v: string, all: string[]) => [...all, v],
       [],
     )

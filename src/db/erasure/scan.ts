@@ -3,7 +3,15 @@ import type { Queryable } from '../db.ts';
 import { intColumn } from '../rows.ts';
 
 export interface StoreFinding {
-  store: 'note_versions' | 'audit_log' | 'memory_usage' | 'embeddings' | 'run_work' | 'runs';
+  store:
+    | 'note_versions'
+    | 'audit_log'
+    | 'memory_usage'
+    | 'embeddings'
+    | 'run_work'
+    | 'runs'
+    | 'record_index'
+    | 'embedding_cache';
   count: number;
 }
 
@@ -15,7 +23,10 @@ const count = async (tx: Queryable, sql: string, params: unknown[]): Promise<num
  * The database half of the verification scan: rows of the tenant in which any of the subject's
  * strings occur, usage rows or embeddings left on erased notes. Returns only non-zero findings.
  */
-export async function scanDatabaseForSubject(tx: Queryable, p: { needles: string[] }): Promise<StoreFinding[]> {
+export async function scanDatabaseForSubject(
+  tx: Queryable,
+  p: { needles: string[]; userId?: string },
+): Promise<StoreFinding[]> {
   const any = (expr: string) => `EXISTS (SELECT 1 FROM unnest($1::text[]) x WHERE x <> '' AND strpos(${expr}, x) > 0)`;
   const n = [p.needles];
   const findings: StoreFinding[] = [
@@ -62,6 +73,31 @@ export async function scanDatabaseForSubject(tx: Queryable, p: { needles: string
       store: 'runs',
       count: await count(tx, `SELECT count(*) AS n FROM runs WHERE ${any(`run_id || workflow_id`)}`, n),
     },
+    ...(await scanRecordIndex(tx, p.needles, p.userId)),
   ];
   return findings.filter((f) => f.count > 0);
+}
+
+/**
+ * The raw-record index: rows whose text or user quotes the subject, and cached vectors of the
+ * subject's words (keyed by the sha256 of the embedded string, which for a record is
+ * "speaker: text", the speaker being the user id).
+ */
+async function scanRecordIndex(tx: Queryable, needles: string[], userId: string | undefined): Promise<StoreFinding[]> {
+  const any = `EXISTS (SELECT 1 FROM unnest($1::text[]) x WHERE x <> '' AND strpos(r.text || ' ' || coalesce(r.user_id, '') || ' ' || r.speaker, x) > 0)`;
+  const hashed = `SELECT encode(sha256(convert_to(s, 'UTF8')), 'hex')
+                    FROM unnest($1::text[]) x, LATERAL (SELECT x AS s UNION ALL SELECT $2::text || ': ' || x) y`;
+  return [
+    {
+      store: 'record_index',
+      count: await count(tx, `SELECT count(*) AS n FROM record_index r WHERE ${any}`, [needles]),
+    },
+    {
+      store: 'embedding_cache',
+      count: await count(tx, `SELECT count(*) AS n FROM embedding_cache WHERE content_hash IN (${hashed})`, [
+        needles,
+        userId ?? '',
+      ]),
+    },
+  ];
 }

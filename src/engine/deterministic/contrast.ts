@@ -22,7 +22,8 @@ export function trialContrast(f: Finding, ep: Episode): Proposal {
   const shape = SHAPES[contrast.kind];
   const arguments_ = contrast.kind === 'other_arguments';
   const structure: NoteStructure = {
-    subject: { type: 'agent', id: ep.agentId },
+    // The lesson is about how runs of the task type go (its claim opens "In <task type> tasks"), not about one agent.
+    subject: ep.taskType ? { type: 'entity', id: ep.taskType } : { type: 'agent', id: ep.agentId },
     attribute: shape.attribute,
     value: arguments_ ? `${contrast.tool} with ${phrase(contrast.failedArgs)}` : contrast.tool,
     ...(arguments_ ? { contrast: phrase(contrast.successfulArgs) } : {}),

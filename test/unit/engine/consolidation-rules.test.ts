@@ -149,6 +149,14 @@ describe('validation rules', () => {
     ],
     [
       'claim_unsupported',
+      // Without a structure: a structured claim that strays from its fields is claim_structure_mismatch.
+      (p: Proposal) => ({
+        ...p,
+        content: { ...p.content, claim: 'Refunds over $500 need manager approval.', structure: undefined },
+      }),
+    ],
+    [
+      'claim_structure_mismatch',
       (p: Proposal) => ({ ...p, content: { ...p.content, claim: 'Refunds over $500 need manager approval.' } }),
     ],
     [

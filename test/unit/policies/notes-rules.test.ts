@@ -57,7 +57,34 @@ describe('conflicts', () => {
     ...over,
   });
   it.each([
-    ['stronger source wins', c({ id: 'a', sourceKind: 'user_correction' }), c({ id: 'b' }), 'a', 'evidence'],
+    [
+      "a tool's fact is not overridden by a user's claim",
+      c({ id: 'a', sourceKind: 'user_correction', observedAt: now }),
+      c({ id: 'b' }),
+      'b',
+      'authority',
+    ],
+    [
+      'what people say outranks an inference',
+      c({ id: 'a', sourceKind: 'inference' }),
+      c({ id: 'b' }),
+      'b',
+      'authority',
+    ],
+    [
+      'then the more recent observation, however often the older was confirmed',
+      c({ id: 'a', observedAt: daysAgo(5), independentSources: 4 }),
+      c({ id: 'b' }),
+      'b',
+      'recency',
+    ],
+    [
+      'then the stronger evidence',
+      c({ id: 'a', sourceKind: 'user_correction' }),
+      c({ id: 'b', sourceKind: 'user_statement' }),
+      'a',
+      'evidence',
+    ],
     ['more independent sources win', c({ id: 'a' }), c({ id: 'b', independentSources: 3 }), 'b', 'evidence'],
     ['then the more recent observation', c({ id: 'a', observedAt: daysAgo(5) }), c({ id: 'b' }), 'b', 'recency'],
     ['then higher confidence', c({ id: 'a', confidence: 0.9 }), c({ id: 'b' }), 'a', 'confidence'],

@@ -1,8 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../../src/config.ts';
+import { parseAblations } from '../../eval/ablations.ts';
+import { parseCaseSelection } from '../../eval/case-selection.ts';
 import { parseCutoff } from '../../eval/cutoff.ts';
 import { defaultDatasetPath } from '../../eval/datasets/index.ts';
+import { renderNotesSample } from '../../eval/notes-sample/render.ts';
 import { renderMarkdown } from '../../eval/report/markdown.ts';
 import { renderRecallChart } from '../../eval/report/svg.ts';
 import { runEval } from '../../eval/runner.ts';
@@ -16,7 +19,10 @@ export interface EvalOpts {
   path?: string;
   k: string;
   cutoff: string;
+  cases?: string;
   limit?: string;
+  notesSample: string;
+  ablate?: string;
   out: string;
   keep?: boolean;
   json?: boolean;
@@ -28,6 +34,9 @@ export async function evalCommand(opts: EvalOpts): Promise<void> {
   const ks = parseKs(opts.k);
   const cutoff = parseOrUsage(() => parseCutoff(opts.cutoff));
   const limit = opts.limit !== undefined ? positiveInt('--limit')(opts.limit) : undefined;
+  const cases = opts.cases !== undefined ? parseOrUsage(() => parseCaseSelection(opts.cases as string)) : undefined;
+  const notesSample = opts.notesSample === '0' ? 0 : positiveInt('--notes-sample (0 for none)')(opts.notesSample);
+  const ablate = opts.ablate !== undefined ? parseOrUsage(() => parseAblations(opts.ablate as string)) : undefined;
   const config = loadConfig();
   requireRealStack(config, 'nocturne eval');
   const datasetPath = opts.path ?? defaultDatasetPath(dataset);
@@ -38,7 +47,11 @@ export async function evalCommand(opts: EvalOpts): Promise<void> {
     cutoff,
     env: process.env,
     log: (line) => process.stderr.write(`${line}\n`),
+    notesSample,
+    embeddingCacheDir: path.resolve(opts.out, 'cache'),
+    ...(cases !== undefined ? { cases } : {}),
     ...(limit !== undefined ? { limit } : {}),
+    ...(ablate !== undefined ? { ablate } : {}),
     ...(opts.keep ? { keep: true } : {}),
   });
   const dir = path.resolve(opts.out, dataset);
@@ -51,9 +64,12 @@ export async function evalCommand(opts: EvalOpts): Promise<void> {
     path.join(dir, 'outcomes.json'),
     `${JSON.stringify({ outcomes: run.outcomes, failedRuns: run.failedRuns })}\n`,
   );
+  if (notesSample > 0) await writeFile(path.join(dir, 'notes-sample.md'), renderNotesSample(dataset, run.notesSample));
   if (opts.json) return printJson(run.summary);
   printLine(renderMarkdown(run.summary));
-  printLine(`report: ${path.join(dir, 'report.md')} (chart ${chart}, summary.json, outcomes.json)`);
+  printLine(
+    `report: ${path.join(dir, 'report.md')} (chart ${chart}, summary.json, outcomes.json${notesSample > 0 ? ', notes-sample.md' : ''})`,
+  );
 }
 
 function parseDataset(value: string): EvalDataset {

@@ -81,6 +81,12 @@ function printNocturneOutcome(n: NonNullable<SimulationReport['nocturne']>, k: n
   );
   printLine(`  without rewordings (the lesson itself weakened or taken away): ${percent(t.harmfulRate)}`);
   printLine(
+    `correct trap lesson notes weakened (confidence lowered, or superseded by another claim, retired or quarantined): ${t.weakened} of ${t.lessonNotes}`,
+  );
+  printLine(
+    `rewordings: ${t.reworded} trap lesson notes superseded by a rewording of the same lesson; ${t.reinforced} reinforced (a later version raised the source count or confidence)`,
+  );
+  printLine(
     table(
       ['lesson', 'notes', 'kept', 'contradicted', 'reworded', 'superseded', 'retired'],
       LESSON_IDS.map((l) => {

@@ -4,6 +4,7 @@ import { anchorSection } from './anchors.ts';
 import { categoryTable, methodTable, questionCounts } from './dataset-tables.ts';
 import { DATASET_TITLES, NO_VALUE, formatPercent } from './format.ts';
 import { escapeLinkTarget, escapeText, plural, table } from './markdown-text.ts';
+import { splitSection } from './splits.ts';
 
 interface MarkdownOptions {
   /** Path (relative to the Markdown file) of each dataset's recall@k chart, to link it. */
@@ -60,6 +61,8 @@ function datasetSection(dataset: DatasetSummary, summary: EvalSummary, options: 
       categoryTable(dataset, headlineK),
     );
   }
+  const splits = splitSection(summary, dataset);
+  if (splits) parts.push('', '### Tuning and reporting splits', '', splits);
   if (dataset.failedRuns) parts.push('', '### Failed runs', '', failedRunSection(dataset.failedRuns));
   return parts.join('\n');
 }

@@ -88,6 +88,8 @@ export interface VersionView {
   confidence: number;
   contradictedAt: string | null;
   supersededBy: string | null;
+  /** Records behind the version; a rise over the previous version is a reinforcement. */
+  sourceCount?: number;
 }
 
 export interface NoteView {
@@ -113,6 +115,10 @@ export interface NoteFate {
   contradictions: number;
   firstConfidence: number;
   lastConfidence: number;
+  /** Some version lowered its confidence (a contradiction or any other downgrade). */
+  confidenceLowered: boolean;
+  /** Versions that confirmed it: a higher source count or confidence than the version before. */
+  reinforcements: number;
   /** The worst that happened to it: removal from recall first, then a lowered confidence. */
   fate: Fate;
 }
@@ -146,10 +152,21 @@ export function lessonNoteFates(notes: readonly NoteView[]): NoteFate[] {
         contradictions,
         firstConfidence: first.confidence,
         lastConfidence: last.confidence,
+        ...versionChanges(n.versions),
         fate: reworded ? 'reworded' : fateOf(last.status, contradictions),
       },
     ];
   });
+}
+
+function versionChanges(versions: readonly VersionView[]): Pick<NoteFate, 'confidenceLowered' | 'reinforcements'> {
+  const steps = versions.slice(1).map((v, i) => ({ v, before: versions[i] as VersionView }));
+  return {
+    confidenceLowered: steps.some(({ v, before }) => v.confidence < before.confidence),
+    reinforcements: steps.filter(
+      ({ v, before }) => (v.sourceCount ?? 0) > (before.sourceCount ?? 0) || v.confidence > before.confidence,
+    ).length,
+  };
 }
 
 function fateOf(status: NoteStatus, contradictions: number): Fate {
@@ -170,6 +187,13 @@ interface RetirementCounts {
   rate: number | null;
   /** Like `rate` but without rewordings: notes whose lesson was weakened or lost to something else. */
   harmfulRate: number | null;
+  /**
+   * Notes weakened: confidence lowered at any version, or taken out of recall by anything but a
+   * rewording of the same lesson (superseded by another claim, retired, quarantined, erased).
+   */
+  weakened: number;
+  /** Notes confirmed at least once (a later version raised the source count or the confidence). */
+  reinforced: number;
   byFate: Record<Fate, number>;
   /** Contradicting versions written over all lesson notes (a note can be contradicted again each night). */
   contradictionVersions: number;
@@ -192,6 +216,8 @@ export function retirementSummary(fates: readonly NoteFate[]): RetirementSummary
   };
 }
 
+const TAKEN_OUT: ReadonlySet<Fate> = new Set(['reworded', 'superseded', 'retired', 'quarantined', 'erased']);
+
 function retirementCounts(fates: readonly NoteFate[]): RetirementCounts {
   const byFate: Record<Fate, number> = {
     kept: 0,
@@ -212,6 +238,8 @@ function retirementCounts(fates: readonly NoteFate[]): RetirementCounts {
     contradicted: byFate.contradicted,
     rate: n === 0 ? null : (removed + byFate.contradicted) / n,
     harmfulRate: n === 0 ? null : (removed - byFate.reworded + byFate.contradicted) / n,
+    weakened: fates.filter((f) => f.confidenceLowered || (f.fate !== 'reworded' && TAKEN_OUT.has(f.fate))).length,
+    reinforced: fates.filter((f) => f.reinforcements > 0).length,
     byFate,
     contradictionVersions: fates.reduce((s, f) => s + f.contradictions, 0),
   };

@@ -71,6 +71,7 @@ export async function nocturneNotes(
         confidence: v.confidence,
         contradictedAt: v.contradictedAt,
         supersededBy: v.supersededBy,
+        sourceCount: v.sourceCount,
       })),
     });
   }

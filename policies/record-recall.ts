@@ -1,0 +1,45 @@
+import type { RecordKind } from '../src/contracts/raw-record.ts';
+
+/**
+ * Which raw records the record index keeps: what someone said or a tool answered in words.
+ * Tool calls (arguments), outcomes, approvals and memory_used records carry no text an agent
+ * would want to read back; they stay in the archive and reach notes through consolidation.
+ */
+export const RECALLABLE_KINDS: ReadonlySet<RecordKind> = new Set<RecordKind>([
+  'user_message',
+  'agent_message',
+  'user_correction',
+  'tool_result',
+  'error',
+  'feedback',
+]);
+
+/** Shorter texts ("ok", "thanks!") match every query a little and answer none. @default 3 */
+export const MIN_RECALLABLE_CHARS = 3;
+
+export interface RecallableRecord {
+  kind: RecordKind;
+  text?: string | undefined;
+  userId?: string | undefined;
+  role?: string | undefined;
+}
+
+/** The record's text when the index keeps it, else undefined. */
+export function recallableText(record: RecallableRecord): string | undefined {
+  if (!RECALLABLE_KINDS.has(record.kind)) return undefined;
+  const text = record.text?.trim();
+  return text !== undefined && text.length >= MIN_RECALLABLE_CHARS ? text : undefined;
+}
+
+/**
+ * Who a record is matched as speaking: the user, else the role, else the kind. Indexed with the
+ * text so a question that names a person ("what did Caroline…") finds that person's words.
+ */
+export function speakerOf(record: RecallableRecord): string {
+  return record.userId ?? record.role ?? record.kind;
+}
+
+/** The string a record is embedded and matched as. */
+export function matchText(speaker: string, text: string): string {
+  return `${speaker}: ${text}`;
+}

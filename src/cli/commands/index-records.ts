@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import type { IndexRecordsOptions } from '../actions/index-records.ts';
+
+export function registerIndex(program: Command): void {
+  const index = program
+    .command('index')
+    .description('Build the projections recall searches besides notes (rebuildable from the archive)');
+
+  index
+    .command('records')
+    .description(
+      "Index a tenant's raw records (keyword and vector) from the archive: objects not indexed yet, texts embedded once (cached by hash and model)",
+    )
+    .requiredOption('--tenant <id>', 'tenant whose archive to index')
+    .option(
+      '--rebuild',
+      "drop the tenant's record index first and index the whole archive again (cached vectors are reused)",
+    )
+    .option('--from <iso>', 'only records observed at or after this instant')
+    .option('--to <iso>', 'only records observed at or before this instant')
+    .option('--json', 'print one JSON document instead of text')
+    .addHelpText(
+      'after',
+      `\nProgress goes to stderr, the summary to stdout.\n\nExit codes:\n  0  indexed (possibly nothing new)\n  1  the archive, the store or the embedder failed\n  2  bad usage or configuration`,
+    )
+    .action(async (opts: IndexRecordsOptions) =>
+      (await import('../actions/index-records.ts')).indexRecordsCommand(opts),
+    );
+}

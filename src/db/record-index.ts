@@ -1,0 +1,174 @@
+import { toSql } from 'pgvector';
+import { z } from 'zod';
+import type { Queryable } from './db.ts';
+import { intColumn } from './rows.ts';
+
+/**
+ * Queries of the raw-record index and the embedding cache (migration 0011). Each takes
+ * `(tx, params)` inside withTenant; row-level security scopes it to that tenant.
+ */
+
+/** One record as the index stores it (text already redacted). */
+export interface IndexedRecord {
+  recordId: string;
+  objectKey: string;
+  line: number;
+  contentHash: string;
+  sessionId: string;
+  userId: string | null;
+  agentId: string;
+  taskType: string | null;
+  kind: string;
+  observedAt: string;
+  speaker: string;
+  text: string;
+  textHash: string;
+  embedding: number[];
+}
+
+const COLUMNS = [
+  'record_id',
+  'object_key',
+  'line',
+  'content_hash',
+  'session_id',
+  'user_id',
+  'agent_id',
+  'task_type',
+  'kind',
+  'observed_at',
+  'speaker',
+  'text',
+  'text_hash',
+  'embedding',
+] as const;
+
+/** Inserts records not indexed yet (a retry or an overlapping window inserts nothing twice); returns how many were new. */
+export async function insertIndexedRecords(
+  tx: Queryable,
+  p: { tenantId: string; model: string; records: readonly IndexedRecord[] },
+): Promise<number> {
+  if (p.records.length === 0) return 0;
+  const cols = (pick: (r: IndexedRecord) => unknown) => p.records.map(pick);
+  const { rowCount } = await tx.query(
+    `INSERT INTO record_index (tenant_id, embedding_model, ${COLUMNS.join(', ')})
+     SELECT $1, $2, ${COLUMNS.map((c) => (c === 'embedding' ? 'x.embedding::vector' : `x.${c}`)).join(', ')}
+       FROM unnest($3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+                   $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::text[], $16::text[])
+            AS x(${COLUMNS.join(', ')})
+     ON CONFLICT (tenant_id, record_id) DO NOTHING`,
+    [
+      p.tenantId,
+      p.model,
+      cols((r) => r.recordId),
+      cols((r) => r.objectKey),
+      cols((r) => r.line),
+      cols((r) => r.contentHash),
+      cols((r) => r.sessionId),
+      cols((r) => r.userId),
+      cols((r) => r.agentId),
+      cols((r) => r.taskType),
+      cols((r) => r.kind),
+      cols((r) => r.observedAt),
+      cols((r) => r.speaker),
+      cols((r) => r.text),
+      cols((r) => r.textHash),
+      cols((r) => toSql(r.embedding)),
+    ],
+  );
+  return rowCount;
+}
+
+/** Which of these record ids the index holds already. */
+export async function selectIndexedRecordIds(tx: Queryable, p: { recordIds: readonly string[] }): Promise<Set<string>> {
+  if (p.recordIds.length === 0) return new Set();
+  const { rows } = await tx.query(`SELECT record_id FROM record_index WHERE record_id = ANY($1::text[])`, [
+    p.recordIds,
+  ]);
+  return new Set(rows.map((r) => z.object({ record_id: z.string() }).parse(r).record_id));
+}
+
+/** Which of these archive objects were indexed to their end. */
+export async function selectIndexedObjects(tx: Queryable, p: { objectKeys: readonly string[] }): Promise<Set<string>> {
+  if (p.objectKeys.length === 0) return new Set();
+  const { rows } = await tx.query(`SELECT object_key FROM record_index_objects WHERE object_key = ANY($1::text[])`, [
+    p.objectKeys,
+  ]);
+  return new Set(rows.map((r) => z.object({ object_key: z.string() }).parse(r).object_key));
+}
+
+export async function insertIndexedObject(
+  tx: Queryable,
+  p: { tenantId: string; objectKey: string; records: number },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO record_index_objects (tenant_id, object_key, records) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+    [p.tenantId, p.objectKey, p.records],
+  );
+}
+
+/** A rebuild's first step: the tenant's projection goes (the embedding cache stays, so nothing is embedded twice). */
+export async function deleteRecordIndex(tx: Queryable): Promise<{ records: number; objects: number }> {
+  const records = (await tx.query(`DELETE FROM record_index`)).rowCount;
+  const objects = (await tx.query(`DELETE FROM record_index_objects`)).rowCount;
+  return { records, objects };
+}
+
+const Cached = z.object({ content_hash: z.string(), embedding: z.string() });
+
+/** Cached vectors of these hashes under one model. */
+export async function selectCachedEmbeddings(
+  tx: Queryable,
+  p: { model: string; hashes: readonly string[] },
+): Promise<Map<string, number[]>> {
+  if (p.hashes.length === 0) return new Map();
+  const { rows } = await tx.query(
+    `SELECT content_hash, embedding::text AS embedding FROM embedding_cache WHERE model = $1 AND content_hash = ANY($2::text[])`,
+    [p.model, p.hashes],
+  );
+  return new Map(
+    rows.map((r) => {
+      const row = Cached.parse(r);
+      return [row.content_hash, JSON.parse(row.embedding) as number[]];
+    }),
+  );
+}
+
+export async function insertCachedEmbeddings(
+  tx: Queryable,
+  p: { tenantId: string; model: string; items: ReadonlyArray<{ hash: string; embedding: number[] }> },
+): Promise<void> {
+  if (p.items.length === 0) return;
+  await tx.query(
+    `INSERT INTO embedding_cache (tenant_id, model, content_hash, embedding)
+     SELECT $1, $2, x.h, x.e::vector FROM unnest($3::text[], $4::text[]) AS x(h, e)
+     ON CONFLICT DO NOTHING`,
+    [p.tenantId, p.model, p.items.map((i) => i.hash), p.items.map((i) => toSql(i.embedding))],
+  );
+}
+
+const Erased = z.object({ records: intColumn, objects: intColumn, cached: intColumn });
+
+/**
+ * Erasure: drops every indexed row of the objects that held the subject's records (they are
+ * rewritten under new keys, so the next indexing reads them afresh), the bookkeeping of those
+ * objects, and the cached vectors of the subject's own texts.
+ */
+export async function deleteSubjectFromRecordIndex(
+  tx: Queryable,
+  p: { recordIds: readonly string[]; userId: string; needles: readonly string[] },
+): Promise<{ records: number; objects: number; cached: number }> {
+  const { rows } = await tx.query(
+    `WITH mine AS (
+       SELECT object_key, text_hash FROM record_index
+        WHERE record_id = ANY($1::text[]) OR user_id = $2
+           OR EXISTS (SELECT 1 FROM unnest($3::text[]) x WHERE length(x) > 0 AND strpos(text, x) > 0)),
+     cached AS (DELETE FROM embedding_cache WHERE content_hash IN (SELECT text_hash FROM mine) RETURNING 1),
+     objects AS (DELETE FROM record_index_objects WHERE object_key IN (SELECT object_key FROM mine) RETURNING 1),
+     records AS (DELETE FROM record_index WHERE object_key IN (SELECT object_key FROM mine) RETURNING 1)
+     SELECT (SELECT count(*) FROM records) AS records, (SELECT count(*) FROM objects) AS objects,
+            (SELECT count(*) FROM cached) AS cached`,
+    [p.recordIds, p.userId, p.needles],
+  );
+  return Erased.parse(rows[0]);
+}

@@ -1,0 +1,122 @@
+import { toSql } from 'pgvector';
+import { z } from 'zod';
+import { RECORD_KINDS } from '../contracts/raw-record.ts';
+import type { NoteScope } from '../contracts/note.ts';
+import type { Queryable } from '../db/index.ts';
+
+/** A raw record from the record index (migration 0011), with its distance to the query and its ts_rank. */
+export interface RecordRow {
+  recordId: string;
+  objectKey: string;
+  line: number;
+  contentHash: string;
+  sessionId: string;
+  userId: string | null;
+  agentId: string;
+  kind: (typeof RECORD_KINDS)[number];
+  observedAt: string;
+  speaker: string;
+  text: string;
+  distance: number | null;
+  textRank: number;
+}
+
+export interface RecordParams {
+  tenantId: string;
+  /** Records observed after this instant are not returned (now, or asOf). */
+  at: string;
+  scopes: NoteScope[] | undefined;
+  queryVector: number[];
+  queryText: string;
+  /** The embedder of the query: only vectors of the same model are compared. */
+  model: string;
+  limit: number;
+}
+
+/*
+ * Parameters: $1 tenant, $2 at, $3 scopes (jsonb or null), $4 vector, $5 text, $6 limit, $7 model.
+ * A scope admits a record by the user, agent or task type it belongs to; the tenant scope admits all.
+ */
+const ELIGIBLE = `r.tenant_id = $1::text
+    AND r.observed_at <= $2::timestamptz
+    AND ($3::jsonb IS NULL OR EXISTS (
+         SELECT 1 FROM jsonb_to_recordset($3::jsonb) AS x(level text, key text)
+          WHERE x.level = 'tenant' OR (x.level = 'user' AND x.key = r.user_id)
+             OR (x.level = 'agent' AND x.key = r.agent_id) OR (x.level = 'task_type' AND x.key = r.task_type)))`;
+
+// Any of the query's content words, as note recall does (src/recall/queries.ts).
+const TSQUERY = `replace(plainto_tsquery('simple', $5::text)::text, ' & ', ' | ')::tsquery`;
+
+const SELECTED = `r.record_id, r.object_key, r.line, r.content_hash, r.session_id, r.user_id, r.agent_id, r.kind,
+       r.observed_at, r.speaker, r.text,
+       CASE WHEN r.embedding_model = $7::text THEN (r.embedding <=> $4::vector)::float8 END AS distance`;
+
+/** Nearest records by cosine; `exact` forces an exact scan (see the note channel's twin). */
+export function recordVectorSql(exact: boolean): string {
+  const order = exact ? `(r.embedding <=> $4::vector) + 0` : `r.embedding <=> $4::vector`;
+  return `WITH c AS MATERIALIZED (
+    SELECT ${SELECTED}, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
+      FROM record_index r
+     WHERE r.embedding IS NOT NULL AND r.embedding_model = $7::text AND ${ELIGIBLE}
+     ORDER BY ${order}
+     LIMIT $6::int)
+  SELECT * FROM c ORDER BY distance, record_id`;
+}
+
+export const RECORD_TEXT_SQL = `SELECT ${SELECTED}, ts_rank(r.fts, q.q)::float8 AS text_rank
+    FROM record_index r, (SELECT ${TSQUERY} AS q) q
+   WHERE r.fts @@ q.q AND ${ELIGIBLE}
+   ORDER BY text_rank DESC, r.record_id
+   LIMIT $6::int`;
+
+const Row = z
+  .object({
+    record_id: z.string(),
+    object_key: z.string(),
+    line: z.number().int(),
+    content_hash: z.string(),
+    session_id: z.string(),
+    user_id: z.string().nullable(),
+    agent_id: z.string(),
+    kind: z.enum(RECORD_KINDS),
+    observed_at: z.union([z.date(), z.string()]).transform((v) => new Date(v).toISOString()),
+    speaker: z.string(),
+    text: z.string(),
+    distance: z.number().nullable(),
+    text_rank: z.number(),
+  })
+  .transform((r): RecordRow => ({
+    recordId: r.record_id,
+    objectKey: r.object_key,
+    line: r.line,
+    contentHash: r.content_hash,
+    sessionId: r.session_id,
+    userId: r.user_id,
+    agentId: r.agent_id,
+    kind: r.kind,
+    observedAt: r.observed_at,
+    speaker: r.speaker,
+    text: r.text,
+    distance: r.distance,
+    textRank: r.text_rank,
+  }));
+
+function params(p: RecordParams): unknown[] {
+  const scopes = p.scopes && p.scopes.length > 0 ? JSON.stringify(p.scopes) : null;
+  return [p.tenantId, p.at, scopes, toSql(p.queryVector), p.queryText, p.limit, p.model];
+}
+
+export async function selectRecordVectorCandidates(
+  tx: Queryable,
+  p: RecordParams,
+  exact: boolean,
+): Promise<RecordRow[]> {
+  const { rows } = await tx.query(recordVectorSql(exact), params(p));
+  return rows.map((r) => Row.parse(r));
+}
+
+export async function selectRecordTextCandidates(tx: Queryable, p: RecordParams): Promise<RecordRow[]> {
+  if (p.queryText.trim() === '') return [];
+  const { rows } = await tx.query(RECORD_TEXT_SQL, params(p));
+  return rows.map((r) => Row.parse(r));
+}

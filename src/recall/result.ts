@@ -1,0 +1,61 @@
+import type { Db } from '../db/index.ts';
+import { insertMemoryUsage } from '../db/index.ts';
+import type { ParsedRecallRequest, RecalledNote, RecalledRecord } from './contract.ts';
+import type { FusedSelection } from './fuse.ts';
+
+/** The selected notes, notes first in the answer, in their fused order. */
+export function recalledNotes(selection: FusedSelection): RecalledNote[] {
+  const notes = selection.items.flatMap((i) => (i.type === 'note' ? [i.note] : []));
+  return notes.map((item, i) => ({
+    rank: i + 1,
+    noteId: item.version.noteId,
+    version: item.version.version,
+    claim: item.version.claim,
+    kind: item.version.kind,
+    scope: item.version.scope,
+    evidence: item.version.evidence,
+    confidence: item.version.confidence,
+    score: item.parts.score,
+    parts: item.parts,
+    why: item.why,
+    tokens: item.tokens,
+    duplicates: item.duplicates,
+  }));
+}
+
+/** The selected raw records, in their fused order, each with the evidence ref that cites it. */
+export function recalledRecords(selection: FusedSelection): RecalledRecord[] {
+  const records = selection.items.flatMap((i) => (i.type === 'record' ? [i.record] : []));
+  return records.map(({ row, score, why, tokens }, i) => ({
+    rank: i + 1,
+    recordId: row.recordId,
+    evidence: { recordId: row.recordId, objectKey: row.objectKey, line: row.line, contentHash: row.contentHash },
+    speaker: row.speaker,
+    userId: row.userId,
+    agentId: row.agentId,
+    sessionId: row.sessionId,
+    kind: row.kind,
+    observedAt: row.observedAt,
+    text: row.text,
+    score,
+    why,
+    tokens,
+  }));
+}
+
+/** With a task id, the returned versions are logged as memory usage (idempotently); returns the rows written. */
+export async function logUsage(db: Db, req: ParsedRecallRequest, notes: RecalledNote[], now: Date): Promise<number> {
+  if (req.taskId === undefined || notes.length === 0) return 0;
+  const taskId = req.taskId;
+  return insertMemoryUsage(db, {
+    tenantId: req.tenantId,
+    rows: notes.map((n) => ({
+      taskId,
+      noteId: n.noteId,
+      version: n.version,
+      rank: n.rank,
+      score: n.score,
+      at: now.toISOString(),
+    })),
+  });
+}

@@ -1,0 +1,171 @@
+import { matchText, recallableText, speakerOf } from '../../policies/record-recall.ts';
+import { redact } from '../../policies/redaction.ts';
+import { ObjectReader, type ArchivedRecord } from '../archive/index.ts';
+import {
+  deleteRecordIndex,
+  insertIndexedObject,
+  insertIndexedRecords,
+  selectIndexedObjects,
+  selectIndexedRecordIds,
+  withTenant,
+  type IndexedRecord,
+} from '../db/index.ts';
+import { createCachedEmbedder, textHash } from '../embeddings/cached.ts';
+import type { Embedder } from '../embeddings/embedder.ts';
+import { SILENT, type Ports, type Progress } from '../ports.ts';
+import { tenantEmbeddingCache } from './embedding-cache.ts';
+import { inWindow, objectsInWindow, type Window } from './objects.ts';
+
+/** Records embedded per request and inserted per transaction. @default 64 */
+export const INDEX_CHUNK = 64;
+
+export interface IndexRecordsInput {
+  tenantId: string;
+  window?: Window | undefined;
+  /** Continue after this object key (the cursor a previous call returned). */
+  after?: string | null | undefined;
+  /** Objects read by this call at most; the rest is left for the next call. @default unlimited */
+  maxObjects?: number | undefined;
+}
+
+export interface IndexRecordsResult {
+  /** Objects read by this call. */
+  objects: number;
+  /** Records newly indexed. */
+  records: number;
+  /** Texts the embedder was asked for (the others came from the cache). */
+  embedded: number;
+  /** The cursor for the next call; null when every object of the window was read. */
+  after: string | null;
+}
+
+type IndexPorts = Pick<Ports, 'db' | 'archive' | 'embedder'>;
+
+/**
+ * Indexes a tenant's raw records of a window: manifests choose the objects, each object not
+ * indexed yet is read, its records with text worth recalling are redacted, embedded (through
+ * the embedding cache) and inserted. Idempotent: a retry or an overlapping window skips what
+ * is indexed, and an object read to its end is not read again.
+ */
+export async function indexRecords(
+  ports: IndexPorts,
+  input: IndexRecordsInput,
+  progress: Progress = SILENT,
+): Promise<IndexRecordsResult> {
+  const { tenantId } = input;
+  const window = input.window ?? {};
+  const counter = countingEmbedder(ports.embedder);
+  const embedder = createCachedEmbedder(counter, tenantEmbeddingCache(ports.db, tenantId));
+  const skip = (keys: string[]) =>
+    withTenant(ports.db, tenantId, (tx) => selectIndexedObjects(tx, { objectKeys: keys }));
+  const result: IndexRecordsResult = { objects: 0, records: 0, embedded: 0, after: null };
+  const selection = { window, after: input.after ?? null };
+  for await (const objectKey of objectsInWindow(ports.archive, tenantId, selection, skip)) {
+    if (input.maxObjects !== undefined && result.objects >= input.maxObjects)
+      return { ...result, embedded: counter.count };
+    progress.beat({ objectKey, records: result.records });
+    result.records += await indexObject({ ...ports, embedder }, { tenantId, objectKey, window }, progress);
+    result.objects += 1;
+    result.after = objectKey;
+  }
+  return { ...result, embedded: counter.count, after: null };
+}
+
+/** Drops the tenant's projection and indexes its whole archive again (cached vectors are reused). */
+export async function rebuildRecordIndex(
+  ports: IndexPorts,
+  input: { tenantId: string },
+  progress: Progress = SILENT,
+): Promise<IndexRecordsResult & { dropped: number }> {
+  const dropped = await withTenant(ports.db, input.tenantId, (tx) => deleteRecordIndex(tx));
+  const indexed = await indexRecords(ports, { tenantId: input.tenantId }, progress);
+  return { ...indexed, dropped: dropped.records };
+}
+
+async function indexObject(
+  ports: IndexPorts,
+  target: { tenantId: string; objectKey: string; window: Window },
+  progress: Progress,
+): Promise<number> {
+  const { tenantId, objectKey, window } = target;
+  const reader = new ObjectReader(ports.archive, objectKey);
+  let pending: ArchivedRecord[] = [];
+  let inserted = 0;
+  let complete = true;
+  const flush = async () => {
+    inserted += await indexChunk(ports, tenantId, pending, progress);
+    pending = [];
+  };
+  for await (const archived of reader) {
+    if (!inWindow(archived.record.observedAt, window)) {
+      complete = false;
+      continue;
+    }
+    if (recallableText(archived.record) === undefined) continue;
+    pending.push(archived);
+    if (pending.length >= INDEX_CHUNK) await flush();
+  }
+  await flush();
+  if (complete) {
+    await withTenant(ports.db, tenantId, (tx) =>
+      insertIndexedObject(tx, { tenantId, objectKey, records: reader.stats.records }),
+    );
+  }
+  return inserted;
+}
+
+async function indexChunk(
+  ports: IndexPorts,
+  tenantId: string,
+  chunk: readonly ArchivedRecord[],
+  progress: Progress,
+): Promise<number> {
+  if (chunk.length === 0) return 0;
+  const known = await withTenant(ports.db, tenantId, (tx) =>
+    selectIndexedRecordIds(tx, { recordIds: chunk.map((a) => a.record.id) }),
+  );
+  const fresh = chunk.filter((a) => !known.has(a.record.id)).map(toIndexed);
+  if (fresh.length === 0) return 0;
+  const texts = fresh.map((r) => matchText(r.speaker, r.text));
+  const vectors = await progress.during(ports.embedder.embed(texts, { kind: 'passage' }), { records: fresh.length });
+  const records = fresh.map((r, i) => ({ ...r, embedding: vectors[i] as number[] }));
+  return withTenant(ports.db, tenantId, (tx) =>
+    insertIndexedRecords(tx, { tenantId, model: ports.embedder.name, records }),
+  );
+}
+
+/** What the index keeps of a record: its place in the archive, who and when, and its redacted text. */
+function toIndexed(a: ArchivedRecord): Omit<IndexedRecord, 'embedding'> {
+  const r = a.record;
+  const speaker = redact(speakerOf(r)).text;
+  const text = redact(recallableText(r) ?? '').text;
+  return {
+    recordId: r.id,
+    objectKey: a.objectKey,
+    line: a.line,
+    contentHash: a.contentHash,
+    sessionId: r.sessionId,
+    userId: r.userId ?? null,
+    agentId: r.agentId,
+    taskType: r.taskType ?? null,
+    kind: r.kind,
+    observedAt: r.observedAt,
+    speaker,
+    text,
+    textHash: textHash(matchText(speaker, text)),
+  };
+}
+
+/** Counts the texts that reach the model (behind the cache). */
+function countingEmbedder(inner: Embedder): Embedder & { count: number } {
+  const counter = {
+    name: inner.name,
+    dimension: inner.dimension,
+    count: 0,
+    embed: (texts: readonly string[], options?: Parameters<Embedder['embed']>[1]) => {
+      counter.count += texts.length;
+      return inner.embed(texts, options);
+    },
+  };
+  return counter;
+}

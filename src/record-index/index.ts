@@ -1,0 +1,9 @@
+/** The raw-record index: a projection of the archive that recall searches beside the notes. */
+export {
+  indexRecords,
+  rebuildRecordIndex,
+  INDEX_CHUNK,
+  type IndexRecordsInput,
+  type IndexRecordsResult,
+} from './index-records.ts';
+export { tenantEmbeddingCache } from './embedding-cache.ts';

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
+import { withTenant } from '../../../src/db/index.ts';
+import { eraseSubjectNotes } from '../../../src/erasure/notes.ts';
+import { eraseArchiveObjects } from '../../../src/erasure/objects.ts';
+import { scrubSubjectData, verifyErasure } from '../../../src/erasure/scrub.ts';
+import { prepareErasure } from '../../../src/erasure/work.ts';
+import { indexRecords } from '../../../src/record-index/index.ts';
+import {
+  archiveRecords,
+  freshTenantId,
+  openUseCasePorts,
+  preferenceSession,
+  type UseCasePorts,
+} from '../../helpers/use-cases.ts';
+
+// Erasure covers the raw-record index and the embedding cache: the subject's rows go, the
+// scan checks both tables, and indexing again brings back only the other users' records.
+
+let ports: UseCasePorts;
+beforeAll(async () => {
+  ports = await openUseCasePorts();
+}, 120_000);
+afterAll(async () => ports?.close());
+
+const ALICE = 'My locker code is hidden under the blue mat in hall 3.';
+const BOB = 'Please send every invoice to the finance team in euros.';
+
+const saying = (records: RawRecordInput[], text: string): RawRecordInput[] =>
+  records.map((r) => (r.kind === 'user_message' ? { ...r, text } : r));
+
+async function indexedTexts(tenantId: string): Promise<{ texts: string[]; cached: number }> {
+  return withTenant(ports.db, tenantId, async (tx) => {
+    const texts = (await tx.query(`SELECT text FROM record_index ORDER BY text`)).rows as Array<{ text: string }>;
+    const cached = (await tx.query(`SELECT content_hash FROM embedding_cache`)).rows.length;
+    return { texts: texts.map((r) => r.text), cached };
+  });
+}
+
+describe('erasure and the record index', () => {
+  it("deletes the subject's indexed records and cached vectors, the scan checks both, reindexing keeps others'", async () => {
+    const tenantId = freshTenantId('erase-index');
+    await archiveRecords(ports, [
+      ...saying(preferenceSession(tenantId, 'u-alice'), ALICE),
+      ...saying(preferenceSession(tenantId, 'u-bob'), BOB),
+    ]);
+    await indexRecords(ports, { tenantId });
+    expect((await indexedTexts(tenantId)).texts).toContain(ALICE);
+    const subject = { tenantId, userId: 'u-alice' };
+    const prepared = await prepareErasure(ports, subject);
+
+    const dirty = await verifyErasure(ports, subject);
+    expect(dirty.database.map((f) => f.store)).toEqual(expect.arrayContaining(['record_index', 'embedding_cache']));
+
+    await eraseSubjectNotes(ports, subject);
+    await eraseArchiveObjects(ports, { ...subject, objectKeys: prepared.objectKeys });
+    const scrubbed = await scrubSubjectData(ports, subject);
+    expect(scrubbed.recordIndexRowsDeleted).toBe(4);
+    expect(scrubbed.embeddingCacheRowsDeleted).toBe(2);
+    expect(await verifyErasure(ports, subject)).toMatchObject({ clean: true, database: [] });
+
+    await indexRecords(ports, { tenantId });
+    const after = await indexedTexts(tenantId);
+    expect(after.texts).toContain(BOB);
+    expect(after.texts.join(' ')).not.toContain('locker');
+    expect(await verifyErasure(ports, subject)).toMatchObject({ clean: true });
+  });
+});

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { reciprocalRankFusion, type Ranking } from '../../../policies/fusion.ts';
+import { matchText, recallableText, speakerOf, type RecallableRecord } from '../../../policies/record-recall.ts';
+
+describe('recallableText', () => {
+  const cases: Array<[string, RecallableRecord, string | undefined]> = [
+    ['a user message', { kind: 'user_message', text: ' I moved to Berlin. ' }, 'I moved to Berlin.'],
+    ['an agent message', { kind: 'agent_message', text: 'Your refund is on its way.' }, 'Your refund is on its way.'],
+    ['a user correction', { kind: 'user_correction', text: 'No, the 4th.' }, 'No, the 4th.'],
+    ['a tool result with text', { kind: 'tool_result', text: 'HTTP 429: rate limited' }, 'HTTP 429: rate limited'],
+    ['a tool result without text', { kind: 'tool_result' }, undefined],
+    ['an error', { kind: 'error', text: 'timeout after 30s' }, 'timeout after 30s'],
+    ['memory_used', { kind: 'memory_used', text: 'recalled note N1' }, undefined],
+    ['a tool call', { kind: 'tool_call', text: 'refunds.create' }, undefined],
+    ['a task outcome', { kind: 'task_outcome', text: 'success' }, undefined],
+    ['a message too short to answer anything', { kind: 'user_message', text: 'ok' }, undefined],
+    ['whitespace only', { kind: 'user_message', text: '   ' }, undefined],
+  ];
+  it.each(cases)('%s', (_name, record, expected) => expect(recallableText(record)).toBe(expected));
+});
+
+describe('speakerOf', () => {
+  it.each([
+    ['the user when known', { kind: 'agent_message', userId: 'Caroline', role: 'assistant' }, 'Caroline'],
+    ['else the role', { kind: 'agent_message', role: 'assistant' }, 'assistant'],
+    ['else the kind', { kind: 'tool_result' }, 'tool_result'],
+  ] as Array<[string, RecallableRecord, string]>)('%s', (_name, record, expected) =>
+    expect(speakerOf(record)).toBe(expected),
+  );
+  it('matches the speaker with the text', () => expect(matchText('Mel', 'I paint')).toBe('Mel: I paint'));
+});
+
+describe('reciprocalRankFusion', () => {
+  const cases: Array<[string, Ranking[], number, string[]]> = [
+    ['one ranking keeps its order', [{ weight: 1, ids: ['a', 'b', 'c'] }], 60, ['a', 'b', 'c']],
+    [
+      'an item two rankings agree on beats the top of one',
+      [
+        { weight: 1, ids: ['a', 'b'] },
+        { weight: 1, ids: ['c', 'b'] },
+      ],
+      60,
+      ['b', 'a', 'c'],
+    ],
+    [
+      'a heavier channel wins a tie of ranks',
+      [
+        { weight: 1, ids: ['a'] },
+        { weight: 2, ids: ['b'] },
+      ],
+      60,
+      ['b', 'a'],
+    ],
+    [
+      'a small constant trusts the head: rank 1 of one channel beats rank 3 of both',
+      [
+        { weight: 1, ids: ['a', 'x', 'b'] },
+        { weight: 1, ids: ['c', 'y', 'b'] },
+      ],
+      0,
+      ['a', 'c', 'b', 'x', 'y'],
+    ],
+    [
+      'equal scores are ordered by id',
+      [
+        { weight: 1, ids: ['z'] },
+        { weight: 1, ids: ['y'] },
+      ],
+      60,
+      ['y', 'z'],
+    ],
+    ['a repeated id counts at its first rank only', [{ weight: 1, ids: ['a', 'a', 'b'] }], 60, ['a', 'b']],
+  ];
+  it.each(cases)('%s', (_name, rankings, k, expected) =>
+    expect(reciprocalRankFusion(rankings, k).map((f) => f.id)).toEqual(expected),
+  );
+
+  it('reports each channel rank and the summed score', () => {
+    const [b] = reciprocalRankFusion(
+      [
+        { weight: 1, ids: ['a', 'b'] },
+        { weight: 2, ids: ['b'] },
+      ],
+      10,
+    );
+    expect(b).toEqual({ id: 'b', score: 1 / 12 + 2 / 11, ranks: [2, 1] });
+  });
+
+  it('refuses a negative constant', () => expect(() => reciprocalRankFusion([], -1)).toThrow(RangeError));
+});

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_FUSION_POLICY } from '../../../policies/fusion.ts';
+import { DEFAULT_RECALL_SCORE_POLICY, scoreCandidate } from '../../../policies/recall-score.ts';
+import type { NoteVersion } from '../../../src/contracts/note.ts';
+import type { AssembledItem } from '../../../src/recall/assemble.ts';
+import { rankingOf, selectFused } from '../../../src/recall/fuse.ts';
+import type { RecordRow } from '../../../src/recall/record-queries.ts';
+
+const AT = '2026-06-01T00:00:00.000Z';
+const HASH = 'a'.repeat(64);
+
+function note(noteId: string, citing: string[], claim = `claim of ${noteId}`): AssembledItem {
+  const version = {
+    noteId,
+    tenantId: 't',
+    version: 1,
+    status: 'active',
+    scope: { level: 'tenant', key: 't' },
+    kind: 'fact',
+    claim,
+    evidence: citing.map((recordId) => ({ recordId, objectKey: 'k', line: 1, contentHash: HASH })),
+    sourceKind: 'tool_fact',
+    confidence: 0.8,
+    importance: 0.5,
+    validFrom: AT,
+    validUntil: null,
+    supersededBy: null,
+    sourceCount: 1,
+    lastConfirmedAt: AT,
+    contradictedAt: null,
+    createdByRun: null,
+    createdAt: AT,
+  } satisfies NoteVersion;
+  const parts = scoreCandidate(
+    {
+      vectorSimilarity: 0.9,
+      lexical: 0,
+      confidence: 0.8,
+      importance: 0.5,
+      kind: 'fact',
+      lastConfirmedAt: new Date(AT),
+      at: new Date(AT),
+    },
+    DEFAULT_RECALL_SCORE_POLICY,
+  );
+  return { version, parts, why: '', tokens: Math.ceil(claim.length / 4), duplicates: [] };
+}
+
+function record(recordId: string, text = `text of ${recordId}`): RecordRow {
+  return {
+    recordId,
+    objectKey: 'k',
+    line: 1,
+    contentHash: HASH,
+    sessionId: 's',
+    userId: 'u',
+    agentId: 'a',
+    kind: 'user_message',
+    observedAt: AT,
+    speaker: 'u',
+    text,
+    distance: 0.2,
+    textRank: 0.1,
+  };
+}
+
+const policy = DEFAULT_FUSION_POLICY;
+
+describe('selectFused', () => {
+  it('interleaves by fused rank: a record both record channels rank first beats the second note', () => {
+    const out = selectFused(
+      [note('N1', []), note('N2', [])],
+      { vector: [record('R1')], text: [record('R1')] },
+      {
+        k: 10,
+        tokenBudget: undefined,
+        policy,
+      },
+    );
+    expect(rankingOf(out)).toEqual([
+      { type: 'record', id: 'R1' },
+      { type: 'note', id: 'N1' },
+      { type: 'note', id: 'N2' },
+    ]);
+  });
+
+  it('drops a record a kept note cites, even one kept before the note, and fills its place', () => {
+    const out = selectFused(
+      [note('N1', ['R1'])],
+      { vector: [record('R1'), record('R2')], text: [record('R1'), record('R3')] },
+      { k: 2, tokenBudget: undefined, policy },
+    );
+    expect(rankingOf(out)).toEqual([
+      { type: 'note', id: 'N1' },
+      { type: 'record', id: 'R2' },
+    ]);
+    expect(out.citedByNotes).toBe(1);
+  });
+
+  it('skips what does not fit the token budget and keeps a smaller, lower-ranked item', () => {
+    const long = record('R1', 'x'.repeat(400));
+    const out = selectFused(
+      [note('N1', [])],
+      { vector: [long, record('R2')], text: [long] },
+      {
+        k: 10,
+        tokenBudget: 20,
+        policy,
+      },
+    );
+    expect(rankingOf(out).map((i) => i.id)).toEqual(['N1', 'R2']);
+    expect(out.overBudget).toBe(1);
+    expect(out.tokens).toBeLessThanOrEqual(20);
+  });
+});

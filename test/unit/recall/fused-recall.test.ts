@@ -1,0 +1,109 @@
+import { monotonicFactory } from 'ulid';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
+import { recall } from '../../../src/recall/index.ts';
+import { indexRecords } from '../../../src/record-index/index.ts';
+import {
+  archiveRecords,
+  consolidate,
+  freshTenantId,
+  openUseCasePorts,
+  preferenceSession,
+  type UseCasePorts,
+} from '../../helpers/use-cases.ts';
+
+// Recall over notes and the raw-record index together, on PGlite and a file archive: a
+// consolidation writes the note, indexing projects the records, recall fuses both.
+
+let ports: UseCasePorts;
+beforeAll(async () => {
+  ports = await openUseCasePorts();
+}, 120_000);
+afterAll(async () => ports?.close());
+
+const nextId = monotonicFactory(() => 0.5);
+const NOW = new Date('2026-11-05T12:00:00Z');
+
+/** A user's remark. */
+function remark(tenantId: string, text: string, observedAt: string): RawRecordInput {
+  return {
+    id: nextId(Date.parse(observedAt)),
+    tenantId,
+    userId: 'u-alice',
+    agentId: 'billing-assistant',
+    sessionId: `chat-${observedAt}`,
+    kind: 'user_message',
+    source: 'user',
+    text,
+    observedAt,
+    recordedAt: observedAt,
+  };
+}
+
+/** A tenant with one preference note (citing the user's message) and one remark only the record index holds. */
+async function tenantWithNoteAndRemark(): Promise<string> {
+  const tenantId = freshTenantId('fused');
+  await archiveRecords(ports, preferenceSession(tenantId, 'u-alice'));
+  await consolidate(ports, tenantId, 'run-1');
+  // Archived after the run: no note is written from it yet.
+  await archiveRecords(ports, [
+    remark(tenantId, 'My March reports went to the auditors in Lisbon as a table.', '2026-11-03T09:00:00.000Z'),
+  ]);
+  await indexRecords(ports, { tenantId });
+  return tenantId;
+}
+
+const ask = (tenantId: string, extra: Record<string, unknown> = {}) =>
+  recall(ports.db, ports.embedder, { tenantId, query: 'reports as a table', k: 5, ...extra }, { now: () => NOW });
+
+describe('fused recall', () => {
+  it('returns the note with its evidence and the records no note cites, in one fused ranking', async () => {
+    const tenantId = await tenantWithNoteAndRemark();
+    const result = await ask(tenantId);
+    expect(result.notes).toHaveLength(1);
+    const cited = result.notes[0]?.evidence.map((e) => e.recordId) ?? [];
+    expect(result.records.map((r) => r.text)).toContain('My March reports went to the auditors in Lisbon as a table.');
+    expect(result.records.some((r) => cited.includes(r.recordId))).toBe(false);
+    expect(result.stats.recordsCitedByNotes).toBeGreaterThan(0);
+    const remarkRecord = result.records.find((r) => r.text.includes('Lisbon'));
+    expect(remarkRecord).toMatchObject({ speaker: 'u-alice', userId: 'u-alice', kind: 'user_message' });
+    expect(remarkRecord?.evidence.recordId).toBe(remarkRecord?.recordId);
+    expect(result.ranking).toHaveLength(result.notes.length + result.records.length);
+    expect(result.ranking).toContainEqual({ type: 'note', id: result.notes[0]?.noteId });
+    expect(result.ranking).toContainEqual({ type: 'record', id: remarkRecord?.recordId });
+  });
+
+  it('leaves records out when asked for notes only', async () => {
+    const tenantId = await tenantWithNoteAndRemark();
+    const result = await ask(tenantId, { include: ['notes'] });
+    expect(result.notes).toHaveLength(1);
+    expect(result.records).toEqual([]);
+    expect(result.ranking).toEqual([{ type: 'note', id: result.notes[0]?.noteId }]);
+  });
+
+  it('asOf leaves out records observed after it', async () => {
+    const tenantId = await tenantWithNoteAndRemark();
+    const before = await ask(tenantId, { include: ['records'], asOf: '2026-11-03T08:00:00.000Z' });
+    expect(before.records.map((r) => r.text)).not.toContain(
+      'My March reports went to the auditors in Lisbon as a table.',
+    );
+    const after = await ask(tenantId, { include: ['records'], asOf: '2026-11-03T10:00:00.000Z' });
+    expect(after.records.map((r) => r.text)).toContain('My March reports went to the auditors in Lisbon as a table.');
+  });
+
+  it('keeps notes and records within k and the token budget', async () => {
+    const tenantId = await tenantWithNoteAndRemark();
+    expect((await ask(tenantId, { k: 1 })).ranking).toHaveLength(1);
+    const budgeted = await ask(tenantId, { tokenBudget: 16 });
+    expect(budgeted.tokens).toBeLessThanOrEqual(16);
+    expect(budgeted.stats.overBudget).toBeGreaterThan(0);
+  });
+
+  it('never returns another tenant’s records', async () => {
+    await tenantWithNoteAndRemark();
+    const other = freshTenantId('empty');
+    const result = await ask(other);
+    expect(result.records).toEqual([]);
+    expect(result.ranking).toEqual([]);
+  });
+});

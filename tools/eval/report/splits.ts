@@ -1,0 +1,65 @@
+import type { Mean } from '../metrics.ts';
+import type { DatasetSummary, EvalSummary, MetricBlock, SplitSummary } from '../summary-types.ts';
+import { NO_VALUE, formatPercent } from './format.ts';
+import { table } from './markdown-text.ts';
+
+/** A metric's value in one dataset summary (a split, or all cases), when it has one. */
+type Pick = (dataset: DatasetSummary) => Mean | undefined;
+
+const block = (dataset: DatasetSummary, method: string, category?: string): MetricBlock | undefined => {
+  const m = dataset.methods.find((x) => x.method === method);
+  return category === undefined ? m?.overall : m?.byCategory.find((c) => c.category === category);
+};
+
+const evidenceAt =
+  (method: string, k: number, category?: string): Pick =>
+  (dataset) =>
+    block(dataset, method, category)?.atK.find((a) => a.k === k)?.evidenceRecall;
+
+/** The later split minus the first, in percentage points, signed. */
+function gap(first: Mean | undefined, last: Mean | undefined): string {
+  if (first?.mean == null || last?.mean == null) return NO_VALUE;
+  const points = (last.mean - first.mean) * 100;
+  return `${points >= 0 ? '+' : ''}${points.toFixed(1)}`;
+}
+
+const positionsText = (s: SplitSummary): string => s.positions.join(', ');
+
+/**
+ * The splits side by side (tune on one, report on the other): evidence recall at every k per
+ * method, then Nocturne's per category at the headline k, with the gap between the splits.
+ */
+export function splitSection(summary: EvalSummary, dataset: DatasetSummary): string | undefined {
+  const splits = (summary.splits ?? []).filter((s) => s.summary.dataset === dataset.dataset);
+  if (splits.length === 0) return undefined;
+  if (splits.length === 1) {
+    const [only] = splits as [SplitSummary];
+    return `Cases ${positionsText(only)} only: the ${only.name} split.`;
+  }
+  const first = splits[0] as SplitSummary;
+  const last = splits.at(-1) as SplitSummary;
+  const row = (label: string, metric: string, pick: Pick): string[] => [
+    label,
+    metric,
+    ...splits.map((s) => formatPercent(pick(s.summary))),
+    gap(pick(first.summary), pick(last.summary)),
+    formatPercent(pick(dataset)),
+  ];
+  const rows = dataset.methods.flatMap((m) =>
+    summary.ks.map((k) => row(m.method, `Evidence R@${k}`, evidenceAt(m.method, k))),
+  );
+  const categories = dataset.methods.find((m) => m.method === 'nocturne')?.byCategory.map((c) => c.category) ?? [];
+  for (const category of categories)
+    rows.push(
+      row(
+        `nocturne: ${category}`,
+        `Evidence R@${summary.headlineK}`,
+        evidenceAt('nocturne', summary.headlineK, category),
+      ),
+    );
+  return [
+    `Cases by 1-based position in the dataset file: ${splits.map((s) => `${s.name} ${positionsText(s)}`).join('; ')}. Gap: ${last.name} minus ${first.name}, in points.`,
+    '',
+    table(['Method', 'Metric', ...splits.map((s) => s.name), 'Gap (points)', 'All'], rows, 2),
+  ].join('\n');
+}
