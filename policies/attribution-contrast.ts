@@ -90,21 +90,44 @@ function extraTools(ep: Episode, successes: readonly Episode[], failed: Archived
   });
 }
 
-/** The last state-changing call of a tool both made, when its arguments differ. */
+/**
+ * A state-changing call no successful run made with the same arguments, or one a successful run
+ * made and the failed run never did, set against the call of that tool in the other run most
+ * like it (the same reservation, the same order): the arguments that differ are the likeliest
+ * mistake. One contrast per tool.
+ */
 function otherArguments(ep: Episode, successes: readonly Episode[], failed: ArchivedRecord): Contrast[] {
-  const last = (e: Episode, tool: string) =>
-    callsOf(e)
-      .filter((r) => toolOf(r) === tool)
-      .at(-1);
-  const tools = [...new Set(callsOf(ep).map(toolOf))].filter((t): t is string => !!t && WRITE_VERB.test(t));
-  return tools.flatMap((tool): Contrast[] => {
-    const mine = last(ep, tool) as ArchivedRecord;
-    const peer = successes.map((s) => last(s, tool)).find((r) => r !== undefined);
-    if (!peer) return [];
+  const mineAll = callsOf(ep).filter((c) => WRITE_VERB.test(toolOf(c) as string));
+  const theirs = successes.flatMap(callsOf).filter((c) => WRITE_VERB.test(toolOf(c) as string));
+  const pairs = [
+    ...mineAll.map((mine) => nearest(mine, theirs, (peer) => [mine, peer] as const)),
+    ...callsOf(successes[0] as Episode)
+      .filter((c) => WRITE_VERB.test(toolOf(c) as string))
+      .map((peer) => nearest(peer, mineAll, (mine) => [mine, peer] as const)),
+  ];
+  const seen = new Set<string>();
+  return pairs.flatMap((pair): Contrast[] => {
+    if (!pair) return [];
+    const [mine, peer] = pair;
+    const tool = toolOf(mine) as string;
     const [failedArgs, successfulArgs] = differingArgs(argsOf(mine), argsOf(peer));
-    if (Object.keys(failedArgs).length === 0) return [];
+    if (seen.has(tool) || Object.keys(failedArgs).length === 0) return [];
+    seen.add(tool);
     return [[{ kind: 'other_arguments', tool, failedArgs, successfulArgs }, [mine, failed, peer]]];
   });
+}
+
+/** The call of the same tool in `others` with the fewest differing arguments; none when one matches exactly. */
+function nearest<T>(
+  call: ArchivedRecord,
+  others: readonly ArchivedRecord[],
+  pair: (other: ArchivedRecord) => T,
+): T | undefined {
+  const same = others.filter((c) => toolOf(c) === toolOf(call));
+  if (same.length === 0) return undefined;
+  const distance = (c: ArchivedRecord) => Object.keys(differingArgs(argsOf(call), argsOf(c))[0]).length;
+  const best = same.reduce((a, b) => (distance(b) < distance(a) ? b : a));
+  return distance(best) === 0 ? undefined : pair(best);
 }
 
 /** A state-changing call the successful runs made only after the user confirmed, made here without asking. */
@@ -152,8 +175,11 @@ function differingArgs(
   for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
     const [x, y] = [text(a[key]), text(b[key])];
     if (x === y) continue;
-    mine[key] = x;
-    theirs[key] = y;
+    // Of two lists (flights, passengers), only the items that differ say what went wrong.
+    const [ax, by] = [a[key], b[key]];
+    const onlyIn = (p: unknown[], q: unknown[]) => p.filter((v) => !q.some((w) => text(w) === text(v)));
+    mine[key] = Array.isArray(ax) && Array.isArray(by) ? text(onlyIn(ax, by)) : x;
+    theirs[key] = Array.isArray(ax) && Array.isArray(by) ? text(onlyIn(by, ax)) : y;
   }
   return [mine, theirs];
 }

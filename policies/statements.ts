@@ -38,15 +38,23 @@ export function absoluteTimes(text: string, observedAt: string): AbsoluteText {
     const at = text.indexOf(m.text, from);
     if (at < 0) continue;
     const before = text.slice(from, at);
-    const previous = /([A-Za-z]+)\s*$/.exec(before)?.[1]?.toLowerCase();
-    out +=
-      before + (isAbsolute(m) ? m.text : absolutePhrase(m, previous !== undefined && TIME_PREPOSITIONS.has(previous)));
     from = at + m.text.length;
+    if (isAbsolute(m)) {
+      out += before + m.text;
+      continue;
+    }
+    const previous = /([A-Za-z]+)\s*$/.exec(before)?.[1]?.toLowerCase();
+    // "Last week was wild" → "The week of … was wild": a time that is the subject takes no preposition.
+    const isSubject = SUBJECT_OF_VERB.test(text.slice(from));
+    const phrase = absolutePhrase(m, isSubject || (previous !== undefined && TIME_PREPOSITIONS.has(previous)));
+    const startsSentence = /(^|[.!?]\s+)$/.test(out + before);
+    out += before + (startsSentence ? phrase.charAt(0).toUpperCase() + phrase.slice(1) : phrase);
   }
   const first = mentions[0] as TimeMention;
   return { text: out + text.slice(from), time: { at: first.at.toISOString(), source: first.text } };
 }
 
+const SUBJECT_OF_VERB = /^\s+(was|is|has|had|were|will|seemed|felt)\b/i;
 const isAbsolute = (m: TimeMention) => /\d{4}/.test(m.text);
 
 function absolutePhrase(m: TimeMention, hasPreposition: boolean): string {

@@ -46,6 +46,8 @@ describe('absoluteTimes writes the day a relative time word meant', () => {
     ['We adopted a dog last month', 'We adopted a dog in April 2023', 'last month'],
     ['We went camping last weekend', 'We went camping on the weekend of 6 May 2023', 'last weekend'],
     ['Born on 7 May 1990', 'Born on 7 May 1990', '7 May 1990'],
+    ['Last week was wild', 'The week of 1 May 2023 was wild', 'Last week'],
+    ['Yesterday Caroline went home', 'On 7 May 2023 Caroline went home', 'Yesterday'],
   ])('%s', (text, expected, source) => {
     const out = absoluteTimes(text, MONDAY);
     expect(out.text).toBe(expected);
