@@ -11,6 +11,8 @@ export interface ScoredCandidate {
 export interface AssembledItem extends ScoredCandidate {
   tokens: number;
   duplicates: Array<{ noteId: string; version: number }>;
+  /** Notes of the same slot left out in this one's favour (src/recall/settle.ts). */
+  conflicts?: Array<{ noteId: string; version: number; claim: string; confidence: number }>;
 }
 
 export interface Assembly {

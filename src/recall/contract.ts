@@ -62,6 +62,12 @@ export const RecalledNote = z.object({
   tokens: z.number().int(),
   /** Near-duplicate notes folded into this one (not returned separately). */
   duplicates: z.array(z.object({ noteId: z.string(), version: z.number().int() })),
+  /** Active notes of the same slot that restate or contradict this one, left out in its favour. */
+  conflicts: z
+    .array(z.object({ noteId: z.string(), version: z.number().int(), claim: z.string(), confidence: z.number() }))
+    .default([]),
+  /** Set when the note was contradicted and kept (its confidence is still above the recall floor). */
+  contradictedAt: IsoDateTime.nullable().default(null),
 });
 export type RecalledNote = z.infer<typeof RecalledNote>;
 
@@ -128,6 +134,10 @@ export const RecallResult = z.object({
     recordTextCandidates: z.number().int().default(0),
     /** Records left out because a returned note cites them as evidence. */
     recordsCitedByNotes: z.number().int().default(0),
+    /** Contradicted notes left out for a confidence below the floor (policies/recall-conflicts.ts). */
+    contradictedLeftOut: z.number().int().default(0),
+    /** Notes left out because a better-ranked note of the same slot was returned. */
+    slotConflictsSuppressed: z.number().int().default(0),
   }),
 });
 export type RecallResult = z.infer<typeof RecallResult>;

@@ -24,6 +24,7 @@ import {
   type VectorPath,
 } from './read-candidates.ts';
 import { logUsage, recalledNotes, recalledRecords } from './result.ts';
+import { settleConflicts, withoutDiscredited } from './settle.ts';
 
 export interface RecallOptions {
   /** @default DEFAULT_RECALL_SCORE_POLICY */
@@ -47,7 +48,9 @@ export function candidateLimit(k: number): number {
  * Hybrid recall over a tenant's active, valid notes (or, with `asOf`, over what was active
  * then) and its raw-record index: notes by the named policy (vector + full text, deduplicated),
  * records by vector and by full text, the three rankings fused by reciprocal rank into at most
- * k items within the token budget. Records a returned note cites are not repeated, and records
+ * k items within the token budget. Conflicts are settled first: of two notes of one slot only the
+ * better-ranked is returned, and contradicted notes of low confidence are left out
+ * (policies/recall-conflicts.ts). Records a returned note cites are not repeated, and records
  * observed after the answer's instant are left out. Every read runs inside withTenant, so
  * row-level security scopes it to the tenant even if a predicate were missing. With `taskId`,
  * the returned note versions are logged in memory usage (idempotently).
@@ -69,13 +72,14 @@ export async function recall(
   const records: RecordChannels = req.include.includes('records')
     ? await readRecordCandidates(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) })
     : { vector: [], text: [] };
-  const merged = mergeCandidates(read.vector, read.text);
-  const scored = scoreCandidates(merged, { query: req.query, at, embedder, policy, vectorPath: read.vectorPath });
+  const merged = withoutDiscredited(mergeCandidates(read.vector, read.text));
+  const scored = scoreCandidates(merged.rows, { query: req.query, at, embedder, policy, vectorPath: read.vectorPath });
   const assembly = assembleContext(
     scored.filter((c) => c.parts.score > 0),
     { k: Math.max(req.k, fusion.depth.notes), tokenBudget: undefined, policy },
   );
-  const selection = selectFused(assembly.items, records, { k: req.k, tokenBudget: req.tokenBudget, policy: fusion });
+  const settled = settleConflicts(assembly.items);
+  const selection = selectFused(settled.items, records, { k: req.k, tokenBudget: req.tokenBudget, policy: fusion });
   const notes = recalledNotes(selection);
   const usageLogged = await logUsage(db, req, notes, now);
   return {
@@ -92,7 +96,7 @@ export async function recall(
     warnings: read.warning === undefined ? [] : [read.warning],
     tokens: selection.tokens,
     tokenBudget: req.tokenBudget ?? null,
-    stats: statsOf({ read, records, candidates: merged.length, assembly, selection, usageLogged }),
+    stats: statsOf({ read, records, merged, assembly, settled, selection, usageLogged }),
   };
 }
 
@@ -106,15 +110,16 @@ function recordLimit(k: number, fusion: FusionPolicy): number {
 interface StatsInput {
   read: CandidateRead;
   records: RecordChannels;
-  candidates: number;
+  merged: { rows: unknown[]; leftOut: number };
   assembly: Assembly;
+  settled: { suppressed: number };
   selection: FusedSelection;
   usageLogged: number;
 }
 
 function statsOf(s: StatsInput) {
   return {
-    candidates: s.candidates,
+    candidates: s.merged.rows.length,
     vectorCandidates: s.read.vector.length,
     textCandidates: s.read.text.length,
     vectorPath: s.read.vectorPath,
@@ -124,6 +129,8 @@ function statsOf(s: StatsInput) {
     recordVectorCandidates: s.records.vector.length,
     recordTextCandidates: s.records.text.length,
     recordsCitedByNotes: s.selection.citedByNotes,
+    contradictedLeftOut: s.merged.leftOut,
+    slotConflictsSuppressed: s.settled.suppressed,
   };
 }
 

@@ -20,6 +20,8 @@ export function recalledNotes(selection: FusedSelection): RecalledNote[] {
     why: item.why,
     tokens: item.tokens,
     duplicates: item.duplicates,
+    conflicts: item.conflicts ?? [],
+    contradictedAt: item.version.contradictedAt ?? null,
   }));
 }
 

@@ -110,7 +110,12 @@ function printNotes(r: RecallResult): void {
   printLine('');
   for (const n of r.notes) {
     const dup = n.duplicates.length > 0 ? `; folded ${n.duplicates.length} near-duplicate(s)` : '';
-    printLine(`N${n.rank} ${n.why}${dup}; evidence: ${n.evidence.map((e) => e.recordId).join(', ') || 'none'}`);
+    const contradicted = n.contradictedAt ? `; contradicted at ${n.contradictedAt}` : '';
+    printLine(
+      `N${n.rank} ${n.why}${dup}${contradicted}; evidence: ${n.evidence.map((e) => e.recordId).join(', ') || 'none'}`,
+    );
+    for (const c of n.conflicts)
+      printLine(`   suppressed conflict ${c.noteId} v${c.version}: ${cut(c.claim, CLAIM_WIDTH)}`);
   }
 }
 

@@ -64,7 +64,8 @@ function record(recordId: string, text = `text of ${recordId}`): RecordRow {
   };
 }
 
-const policy = DEFAULT_FUSION_POLICY;
+// Equal channel weights, so the cases read in ranks alone.
+const policy = { ...DEFAULT_FUSION_POLICY, weights: { notes: 1, recordVector: 1, recordText: 1 } };
 
 describe('selectFused', () => {
   it('interleaves by fused rank: a record both record channels rank first beats the second note', () => {
