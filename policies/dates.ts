@@ -17,7 +17,8 @@ export interface TimeMention {
 
 const DAY_MS = 86_400_000;
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-const MONTHS = [
+/** English month names, January first. */
+export const MONTHS = [
   'january',
   'february',
   'march',

@@ -2,6 +2,7 @@ import { monotonicFactory } from 'ulid';
 import { seededRandom, seedFrom } from '../../../policies/random.ts';
 import type { RawRecordInput, RecordKind } from '../../../src/contracts/raw-record.ts';
 import { PLACEHOLDER_TENANT, type EvalRecord } from '../types.ts';
+import { MONTHS } from '../../../policies/dates.ts';
 
 export const SECOND = 1000;
 export const MINUTE = 60 * SECOND;
@@ -80,21 +81,6 @@ export const textIfAny = (text: string | null | undefined): { text?: string } =>
 function dropUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
-
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
 
 /** Month number (0-11) of an English month name, or undefined. */
 export function monthIndex(name: string): number | undefined {
