@@ -95,7 +95,8 @@ function agreeVerb(tokens: string[], i: number, out: string[]): number {
     const lower = token.toLowerCase();
     if (/^\s+$/.test(token)) {
       out.push(token);
-    } else if (ADVERBS.has(lower)) {
+    } else if (ADVERBS.has(lower) || /.ly$/.test(lower)) {
+      // "I recently flew", "I distinctly remember": an adverb in -ly is not the verb.
       out.push(token);
     } else if (!/^[a-z']+$/i.test(token) || UNCHANGED_AFTER_I.has(lower) || isPastForm(lower)) {
       return j - 1;

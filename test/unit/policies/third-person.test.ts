@@ -17,6 +17,8 @@ describe('toThirdPerson names the speaker and keeps every content word', () => {
     ['I am moving to Boston', 'Caroline is moving to Boston'],
     ['I have two kids', 'Caroline has two kids'],
     ['I go hiking', 'Caroline goes hiking'],
+    ['I distinctly remember adding it', 'Caroline distinctly remembers adding it'],
+    ['I recently moved to Boston', 'Caroline recently moved to Boston'],
     ['I study biology', 'Caroline studies biology'],
     ['I will call tomorrow', 'Caroline will call tomorrow'],
     ['My dog is sick', "Caroline's dog is sick"],
