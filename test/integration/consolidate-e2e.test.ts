@@ -122,8 +122,9 @@ describe('consolidation end to end', () => {
         workflowId: `consolidate/${tenantId}/staged-${randomBytes(3).toString('hex')}`,
         args: [{ tenantId, trigger: 'manual', mode: 'staged', seed: 1 }],
       });
+      // Replay, commit, embedding and the raw-record index all come before the approval wait.
       await expect
-        .poll(async () => (await handle.query(progressQuery)).phase, { timeout: 30_000 })
+        .poll(async () => (await handle.query(progressQuery)).phase, { timeout: 90_000 })
         .toBe('awaiting_approval');
       const waiting = await notesOf(tenantId);
       expect(waiting.filter((n) => n.status !== 'quarantined').every((n) => n.status === 'staged')).toBe(true);
