@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monotonicFactory } from 'ulid';
+import { afterAll, beforeAll } from 'vitest';
 import { FileArchiveStore } from '../../src/archive/file-store.ts';
 import { writeBatch } from '../../src/archive/index.ts';
 import { commitBatch } from '../../src/consolidation/commit.ts';
@@ -39,6 +40,19 @@ export async function openUseCasePorts(): Promise<UseCasePorts> {
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The ports of one test file: opened before its first test (PGlite takes seconds to start) and
+ * closed after its last. The returned object is filled in place, so tests use it directly.
+ */
+export function portsForThisFile(): UseCasePorts {
+  const ports = {} as UseCasePorts;
+  beforeAll(async () => {
+    Object.assign(ports, await openUseCasePorts());
+  }, 120_000);
+  afterAll(async () => ports.close?.());
+  return ports;
 }
 
 const START = Date.parse('2026-11-02T08:00:00Z');

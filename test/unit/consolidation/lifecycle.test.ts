@@ -1,25 +1,20 @@
 import { monotonicFactory } from 'ulid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { getNoteHistory, insertMemoryUsage, listNotes } from '../../../src/db/index.ts';
 import {
   archiveRecords,
   consolidate,
   freshTenantId,
-  openUseCasePorts,
+  portsForThisFile,
   preferenceSession,
-  type UseCasePorts,
 } from '../../helpers/use-cases.ts';
 
 // Success after a recall, on PGlite and a file archive: the recalled note is confirmed by the
 // task's outcome, whether the agent archived a memory_used record or only the recall API logged
 // the request, and a second run over the same archive confirms nothing twice.
 
-let ports: UseCasePorts;
-beforeAll(async () => {
-  ports = await openUseCasePorts();
-}, 120_000);
-afterAll(async () => ports?.close());
+const ports = portsForThisFile();
 
 const nextId = monotonicFactory(() => 0.25);
 const LATER = Date.parse('2026-11-03T09:00:00Z');

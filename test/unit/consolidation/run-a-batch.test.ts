@@ -1,25 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { commitBatch, resolveStaged } from '../../../src/consolidation/commit.ts';
 import { embedRunClaims } from '../../../src/consolidation/embed-run.ts';
 import { finishRun, planRun, type PlanRunInput } from '../../../src/consolidation/plan-run.ts';
 import { replayBatch } from '../../../src/consolidation/replay-batch.ts';
 import { getRun, listNotes, selectRunBatch, withTenant } from '../../../src/db/index.ts';
-import {
-  archiveRecords,
-  freshTenantId,
-  openUseCasePorts,
-  preferenceSession,
-  type UseCasePorts,
-} from '../../helpers/use-cases.ts';
+import { archiveRecords, freshTenantId, portsForThisFile, preferenceSession } from '../../helpers/use-cases.ts';
 
 // One consolidation run, step by step, on PGlite and a file archive: the use cases the
 // consolidation workflow's activities wrap.
 
-let ports: UseCasePorts;
-beforeAll(async () => {
-  ports = await openUseCasePorts();
-}, 120_000);
-afterAll(async () => ports?.close());
+const ports = portsForThisFile();
 
 function planInput(tenantId: string, runId: string, mode: PlanRunInput['mode'] = 'active'): PlanRunInput {
   return {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getNoteHistory, listNotes, verifyAuditChain } from '../../../src/db/index.ts';
 import { eraseSubjectNotes } from '../../../src/erasure/notes.ts';
 import { eraseArchiveObjects } from '../../../src/erasure/objects.ts';
@@ -8,16 +8,11 @@ import {
   archiveRecords,
   consolidate,
   freshTenantId,
-  openUseCasePorts,
+  portsForThisFile,
   preferenceSession,
-  type UseCasePorts,
 } from '../../helpers/use-cases.ts';
 
-let ports: UseCasePorts;
-beforeAll(async () => {
-  ports = await openUseCasePorts();
-}, 120_000);
-afterAll(async () => ports?.close());
+const ports = portsForThisFile();
 
 const ALICE = 'Please always show me reports as a table, not prose.';
 const BOB = 'Please always send me invoices in euros, not dollars.';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { withTenant } from '../../../src/db/index.ts';
 import { eraseSubjectNotes } from '../../../src/erasure/notes.ts';
@@ -6,22 +6,12 @@ import { eraseArchiveObjects } from '../../../src/erasure/objects.ts';
 import { scrubSubjectData, verifyErasure } from '../../../src/erasure/scrub.ts';
 import { prepareErasure } from '../../../src/erasure/work.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
-import {
-  archiveRecords,
-  freshTenantId,
-  openUseCasePorts,
-  preferenceSession,
-  type UseCasePorts,
-} from '../../helpers/use-cases.ts';
+import { archiveRecords, freshTenantId, portsForThisFile, preferenceSession } from '../../helpers/use-cases.ts';
 
 // Erasure covers the raw-record index and the embedding cache: the subject's rows go, the
 // scan checks both tables, and indexing again brings back only the other users' records.
 
-let ports: UseCasePorts;
-beforeAll(async () => {
-  ports = await openUseCasePorts();
-}, 120_000);
-afterAll(async () => ports?.close());
+const ports = portsForThisFile();
 
 const ALICE = 'My locker code is hidden under the blue mat in hall 3.';
 const BOB = 'Please send every invoice to the finance team in euros.';

@@ -1,5 +1,5 @@
 import { monotonicFactory } from 'ulid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { recall } from '../../../src/recall/index.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
@@ -7,19 +7,14 @@ import {
   archiveRecords,
   consolidate,
   freshTenantId,
-  openUseCasePorts,
+  portsForThisFile,
   preferenceSession,
-  type UseCasePorts,
 } from '../../helpers/use-cases.ts';
 
 // Recall over notes and the raw-record index together, on PGlite and a file archive: a
 // consolidation writes the note, indexing projects the records, recall fuses both.
 
-let ports: UseCasePorts;
-beforeAll(async () => {
-  ports = await openUseCasePorts();
-}, 120_000);
-afterAll(async () => ports?.close());
+const ports = portsForThisFile();
 
 const nextId = monotonicFactory(() => 0.5);
 const NOW = new Date('2026-11-05T12:00:00Z');

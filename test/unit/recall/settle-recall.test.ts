@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NoteContent } from '../../../src/contracts/note.ts';
 import { applyNoteBatch, type NoteOp } from '../../../src/db/index.ts';
 import { recall } from '../../../src/recall/index.ts';
 import { createOp, freshNoteId } from '../../helpers/notes.ts';
-import { freshTenantId, openUseCasePorts, type UseCasePorts } from '../../helpers/use-cases.ts';
+import { freshTenantId, portsForThisFile } from '../../helpers/use-cases.ts';
 
 // Conflicts settled before injection, on PGlite: one note per slot, contradicted notes left out or marked.
 
-let ports: UseCasePorts;
-beforeAll(async () => {
-  ports = await openUseCasePorts();
-}, 120_000);
-afterAll(async () => ports?.close());
+const ports = portsForThisFile();
 
 const NOW = new Date('2026-06-01T00:00:00.000Z');
 let batchNo = 0;

@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { withTenant } from '../../../src/db/index.ts';
 import type { Embedder } from '../../../src/embeddings/embedder.ts';
 import { indexRecords, rebuildRecordIndex } from '../../../src/record-index/index.ts';
-import {
-  archiveRecords,
-  freshTenantId,
-  openUseCasePorts,
-  preferenceSession,
-  type UseCasePorts,
-} from '../../helpers/use-cases.ts';
+import { archiveRecords, freshTenantId, portsForThisFile, preferenceSession } from '../../helpers/use-cases.ts';
 
 // Indexing a tenant's raw records on PGlite and a file archive: what recall's record channels read.
 
-let ports: UseCasePorts;
-beforeAll(async () => {
-  ports = await openUseCasePorts();
-}, 120_000);
-afterAll(async () => ports?.close());
+const ports = portsForThisFile();
 
 /** The embedder of the ports, counting the texts that reach it. */
 function counted(): { embedder: Embedder; texts: string[] } {

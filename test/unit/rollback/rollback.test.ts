@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyNoteBatch, getNoteHistory, getRun, listNotes } from '../../../src/db/index.ts';
 import { rollbackNote } from '../../../src/rollback/note.ts';
 import { rollbackRun } from '../../../src/rollback/run.ts';
@@ -7,16 +7,11 @@ import {
   archiveRecords,
   consolidate,
   freshTenantId,
-  openUseCasePorts,
+  portsForThisFile,
   preferenceSession,
-  type UseCasePorts,
 } from '../../helpers/use-cases.ts';
 
-let ports: UseCasePorts;
-beforeAll(async () => {
-  ports = await openUseCasePorts();
-}, 120_000);
-afterAll(async () => ports?.close());
+const ports = portsForThisFile();
 
 /** A note with two versions: the claim as first learned, then a revision. */
 async function revisedNote(tenantId: string): Promise<string> {

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { planRun } from '../../../../src/consolidation/plan-run.ts';
 import { replayBatch } from '../../../../src/consolidation/replay-batch.ts';
 import { createLlmEngine } from '../../../../src/engine/llm-engine.ts';
 import type { CompletionRequest, Llm } from '../../../../src/llm/llm.ts';
-import {
-  archiveRecords,
-  freshTenantId,
-  openUseCasePorts,
-  preferenceSession,
-  type UseCasePorts,
-} from '../../../helpers/use-cases.ts';
+import { archiveRecords, freshTenantId, portsForThisFile, preferenceSession } from '../../../helpers/use-cases.ts';
 
 /** A model that answers every call with the same changes. */
 const answering = (changes: unknown[]): Llm => ({
@@ -23,11 +17,7 @@ const answering = (changes: unknown[]): Llm => ({
   },
 });
 
-let ports: UseCasePorts;
-beforeAll(async () => {
-  ports = await openUseCasePorts();
-}, 120_000);
-afterAll(async () => ports?.close());
+const ports = portsForThisFile();
 
 describe('a replayed batch written by a model', () => {
   it('counts the changes the engine refused among the rejections, and plans the rest', async () => {
