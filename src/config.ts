@@ -25,6 +25,16 @@ const databaseUrl = z
   .string()
   .refine((v) => /^postgres(ql)?:\/\//.test(v), { message: 'expected postgres://user:pass@host:port/db' });
 
+/** Whether the runtime's time-zone database knows the name (the Temporal server reads the same IANA names). */
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const httpUrl = z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' });
 
 /** Environment variable name → schema. Keys are the variable names so errors can name them. */
@@ -49,16 +59,27 @@ export const envSchema = z.object({
   NOCTURNE_EMBEDDING_MODEL: z.string().min(1).default('multilingual-e5-small'),
   NOCTURNE_EMBEDDING_DIM: z.coerce.number().int().min(2).max(16000).default(384),
   NOCTURNE_EMBEDDING_SIMILARITY_FLOOR: z.coerce.number().min(0).max(0.99).optional(),
+  /** Texts per embedding request; a server's 413 halves it for that batch anyway. */
+  NOCTURNE_EMBEDDING_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(64),
   NOCTURNE_LLM_PROVIDER: z.enum(['none', 'openai', 'ollama']).default('none'),
   NOCTURNE_LLM_URL: httpUrl.optional(),
   NOCTURNE_LLM_MODEL: z.string().min(1).optional(),
   NOCTURNE_LLM_API_KEY: z.string().min(1).optional(),
   NOCTURNE_STRICT_SERVICES: envBoolean.optional(),
-  /** Cron (5 fields, UTC) of the nightly Schedule. */
+  /** Cron of the nightly Schedule: 5 fields (names such as MON-FRI allowed) or a shorthand such as @daily. */
   NOCTURNE_SCHEDULE_CRON: z
     .string()
-    .regex(/^\S+( \S+){4}$/, 'expected a 5-field cron expression, e.g. "0 2 * * *"')
+    .trim()
+    .regex(
+      /^(@[a-z]+|\S+( \S+){4})$/i,
+      'expected a 5-field cron expression, e.g. "0 2 * * *", or a shorthand such as @daily',
+    )
     .default('0 2 * * *'),
+  /** The time zone the nightly cron is read in (IANA name). */
+  NOCTURNE_SCHEDULE_TIMEZONE: z
+    .string()
+    .refine(isTimeZone, 'expected an IANA time zone such as UTC or Europe/Berlin')
+    .default('UTC'),
   NOCTURNE_CONFLICT_THRESHOLD: z.coerce.number().int().min(1).max(10_000).default(5),
   NOCTURNE_CONFLICT_COOLDOWN_SECONDS: z.coerce
     .number()
@@ -95,11 +116,15 @@ export interface Config {
     model: string;
     dimension: number;
     similarityFloor: number;
+    /** Texts per request. @default 64 */
+    batchSize?: number;
   };
   llm: { provider: 'none' } | { provider: 'openai' | 'ollama'; url: string; model: string; apiKey?: string };
   /** The nightly Schedule and the conflict monitor (`nocturne schedule apply`, `reportConflict`). */
   triggers: {
     scheduleCron: string;
+    /** IANA zone the cron is read in. @default 'UTC' */
+    scheduleTimeZone?: string;
     nightlyConcurrency: number;
     conflictThreshold: number;
     conflictCooldownSeconds: number;
@@ -188,10 +213,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       model: e.NOCTURNE_EMBEDDING_MODEL,
       dimension: e.NOCTURNE_EMBEDDING_DIM,
       similarityFloor: e.NOCTURNE_EMBEDDING_SIMILARITY_FLOOR ?? defaultSimilarityFloor(e.NOCTURNE_EMBEDDING_MODEL),
+      batchSize: e.NOCTURNE_EMBEDDING_BATCH_SIZE,
     },
     llm,
     triggers: {
       scheduleCron: e.NOCTURNE_SCHEDULE_CRON,
+      scheduleTimeZone: e.NOCTURNE_SCHEDULE_TIMEZONE,
       nightlyConcurrency: e.NOCTURNE_NIGHTLY_CONCURRENCY,
       conflictThreshold: e.NOCTURNE_CONFLICT_THRESHOLD,
       conflictCooldownSeconds: e.NOCTURNE_CONFLICT_COOLDOWN_SECONDS,

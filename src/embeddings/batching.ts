@@ -120,7 +120,7 @@ export async function embedInBatches(
     while (!failed && next < batches.length) {
       const index = next++;
       try {
-        results[index] = await withRetries(() => call(batches[index] as string[]), source, o);
+        results[index] = await embedSplittingTooLarge(batches[index] as string[], call, source, o);
       } catch (error) {
         failed = true;
         throw error;
@@ -132,6 +132,37 @@ export async function embedInBatches(
   const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (rejected) throw rejected.reason;
   return results.flat();
+}
+
+/** The HTTP status of an error or of one of its causes, when it has one. */
+function statusOf(error: unknown): number | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const x = e as { status?: unknown; status_code?: unknown };
+    if (typeof x.status === 'number') return x.status;
+    if (typeof x.status_code === 'number') return x.status_code;
+  }
+  return undefined;
+}
+
+/**
+ * One batch, retried on transient errors. A server that refuses the batch as too large (413:
+ * TEI accepts 32 inputs by default, for example) gets it again in halves, down to single texts,
+ * so a smaller server limit costs requests, not the run.
+ */
+async function embedSplittingTooLarge(
+  batch: string[],
+  call: (batch: string[]) => Promise<number[][]>,
+  source: string,
+  o: Required<BatchingOptions>,
+): Promise<number[][]> {
+  try {
+    return await withRetries(() => call(batch), source, o);
+  } catch (error) {
+    if (statusOf(error) !== 413 || batch.length < 2) throw error;
+    const half = Math.ceil(batch.length / 2);
+    const first = await embedSplittingTooLarge(batch.slice(0, half), call, source, o);
+    return [...first, ...(await embedSplittingTooLarge(batch.slice(half), call, source, o))];
+  }
 }
 
 /** The time one request may take: a base for the round trip plus an allowance per input character. */

@@ -20,6 +20,13 @@ export class EmbeddingConfigError extends Error {
   override name = 'EmbeddingConfigError';
 }
 
+const modelOf = (config: Config['embedding']) => ({
+  url: config.url,
+  model: config.model,
+  dimension: config.dimension,
+  batchSize: config.batchSize,
+});
+
 /** The configured model's embedder, without any network call (the first use fails if it is down). */
 export function createModelEmbedder(
   config: Config['embedding'],
@@ -29,13 +36,9 @@ export function createModelEmbedder(
     Object.assign(embedder, { similarityFloor: config.similarityFloor });
   switch (config.provider) {
     case 'openai':
-      return calibrated(
-        createOpenAiEmbedder({ url: config.url, model: config.model, dimension: config.dimension, ...overrides }),
-      );
+      return calibrated(createOpenAiEmbedder({ ...modelOf(config), ...overrides }));
     case 'ollama':
-      return calibrated(
-        createOllamaEmbedder({ url: config.url, model: config.model, dimension: config.dimension, ...overrides }),
-      );
+      return calibrated(createOllamaEmbedder({ ...modelOf(config), ...overrides }));
     case 'lexical':
       throw new EmbeddingConfigError('NOCTURNE_EMBEDDING_PROVIDER=lexical has no model server');
   }

@@ -1,36 +1,42 @@
-const NAMES: Array<[string, number, number]> = [
-  ['minute', 0, 59],
-  ['hour', 0, 23],
-  ['day of month', 1, 31],
-  ['month', 1, 12],
-  ['day of week', 0, 7],
-];
-const PART = /^(\*|(\d+)(?:-(\d+))?)(?:\/(\d+))?$/;
+import { CronExpressionParser } from 'cron-parser';
+import { isTimeZone } from '../config.ts';
+
+/** The shorthands both Temporal's Schedules and the parser understand. */
+const MACROS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@hourly']);
 
 /**
- * Checks a 5-field numeric cron expression (`*`, `n`, `a-b`, lists, `/step`) before it reaches
- * the server, so a typo is a usage error naming the field rather than a server error.
- * Returns the reason, or undefined when the expression is valid.
+ * Checks a cron expression the way the Temporal server will read it, before it is sent, so a
+ * typo is a usage error naming the problem rather than a server error: five fields (minute hour
+ * day-of-month month day-of-week, with names such as MON-FRI or JAN) or one of the shorthands
+ * `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`. Returns the reason, or undefined.
  */
 export function validateCron(cron: string): string | undefined {
-  const fields = cron.trim().split(/\s+/);
-  if (fields.length !== 5)
-    return `expected 5 fields (minute hour day-of-month month day-of-week), got ${fields.length}`;
-  for (const [i, field] of fields.entries()) {
-    const [name, min, max] = NAMES[i] ?? ['field', 0, 0];
-    for (const part of field.split(',')) {
-      const m = PART.exec(part);
-      if (!m) return `${name}: cannot read ${JSON.stringify(part)}`;
-      const [, , from, to, step] = m;
-      const bad = [from, to]
-        .filter((n) => n !== undefined)
-        .map(Number)
-        .find((n) => n < min || n > max);
-      if (bad !== undefined) return `${name}: ${bad} is outside ${min}-${max}`;
-      if (from !== undefined && to !== undefined && Number(to) < Number(from))
-        return `${name}: range ${from}-${to} runs backwards`;
-      if (step !== undefined && Number(step) === 0) return `${name}: a step of 0`;
-    }
+  const text = cron.trim();
+  if (text.startsWith('@')) {
+    return MACROS.has(text.toLowerCase())
+      ? undefined
+      : `unknown shorthand ${text} (use one of ${[...MACROS].join(', ')})`;
   }
-  return undefined;
+  const fields = text.split(/\s+/);
+  if (fields.length !== 5)
+    return `expected 5 fields (minute hour day-of-month month day-of-week) or a shorthand such as @daily, got ${fields.length} fields`;
+  try {
+    CronExpressionParser.parse(text, { strict: false });
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** Whether `timeZone` is an IANA zone this runtime knows (the server uses the same database). */
+export function validateTimeZone(timeZone: string): string | undefined {
+  return isTimeZone(timeZone)
+    ? undefined
+    : `unknown time zone ${JSON.stringify(timeZone)} (expected an IANA name such as UTC or Europe/Berlin)`;
+}
+
+/** The next `count` times the expression fires after `from`, in `timeZone` — what `schedule apply` shows. */
+export function nextFireTimes(cron: string, timeZone: string, count: number, from: Date): Date[] {
+  const expression = CronExpressionParser.parse(cron.trim(), { tz: timeZone, currentDate: from });
+  return expression.take(count).map((d) => d.toDate());
 }

@@ -8,4 +8,4 @@ export {
   type ApplyScheduleResult,
   type NightlyScheduleView,
 } from './nightly.ts';
-export { validateCron } from './cron.ts';
+export { nextFireTimes, validateCron, validateTimeZone } from './cron.ts';

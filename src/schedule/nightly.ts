@@ -18,6 +18,8 @@ export const DEFAULT_CATCHUP_WINDOW = '4 hours';
 
 export interface ApplyScheduleOptions {
   cron: string;
+  /** IANA zone the cron is read in. @default 'UTC' */
+  timeZone?: string;
   taskQueue: string;
   /** Child consolidations at once. @default 4 */
   concurrency?: number;
@@ -29,6 +31,7 @@ export interface ApplyScheduleResult {
   scheduleId: string;
   action: 'created' | 'updated';
   cron: string;
+  timeZone: string;
   taskQueue: string;
   overlap: 'SKIP';
   catchupWindow: string;
@@ -60,9 +63,17 @@ export async function applyNightlySchedule(client: Client, opts: ApplyScheduleOp
     args: [{ concurrency: opts.concurrency ?? 4 }],
     typedSearchAttributes: [{ key: TRIGGER, value: 'schedule' }],
   };
-  const spec = { cronExpressions: [opts.cron] };
+  const timeZone = opts.timeZone ?? 'UTC';
+  const spec = { cronExpressions: [opts.cron], timezone: timeZone };
   const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow };
-  const result = { scheduleId, cron: opts.cron, taskQueue: opts.taskQueue, overlap: 'SKIP' as const, catchupWindow };
+  const result = {
+    scheduleId,
+    cron: opts.cron,
+    timeZone,
+    taskQueue: opts.taskQueue,
+    overlap: 'SKIP' as const,
+    catchupWindow,
+  };
   const handle = client.schedule.getHandle(scheduleId);
   try {
     await handle.describe();

@@ -35,6 +35,7 @@ describe('parseConfig', () => {
     [{ NOCTURNE_LLM_PROVIDER: 'openai' }, /NOCTURNE_LLM_URL and NOCTURNE_LLM_MODEL: required/],
     [{ CI: 'maybe' }, /CI:/],
     [{ NOCTURNE_SCHEDULE_CRON: 'nightly' }, /NOCTURNE_SCHEDULE_CRON: expected a 5-field cron/],
+    [{ NOCTURNE_SCHEDULE_TIMEZONE: 'Berlin time' }, /NOCTURNE_SCHEDULE_TIMEZONE: expected an IANA time zone/],
     [{ NOCTURNE_CONFLICT_THRESHOLD: '0' }, /NOCTURNE_CONFLICT_THRESHOLD/],
     [{ NOCTURNE_CONFLICT_COOLDOWN_SECONDS: '-1' }, /NOCTURNE_CONFLICT_COOLDOWN_SECONDS/],
     [{ NOCTURNE_NIGHTLY_CONCURRENCY: 'many' }, /NOCTURNE_NIGHTLY_CONCURRENCY/],
@@ -57,18 +58,21 @@ describe('parseConfig', () => {
   it('reads the trigger settings: nightly cron and concurrency, conflict threshold and cooldown', () => {
     expect(parseConfig({}).triggers).toEqual({
       scheduleCron: '0 2 * * *',
+      scheduleTimeZone: 'UTC',
       nightlyConcurrency: 4,
       conflictThreshold: 5,
       conflictCooldownSeconds: 3600,
     });
     const c = parseConfig({
-      NOCTURNE_SCHEDULE_CRON: '30 3 * * 1-5',
+      NOCTURNE_SCHEDULE_CRON: '30 3 * * MON-FRI',
+      NOCTURNE_SCHEDULE_TIMEZONE: 'Europe/Berlin',
       NOCTURNE_NIGHTLY_CONCURRENCY: '8',
       NOCTURNE_CONFLICT_THRESHOLD: '3',
       NOCTURNE_CONFLICT_COOLDOWN_SECONDS: '0',
     });
     expect(c.triggers).toEqual({
-      scheduleCron: '30 3 * * 1-5',
+      scheduleCron: '30 3 * * MON-FRI',
+      scheduleTimeZone: 'Europe/Berlin',
       nightlyConcurrency: 8,
       conflictThreshold: 3,
       conflictCooldownSeconds: 0,

@@ -345,7 +345,8 @@ describe('the nightly Schedule', () => {
         async (taskQueue) => {
           const first = await applyNightlySchedule(client, { cron: '0 2 * * *', taskQueue, scheduleId });
           const second = await applyNightlySchedule(client, {
-            cron: '30 3 * * *',
+            cron: '30 3 * * MON-FRI',
+            timeZone: 'Europe/Berlin',
             taskQueue,
             scheduleId,
             concurrency: 2,
@@ -365,7 +366,9 @@ describe('the nightly Schedule', () => {
             taskQueue,
             paused: false,
           });
-          expect(view.nextActionTimes[0]).toMatch(/T03:30:00\.000Z$/);
+          // 03:30 in Berlin is 02:30 or 01:30 UTC (winter or summer time), on a weekday only.
+          expect(view.nextActionTimes[0]).toMatch(/T0[12]:30:00\.000Z$/);
+          expect(view.nextActionTimes.map((t) => new Date(t).getUTCDay()).every((d) => d >= 1 && d <= 5)).toBe(true);
           const handle = client.schedule.getHandle(scheduleId);
           await handle.trigger();
           await until(

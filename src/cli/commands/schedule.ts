@@ -9,7 +9,11 @@ export function registerSchedule(program: Command): void {
     .description(
       'Create or update (idempotent) the Schedule "nocturne-nightly": cron from NOCTURNE_SCHEDULE_CRON, overlap skip, catch-up window',
     )
-    .option('--cron <expr>', '5-field cron in UTC (default: NOCTURNE_SCHEDULE_CRON, "0 2 * * *")')
+    .option(
+      '--cron <expr>',
+      '5-field cron (names such as MON-FRI allowed) or @daily/@hourly/@weekly/@monthly/@yearly (default: NOCTURNE_SCHEDULE_CRON, "0 2 * * *")',
+    )
+    .option('--timezone <iana>', 'time zone the cron is read in (default: NOCTURNE_SCHEDULE_TIMEZONE, UTC)')
     .option('--catchup-window <duration>', 'missed runs are taken if the server is back within this long', '4 hours')
     .option('--json', 'print one JSON document instead of text')
     .addHelpText(

@@ -41,6 +41,8 @@ let url = '';
 let close: () => Promise<void>;
 const script: Behaviour[] = [];
 const requests: Array<{ path: string; body: Body }> = [];
+/** Like TEI's --max-client-batch-size: a request with more inputs is refused with 413. */
+let maxInputs = Infinity;
 let inFlight = 0;
 let maxInFlight = 0;
 
@@ -64,6 +66,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (typeof behaviour === 'object')
     return send(behaviour.status, { error: { message: `scripted ${behaviour.status}` } });
   const inputs = Array.isArray(body.input) ? body.input : [body.input ?? ''];
+  if (inputs.length > maxInputs) return send(413, { error: { message: `batch size ${inputs.length} > ${maxInputs}` } });
   const vectors = inputs.map((t) => {
     if (behaviour === 'zero') return new Array<number>(DIM).fill(0);
     if (behaviour === 'wrong-dim') return vectorFor(t).slice(0, DIM - 1);
@@ -90,6 +93,7 @@ beforeEach(() => {
   script.length = 0;
   requests.length = 0;
   maxInFlight = 0;
+  maxInputs = Infinity;
 });
 
 const fast = { baseDelayMs: 1, maxDelayMs: 5 };
@@ -131,6 +135,15 @@ describe('OpenAI-compatible embedder (real client against a scripted server)', (
     expect(requests.map((r) => (r.body.input as string[]).length)).toEqual([3, 3, 3, 1]);
     expect(maxInFlight).toBe(2);
     expect(vectors[9]?.[0]).toBeCloseTo(vectorFor('passagetext 9')[0]!, 6);
+  });
+
+  it('halves a batch the server refuses as too large (413) until it fits, keeping input order', async () => {
+    maxInputs = 2;
+    const texts = Array.from({ length: 7 }, (_, i) => `text ${i}`);
+    const vectors = await openai({ batchSize: 7 }).embed(texts);
+    const accepted = requests.filter((r) => (r.body.input as string[]).length <= 2);
+    expect(accepted.flatMap((r) => r.body.input as string[])).toEqual(texts);
+    expect(vectors.map((v) => v[0])).toEqual(texts.map((t) => vectorFor(`passage${t}`)[0]));
   });
 
   it('retries 5xx, 429 and connection resets, then succeeds', async () => {

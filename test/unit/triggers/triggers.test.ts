@@ -2,25 +2,52 @@ import { describe, expect, it } from 'vitest';
 import type { ActivityDeps } from '../../../activities/deps.ts';
 import { createTenantActivities } from '../../../activities/tenants.ts';
 import { InvalidConflictReportError, parseConflictReport } from '../../../src/client/index.ts';
-import { validateCron } from '../../../src/schedule/cron.ts';
+import { nextFireTimes, validateCron, validateTimeZone } from '../../../src/schedule/cron.ts';
 
 describe('validateCron', () => {
-  it.each(['0 2 * * *', '*/15 * * * *', '30 3 * * 1-5', '0 0,12 1 1-12/2 0', '59 23 31 12 7'])('accepts %s', (cron) => {
+  it.each([
+    '0 2 * * *',
+    '*/15 * * * *',
+    '30 3 * * 1-5',
+    '0 0,12 1 1-12/2 0',
+    '59 23 31 12 7',
+    '0 2 * * MON-FRI',
+    '0 6 1 JAN,JUL *',
+    '@daily',
+    '@weekly',
+  ])('accepts %s, as Temporal does', (cron) => {
     expect(validateCron(cron)).toBeUndefined();
   });
 
   it.each([
     ['0 2 * *', /expected 5 fields/],
-    ['0 25 * * *', /hour: 25 is outside 0-23/],
-    ['60 2 * * *', /minute: 60 is outside 0-59/],
-    ['0 2 0 * *', /day of month: 0 is outside 1-31/],
-    ['0 2 * 13 *', /month: 13/],
-    ['0 2 * * MON', /day of week: cannot read "MON"/],
-    ['*/0 2 * * *', /minute: a step of 0/],
-    ['0 5-2 * * *', /hour: range 5-2 runs backwards/],
-    ['@daily', /expected 5 fields/],
-  ])('rejects %s naming the field', (cron, reason) => {
+    ['0 2 * * * *', /expected 5 fields/],
+    ['0 25 * * *', /25 expected range 0-23/],
+    ['60 2 * * *', /60 expected range 0-59/],
+    ['0 2 0 * *', /0 expected range 1-31/],
+    ['0 2 * 13 *', /13 expected range 1-12/],
+    ['0 2 * * FUNDAY', /FUNDAY|fun/i],
+    ['@nightly', /unknown shorthand @nightly/],
+  ])('rejects %s naming the problem', (cron, reason) => {
     expect(validateCron(cron)).toMatch(reason);
+  });
+});
+
+describe('validateTimeZone and nextFireTimes', () => {
+  it('accepts IANA zones and refuses others', () => {
+    expect(validateTimeZone('Europe/Berlin')).toBeUndefined();
+    expect(validateTimeZone('UTC')).toBeUndefined();
+    expect(validateTimeZone('Mars/Olympus')).toMatch(/unknown time zone "Mars\/Olympus"/);
+  });
+
+  it('computes fire times in the schedule time zone: weekdays at 02:00 Berlin are 01:00 UTC in winter', () => {
+    const times = nextFireTimes('0 2 * * MON-FRI', 'Europe/Berlin', 3, new Date('2026-12-04T12:00:00Z'));
+    // Friday 4 December after noon: the next weekdays are Monday 7, Tuesday 8, Wednesday 9.
+    expect(times.map((t) => t.toISOString())).toEqual([
+      '2026-12-07T01:00:00.000Z',
+      '2026-12-08T01:00:00.000Z',
+      '2026-12-09T01:00:00.000Z',
+    ]);
   });
 });
 
