@@ -1,5 +1,5 @@
-# The Nocturne worker image (used by docker-compose.yml).
-FROM node:20-bookworm-slim
+# The Nocturne image: the worker, the HTTP API and the schedule one-shot of docker-compose.yml.
+FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json .npmrc ./

@@ -3,6 +3,18 @@
 # It runs in the admin-tools image (no node), so it carries the attributes itself: name=type pairs
 # equal to src/contracts/search-attributes.ts (test/unit/stack/search-attributes.test.ts keeps them so).
 set -eu
+
+# The server image has no CLI to check itself; wait here (up to 5 minutes) until it serves.
+tries=0
+until temporal operator cluster health --address "$TEMPORAL_ADDRESS" 2>/dev/null | grep -q SERVING; do
+  tries=$((tries + 1))
+  if [ "$tries" -ge 150 ]; then
+    echo "temporal at $TEMPORAL_ADDRESS did not become healthy within 5 minutes" >&2
+    exit 1
+  fi
+  sleep 2
+done
+
 SEARCH_ATTRIBUTES="NocturneTenant=Keyword NocturneTrigger=Keyword NocturneStatus=Keyword"
 
 temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1 \

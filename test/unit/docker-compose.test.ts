@@ -15,13 +15,23 @@ interface Service {
   entrypoint?: string[];
   volumes?: string[];
   depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  restart?: string;
 }
-const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, Service> };
+const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
 const services = compose.services;
 
 /** Resolves `${NAME:-default}` the way compose does when NAME is unset. */
 function withDefaults(value: string): string {
   return value.replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
+}
+
+function environmentOf(name: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(service(name).environment ?? {}).map(([k, v]) => [k, withDefaults(String(v))]),
+  );
 }
 
 function service(name: string): Service {
@@ -42,6 +52,8 @@ describe('docker-compose.yml', () => {
         'temporal-schema',
         'temporal-ui',
         'worker',
+        'api',
+        'schedule-apply',
       ].sort(),
     );
     expect(service('postgres').image).toMatch(/^pgvector\/pgvector:/);
@@ -59,16 +71,55 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it("gives the worker an environment that Nocturne's config schema accepts", () => {
-    const env = Object.fromEntries(
-      Object.entries(service('worker').environment ?? {}).map(([k, v]) => [k, withDefaults(String(v))]),
-    );
-    const known = Object.keys(envSchema.shape);
-    expect(Object.keys(env).filter((k) => !known.includes(k))).toEqual([]);
-    const config = parseConfig(env);
-    expect(config.database.kind).toBe('postgres');
-    expect(config.archive.uri).toMatch(/^s3:\/\//);
-    expect(config.embedding.dimension).toBe(1024);
+  it.each(['worker', 'api', 'schedule-apply'])(
+    "gives the %s an environment that Nocturne's config schema accepts",
+    (name) => {
+      const env = environmentOf(name);
+      const known = Object.keys(envSchema.shape);
+      expect(Object.keys(env).filter((k) => !known.includes(k))).toEqual([]);
+      const config = parseConfig(env);
+      expect(config.database.kind).toBe('postgres');
+      expect(config.archive.uri).toMatch(/^s3:\/\//);
+      expect(config.embedding.dimension).toBe(1024);
+    },
+  );
+
+  it('runs the API and applies the nightly Schedule from the same image as the worker', () => {
+    expect(service('api').build).toEqual(service('worker').build);
+    expect(service('api').command).toEqual(['node', 'bin/nocturne.mjs', 'serve']);
+    expect(service('api').ports).toEqual(['127.0.0.1:8787:8787']);
+    expect(environmentOf('api')['NOCTURNE_API_PORT']).toBe('8787');
+    expect(service('schedule-apply').command).toEqual(['node', 'bin/nocturne.mjs', 'schedule', 'apply']);
+    expect(service('schedule-apply').restart).toBe('no');
+    expect(readFileSync('Dockerfile', 'utf8')).toMatch(/^FROM node:22-/m);
+  });
+
+  it('checks health only with programs the image has: no CLI in temporalio/server, node in ours', () => {
+    for (const [name, s] of Object.entries(services)) {
+      const test = (s.healthcheck?.test ?? []).join(' ');
+      if (s.image?.startsWith('temporalio/server')) expect(test, name).not.toMatch(/\b(temporal|tctl)\b/);
+      if (s.build) expect(s.healthcheck === undefined || test.includes('node'), name).toBe(true);
+    }
+    // Readiness of the server is checked from the admin-tools image, which has the CLI.
+    expect(readFileSync('deploy/temporal-namespace.sh', 'utf8')).toMatch(/until temporal operator cluster health/);
+  });
+
+  it('waits only on conditions a service can reach: healthy needs a health check, completed needs a one-shot', () => {
+    for (const [name, s] of Object.entries(services)) {
+      for (const [dep, { condition }] of Object.entries(s.depends_on ?? {})) {
+        if (condition === 'service_healthy') expect(service(dep).healthcheck, `${name} → ${dep}`).toBeDefined();
+        if (condition === 'service_completed_successfully') expect(service(dep).restart, `${name} → ${dep}`).toBe('no');
+      }
+    }
+  });
+
+  it("creates the archive's bucket and keeps embedding batches within the server's limit", () => {
+    const bucket = new URL(environmentOf('worker')['NOCTURNE_ARCHIVE_URI'] ?? '').hostname;
+    expect(service('seaweedfs').command).toContain(`-bucket=${bucket}`);
+    const command = service('embeddings').command ?? [];
+    const serverLimit = Number(command[command.indexOf('--max-client-batch-size') + 1]);
+    const batch = parseConfig(environmentOf('worker')).embedding.batchSize ?? 64;
+    expect(batch).toBeLessThanOrEqual(serverLimit);
   });
 
   it('points the worker at services and container ports that exist', () => {
