@@ -60,7 +60,7 @@ async function ensureTemporalCli(log: (line: string) => void): Promise<string> {
 }
 
 /** The first free loopback port at or after `start`. */
-async function freePort(start: number): Promise<number> {
+export async function freePort(start: number): Promise<number> {
   for (let port = start; port < start + 50; port++) {
     const free = await new Promise<boolean>((resolve) => {
       const s = createServer()
@@ -92,7 +92,7 @@ async function waitHealthy(address: string, child: ChildProcess, logPath: string
   throw new Error(`Temporal dev server did not become healthy within 60 s; see ${logPath}`);
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+export function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

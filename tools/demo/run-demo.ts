@@ -17,6 +17,7 @@ import { listNotes, verifyAuditChain, type AuditChainReport, type Db } from '../
 import { recall, type RecallResult } from '../../src/recall/index.ts';
 import { openArchiveStore, openNoteStore, withTemporalClient } from '../../src/runtime.ts';
 import { createWorker } from '../../src/worker.ts';
+import { startDemoEmbeddings } from './demo-embeddings.ts';
 import { startDevServer } from './dev-server.ts';
 import { DEMO_TENANTS, demoRecords } from './sample.ts';
 
@@ -66,13 +67,14 @@ export async function runDemo(opts: DemoOptions): Promise<DemoReport> {
   await mkdir(dataDir, { recursive: true });
   opts.log('1/6 starting a Temporal dev server for this demo …');
   const server = await startDevServer(path.join(dataDir, 'temporal'), opts.log);
+  const embeddings = await startDemoEmbeddings(path.join(dataDir, 'embeddings'), opts.log);
   try {
     const config = parseConfig({
       TEMPORAL_ADDRESS: server.address,
       NOCTURNE_TASK_QUEUE: 'nocturne-demo',
       NOCTURNE_DATA_DIR: dataDir,
       NOCTURNE_ARCHIVE_URI: `file://${path.join(dataDir, 'archive')}`,
-      NOCTURNE_EMBEDDING_PROVIDER: 'lexical',
+      ...embeddings.env,
       NOCTURNE_PRODUCER: 'demo-agent',
     });
     const archive = await openArchiveStore(config);
@@ -101,6 +103,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoReport> {
       await archive.close();
     }
   } finally {
+    await embeddings.stop();
     await server.stop();
   }
 }
