@@ -32,6 +32,8 @@ export interface ReplayBatchResult {
   quarantined: number;
   plannedChanges: number;
   llmTokens: number;
+  /** Archive objects planned for this batch and gone when it read them (erased or expired meanwhile). */
+  objectsMissing?: number;
 }
 
 interface Rejection {
@@ -55,7 +57,7 @@ export async function replayBatch(
   const stored = await withTenant(ports.db, input.tenantId, (tx) => selectRunBatch(tx, key));
   if (stored) return stored.summary as ReplayBatchResult;
   const planned = await withTenant(ports.db, input.tenantId, (tx) => selectBatchEpisodes(tx, key));
-  const { episodes } = await loadEpisodes(ports.archive, input.tenantId, planned, {
+  const { episodes, missingObjects } = await loadEpisodes(ports.archive, input.tenantId, planned, {
     onObject: (objectKey) => progress.beat({ objectKey }),
     ...(input.window ? { window: input.window } : {}),
   });
@@ -86,6 +88,7 @@ export async function replayBatch(
     quarantined: newQuarantines.length,
     plannedChanges: ops.length,
     llmTokens,
+    ...(missingObjects.length > 0 ? { objectsMissing: missingObjects.length } : {}),
   };
   await withTenant(ports.db, input.tenantId, async (tx) => {
     await insertRejections(tx, { tenantId: input.tenantId, ...key, rejections });

@@ -18,6 +18,21 @@ function toResult(result: pg.QueryResult): QueryResult {
   return { rows: result.rows as unknown[], rowCount: result.rowCount ?? result.rows.length };
 }
 
+/**
+ * The pool listens for errors of idle clients only: a checked-out client whose connection
+ * drops (a reset, a server restart) emits 'error' with no listener, which would end the whole
+ * worker process. The query in flight fails anyway; this keeps the error for the release, so
+ * the broken connection is discarded instead of returned to the pool.
+ */
+function watchCheckedOut(client: pg.PoolClient): { error(): Error | undefined; stop(): void } {
+  let failed: Error | undefined;
+  const onError = (error: Error) => {
+    failed ??= error;
+  };
+  client.on('error', onError);
+  return { error: () => failed, stop: () => void client.off('error', onError) };
+}
+
 /** A `Db` over a `pg` Pool: each transaction holds one pooled connection for its duration. */
 export function createPgDb(options: PgDbOptions): Db {
   if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
@@ -39,6 +54,7 @@ export function createPgDb(options: PgDbOptions): Db {
     },
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      const watch = watchCheckedOut(client);
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
@@ -57,11 +73,13 @@ export function createPgDb(options: PgDbOptions): Db {
         }
         throw error;
       } finally {
-        client.release(broken);
+        watch.stop();
+        client.release(broken ?? watch.error());
       }
     },
     async session<T>(fn: (conn: SessionConnection) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      const watch = watchCheckedOut(client);
       try {
         return await fn({
           query: async (text, params) => toResult(await client.query(text, params as unknown[] | undefined)),
@@ -74,6 +92,7 @@ export function createPgDb(options: PgDbOptions): Db {
         });
       } finally {
         // Session state (settings, search_path) must not leak to the next pool user.
+        watch.stop();
         client.release(true);
       }
     },

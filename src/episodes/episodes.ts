@@ -23,7 +23,9 @@ export interface PlannedEpisode {
 
 /**
  * Reads just the planned lines, each object once per batch, and groups them into episodes in
- * observation order. `onObject` is called after each object (for activity heartbeats).
+ * observation order. `onObject` is called after each object (for activity heartbeats). An object
+ * listed at planning and gone by now (erased, or removed by retention) is skipped and named in
+ * `missingObjects`: retrying cannot bring it back, and the run's other episodes stay valid.
  */
 export async function loadEpisodes(
   store: ArchiveStore,
@@ -33,7 +35,7 @@ export async function loadEpisodes(
     onObject?: (objectKey: string) => void;
     window?: { from?: string | undefined; to?: string | undefined };
   } = {},
-): Promise<{ episodes: Episode[]; quarantined: number }> {
+): Promise<{ episodes: Episode[]; quarantined: number; missingObjects: string[] }> {
   const inWindow = windowFilter(options.window);
   const wanted = new Map<string, Map<number, string>>();
   for (const ep of planned) {
@@ -45,25 +47,32 @@ export async function loadEpisodes(
   }
   const grouped = new Map<string, ArchivedRecord[]>(planned.map((p) => [p.key, []]));
   let quarantined = 0;
+  const missingObjects: string[] = [];
   // Objects are independent: read a few at once, since each read mostly waits on the store.
   await forEachLimited([...wanted], READ_CONCURRENCY, async ([objectKey, lines]) => {
+    const found: ArchivedRecord[] = [];
     const reader = readObject(store, objectKey, { lines: [...lines.keys()].sort((a, b) => a - b) });
-    for await (const r of reader) {
-      if (r.record.tenantId !== tenantId || !inWindow(r.record.observedAt)) continue;
-      const key = lines.get(r.line);
-      if (key)
-        grouped.get(key)?.push({
+    try {
+      for await (const r of reader) {
+        if (r.record.tenantId !== tenantId || !inWindow(r.record.observedAt)) continue;
+        found.push({
           record: r.record,
           ref: { recordId: r.record.id, objectKey, line: r.line, contentHash: r.contentHash },
         });
+      }
+    } catch (error) {
+      if ((error as Error).name !== 'ArchiveObjectNotFoundError') throw error;
+      missingObjects.push(objectKey);
+      return;
     }
+    for (const f of found) grouped.get(lines.get(f.ref.line) ?? '')?.push(f);
     quarantined += reader.stats.quarantined;
     options.onObject?.(objectKey);
   });
   const episodes = [...grouped.entries()].flatMap(([key, records]) =>
     records.length > 0 ? [toEpisode(key, records)] : [],
   );
-  return { episodes, quarantined };
+  return { episodes, quarantined, missingObjects: missingObjects.sort() };
 }
 
 /** Groups one episode's records in observation order, taking task type and user from any record that has them. */

@@ -64,7 +64,12 @@ export async function indexRecords(
     if (input.maxObjects !== undefined && result.objects >= input.maxObjects)
       return { ...result, embedded: counter.count };
     progress.beat({ objectKey, records: result.records });
-    result.records += await indexObject({ ...ports, embedder }, { tenantId, objectKey, window }, progress);
+    try {
+      result.records += await indexObject({ ...ports, embedder }, { tenantId, objectKey, window }, progress);
+    } catch (error) {
+      // Listed, then erased or expired before it was read: nothing of it may be indexed.
+      if ((error as Error).name !== 'ArchiveObjectNotFoundError') throw error;
+    }
     result.objects += 1;
     result.after = objectKey;
   }
