@@ -79,7 +79,7 @@ export async function replayBatch(
     episodeOf: (recordId) => episodeOf.get(recordId),
   });
   const newQuarantines = quarantined.filter((p) => !alreadyKnown(p, known));
-  const ops = [...reconciled, ...newQuarantines.map((p) => ({ ...p, noteId: ports.newId() }))].map(toNoteOp);
+  const ops = [...reconciled, ...newQuarantines.map((p) => asNewQuarantinedNote(p, ports.newId()))].map(toNoteOp);
   const summary: ReplayBatchResult = {
     episodes: episodes.length,
     replayed: episodes.reduce((n, e) => n + e.records.length, 0),
@@ -147,6 +147,16 @@ function evidenceText(resolved: ReadonlyMap<string, ResolvedRecord>) {
 
 function redactClaim(p: Proposal): Proposal {
   return { ...p, content: { ...p.content, claim: redact(p.content.claim).text } };
+}
+
+/**
+ * A quarantined proposal is kept as a new note for review, whatever it proposed to change: a
+ * revision of an existing note must leave that note as it is, so the copy drops the target's
+ * expected version (with it, the commit would look for a version of a note that does not exist).
+ */
+function asNewQuarantinedNote(p: Proposal, noteId: string): Proposal {
+  const { expectedVersion: _version, supersededBy: _successor, ...rest } = p;
+  return { ...rest, op: 'quarantine', noteId };
 }
 
 function countBy(values: string[]): Record<string, number> {
