@@ -1,5 +1,5 @@
 /** The raw-record archive: port, implementations, layout, writer, reader, scan. */
-export type { ArchiveStore, ObjectInfo, ByteRange, PutResult } from './store.ts';
+export type { ArchiveStore, ObjectInfo, ByteRange, PutResult, ListOptions } from './store.ts';
 export { FileArchiveStore } from './file-store.ts';
 export { S3ArchiveStore } from './s3-store.ts';
 export type { S3StoreOptions } from './s3-store.ts';

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { RawRecordInput } from '../contracts/raw-record.ts';
 import type { RawRecord } from '../contracts/raw-record.ts';
+import { markActive } from './active-index.ts';
 import { dataKey, manifestKeyFor, utcDate } from './keys.ts';
 import { ManifestBuilder } from './manifest.ts';
 import type { Manifest } from './manifest.ts';
@@ -75,6 +76,8 @@ export async function writeBatch(store: ArchiveStore, input: WriteBatchInput): P
   const { prepared, rejected } = prepareRecords(input);
   const objects: WrittenObject[] = [];
   for (const [date, group] of groupByDate(prepared)) {
+    // Before the objects: every committed object's tenant and day is in the index.
+    await markActive(store, input.tenantId, date);
     for (const chunk of chunkBySize(group, input.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES)) {
       objects.push(await writeObject(store, input, date, chunk));
     }
