@@ -4,7 +4,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ArchiveObjectNotFoundError } from './errors.ts';
 import { assertValidKey } from './store.ts';
-import type { ArchiveStore, ByteRange, ObjectInfo, PutResult } from './store.ts';
+import type { ArchiveStore, ByteRange, ListOptions, ObjectInfo, PutResult } from './store.ts';
 
 /** Temp files carry this marker so listings never show a half-written object. */
 const TEMP_MARKER = '.tmp-';
@@ -88,8 +88,9 @@ export class FileArchiveStore implements ArchiveStore {
     }
   }
 
-  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+  async *list(prefix: string, options: ListOptions = {}): AsyncIterable<ObjectInfo> {
     assertValidKey(prefix, { prefix: true });
+    const after = options.startAfter ?? '';
     // Walk from the deepest directory the prefix names, then filter by the full prefix, so a
     // partial last segment (`raw/tenant=a`) matches like an S3 prefix does.
     const dirKey = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
@@ -97,7 +98,7 @@ export class FileArchiveStore implements ArchiveStore {
     await this.walk(join(this.root, ...dirKey.split('/').filter(Boolean)), keys);
     keys.sort();
     for (const key of keys) {
-      if (!key.startsWith(prefix)) continue;
+      if (!key.startsWith(prefix) || key <= after) continue;
       const info = await this.head(key);
       if (info) yield info;
     }

@@ -45,6 +45,14 @@ export function parseLine(bytes: Buffer, tenantId: string | undefined): ParsedLi
   } catch {
     return { ok: false, reason: 'invalid_utf8', detail: 'line is not valid UTF-8' };
   }
+  const parsed = parseText(text, tenantId);
+  return parsed.ok ? { ok: true, record: parsed.record, contentHash: lineHash(bytes) } : parsed;
+}
+
+export type ParsedText = { ok: true; record: RawRecord } | { ok: false; reason: QuarantineReason; detail: string };
+
+/** JSON.parse → schema → tenant check, on a line already decoded (and known to be valid UTF-8). */
+export function parseText(text: string, tenantId: string | undefined): ParsedText {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -68,5 +76,5 @@ export function parseLine(bytes: Buffer, tenantId: string | undefined): ParsedLi
       detail: `record tenant ${record.tenantId} in tenant ${tenantId}'s object`,
     };
   }
-  return { ok: true, record, contentHash: lineHash(bytes) };
+  return { ok: true, record };
 }

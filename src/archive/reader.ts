@@ -6,6 +6,7 @@ import { ArchiveObjectCorruptError } from './errors.ts';
 import { parseDataKey } from './keys.ts';
 import { splitLineBatches } from './lines.ts';
 import type { LineEvent } from './lines.ts';
+import { heldItems, inflateWhole } from './held-block.ts';
 import { parseLine } from './parse-line.ts';
 import type { QuarantineReason } from './parse-line.ts';
 import { RecordIterator, type Item } from './record-iterator.ts';
@@ -17,8 +18,11 @@ export interface ArchivedRecord {
   objectKey: string;
   /** 1-based line number in the object. */
   line: number;
-  /** sha256 hex of the exact stored line bytes (without the newline). */
-  contentHash: string;
+  /**
+   * sha256 hex of the exact stored line bytes (without the newline). A full read computes it
+   * when first read (a getter; serialized records include it).
+   */
+  readonly contentHash: string;
   /** Byte length of the stored line (without the newline). */
   lineBytes: number;
 }
@@ -61,12 +65,13 @@ export const DEFAULT_VERIFY_BUFFER_BYTES = 4 * 1024 * 1024;
  *
  * "A corrupt object contributes no records" versus "never hold an object in memory": gzip
  * proves integrity only at its end (CRC32 + length trailer), so nothing is yielded before that
- * check passes. The first pass only decompresses, keeping the decompressed chunks (off the JS
- * heap) up to `verifyBufferBytes`; objects the writer produces fit, so the common case is one
- * GET and one gunzip, with lines split and validated from the held chunks. A larger object
- * (another producer, a raised limit) is drained to its trailer without keeping anything and
- * then streamed by a second GET: twice the decompression, constant memory. Objects are
- * immutable, so the second pass reads the verified bytes; only a fault during that second read
+ * check passes. An object at most `verifyBufferBytes` long both compressed and decompressed
+ * (every object the writer produces) is fetched whole and inflated in one synchronous gunzip
+ * call, which checks the trailer; its lines are then parsed from one decoded string
+ * (src/archive/held-block.ts), and each record's content hash is computed when first read. A
+ * larger object (another producer, a raised limit) is drained to its trailer without keeping
+ * anything and then streamed by another GET: more decompression, constant memory. Objects are
+ * immutable, so the streamed pass reads the verified bytes; only a fault during that read
  * could surface after records were yielded. Holding bytes rather than parsed records keeps
  * the held data out of the garbage collector's way (parsed records surviving into the old
  * generation cost more than parsing itself).
@@ -106,27 +111,35 @@ export class ObjectReader implements AsyncIterable<ArchivedRecord> {
 
   private async *readAll(): AsyncGenerator<Item[]> {
     const limit = this.options.verifyBufferBytes ?? DEFAULT_VERIFY_BUFFER_BYTES;
-    const held: Buffer[] = [];
-    let heldBytes = 0;
-    let overflow = false;
+    const block = await this.inflateWhole(limit);
+    if (block !== undefined) {
+      const context = { objectKey: this.objectKey, tenantId: this.tenantId, maxLineBytes: this.maxLineBytes };
+      yield* heldItems(block, context);
+      return;
+    }
+    await this.verifyByDraining();
+    yield* this.items(await this.open(), {});
+  }
+
+  private async inflateWhole(limit: number): Promise<Buffer | undefined> {
+    const source = await this.store.getStream(this.objectKey);
+    try {
+      return await inflateWhole(source, limit);
+    } catch (error) {
+      throw this.asCorrupt(error);
+    }
+  }
+
+  /** Inflates a large object to its trailer without keeping anything (constant memory). */
+  private async verifyByDraining(): Promise<void> {
     const stream = await this.open();
     try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        if (overflow) continue; // keep verifying, stop keeping
-        heldBytes += chunk.length;
-        if (heldBytes <= limit) held.push(chunk);
-        else {
-          overflow = true;
-          held.length = 0;
-        }
-      }
+      for await (const _ of stream as AsyncIterable<Buffer>);
     } catch (error) {
       throw this.asCorrupt(error);
     } finally {
       stream.destroy();
     }
-    // Verified to the gzip trailer: split and validate the held bytes, or stream a second pass.
-    yield* this.items(overflow ? await this.open() : held, {});
   }
 
   private async *readSelected(lines: readonly number[]): AsyncGenerator<Item[]> {

@@ -10,7 +10,7 @@ import {
 import { Readable } from 'node:stream';
 import { ArchiveObjectNotFoundError } from './errors.ts';
 import { assertValidKey } from './store.ts';
-import type { ArchiveStore, ByteRange, ObjectInfo, PutResult } from './store.ts';
+import type { ArchiveStore, ByteRange, ListOptions, ObjectInfo, PutResult } from './store.ts';
 
 export interface S3StoreOptions {
   bucket: string;
@@ -125,12 +125,13 @@ export class S3ArchiveStore implements ArchiveStore {
     }
   }
 
-  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+  async *list(prefix: string, options: ListOptions = {}): AsyncIterable<ObjectInfo> {
     const fullPrefix = this.fullKey(prefix, { prefix: true });
+    const startAfter = options.startAfter ? { StartAfter: this.fullKey(options.startAfter) } : {};
     let token: string | undefined;
     do {
       const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: fullPrefix, ContinuationToken: token }),
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: fullPrefix, ContinuationToken: token, ...startAfter }),
       );
       for (const item of page.Contents ?? []) {
         if (!item.Key) continue;

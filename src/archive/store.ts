@@ -16,6 +16,10 @@ export interface ByteRange {
 
 export type PutResult = 'written' | 'alreadyPresent';
 
+export interface ListOptions {
+  startAfter?: string;
+}
+
 /**
  * The archive's object-store port. Keys are logical (`raw/tenant=…/…`); each implementation
  * maps them under its own root (an S3 prefix or a directory), so the layout is identical.
@@ -32,8 +36,11 @@ export interface ArchiveStore {
   getBytes(key: string, range?: ByteRange): Promise<Buffer>;
   /** Object info, or `undefined` when absent. */
   head(key: string): Promise<ObjectInfo | undefined>;
-  /** Every object whose key starts with `prefix`, in ascending key order. */
-  list(prefix: string): AsyncIterable<ObjectInfo>;
+  /**
+   * Every object whose key starts with `prefix`, in ascending key order; with `startAfter`,
+   * only keys after it (S3's StartAfter: the listing starts there instead of filtering later).
+   */
+  list(prefix: string, options?: ListOptions): AsyncIterable<ObjectInfo>;
   /** Removes the object; deleting an absent key is not an error (erasure is retried). */
   delete(key: string): Promise<void>;
   /** Releases clients and sockets. */

@@ -1,5 +1,5 @@
 import { TenantId } from '../contracts/ids.ts';
-import { parsePartitionKey, RAW_PREFIX } from './keys.ts';
+import { ACTIVE_PREFIX, COVERAGE_KEY, parseActiveKey, rebuildActiveIndex } from './active-index.ts';
 import type { ArchiveStore } from './store.ts';
 
 export interface ListActiveTenantsInput {
@@ -25,19 +25,27 @@ export const LIST_PROGRESS_EVERY = 1000;
  * Active tenants come from the archive, not the note store: raw records are the source of
  * truth, a consolidation only has work where records exist, and the note tables are behind
  * forced row-level security (an unscoped read sees no tenant at all, by design).
+ *
+ * They are read from the active-tenants index (src/archive/active-index.ts), listing only the
+ * days from `since` on: the cost follows tenants × days in the window, not the archive's size.
+ * An archive without the index's coverage marker (written before the index existed) is listed
+ * once to build it.
  */
 export async function listActiveTenants(
   archive: ArchiveStore,
   input: ListActiveTenantsInput,
   onProgress: (details: { seen: number }) => void = () => {},
 ): Promise<ListActiveTenantsResult> {
+  if (!(await archive.head(COVERAGE_KEY))) await rebuildActiveIndex(archive, onProgress);
   const found = new Set<string>();
   let seen = 0;
-  for await (const info of archive.list(RAW_PREFIX)) {
+  // Keys of day `since` sort after `…date=<since>`, earlier days before it.
+  const startAfter = input.since ? `${ACTIVE_PREFIX}date=${input.since}` : undefined;
+  for await (const info of archive.list(ACTIVE_PREFIX, startAfter ? { startAfter } : {})) {
     if (++seen % LIST_PROGRESS_EVERY === 0) onProgress({ seen });
-    const partition = parsePartitionKey(info.key);
-    if (!partition) continue;
-    const { tenantId, date } = partition;
+    const marker = parseActiveKey(info.key);
+    if (!marker) continue;
+    const { tenantId, date } = marker;
     if (input.since && date < input.since) continue;
     if (input.after !== undefined && tenantId <= input.after) continue;
     if (!TenantId.safeParse(tenantId).success) continue;

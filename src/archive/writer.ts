@@ -3,11 +3,13 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { RawRecordInput } from '../contracts/raw-record.ts';
 import type { RawRecord } from '../contracts/raw-record.ts';
+import { markActive } from './active-index.ts';
 import { dataKey, manifestKeyFor, utcDate } from './keys.ts';
 import { ManifestBuilder } from './manifest.ts';
 import type { Manifest } from './manifest.ts';
 import { summarizeIssues } from './parse-line.ts';
 import { readObject, DEFAULT_MAX_LINE_BYTES } from './reader.ts';
+import type { Rejection } from './rejections.ts';
 import type { ArchiveStore, PutResult } from './store.ts';
 
 const gzip = promisify(gzipCallback);
@@ -26,6 +28,11 @@ export interface WriteBatchInput {
   maxObjectBytes?: number;
   /** Serialized records longer than this are rejected: the reader would quarantine them. @default 1 MiB */
   maxLineBytes?: number;
+  /**
+   * Ids accepted by earlier batches of the same upload (an ingest of several batches or files):
+   * a record whose id is in it is rejected as a duplicate, and accepted ids are added to it.
+   */
+  seenIds?: Set<string>;
 }
 
 export interface WrittenObject {
@@ -35,11 +42,6 @@ export interface WrittenObject {
   recordCount: number;
   /** A data object existed without its manifest (a crash between the two puts); rebuilt now. */
   repairedManifest?: boolean;
-}
-
-export interface Rejection {
-  line: number;
-  reason: string;
 }
 
 export interface WriteBatchResult {
@@ -74,6 +76,8 @@ export async function writeBatch(store: ArchiveStore, input: WriteBatchInput): P
   const { prepared, rejected } = prepareRecords(input);
   const objects: WrittenObject[] = [];
   for (const [date, group] of groupByDate(prepared)) {
+    // Before the objects: every committed object's tenant and day is in the index.
+    await markActive(store, input.tenantId, date);
     for (const chunk of chunkBySize(group, input.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES)) {
       objects.push(await writeObject(store, input, date, chunk));
     }
@@ -92,11 +96,11 @@ function prepareRecords(input: WriteBatchInput): { prepared: Prepared[]; rejecte
   const maxLineBytes = input.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const prepared: Prepared[] = [];
   const rejected: Rejection[] = [];
-  const ids = new Set<string>();
+  const ids = input.seenIds ?? new Set<string>();
   for (const [index, value] of input.records.entries()) {
     const line = input.lineNumbers?.[index] ?? index + 1;
     const outcome = prepareOne(value, input.tenantId, ids, recordedAt, maxLineBytes);
-    if (typeof outcome === 'string') rejected.push({ line, reason: outcome });
+    if ('code' in outcome) rejected.push({ line, ...outcome });
     else {
       ids.add(outcome.record.id);
       prepared.push(outcome);
@@ -105,6 +109,8 @@ function prepareRecords(input: WriteBatchInput): { prepared: Prepared[]; rejecte
   return { prepared, rejected };
 }
 
+type Refusal = Omit<Rejection, 'line' | 'file'>;
+
 /** The prepared record, or why it is rejected. */
 function prepareOne(
   value: unknown,
@@ -112,17 +118,33 @@ function prepareOne(
   ids: Set<string>,
   recordedAt: string,
   maxLineBytes: number,
-): Prepared | string {
+): Prepared | Refusal {
   const parsed = RawRecordInput.safeParse(value);
-  if (!parsed.success) return `schema: ${summarizeIssues(parsed.error)}`;
+  if (!parsed.success) return { code: 'schema', reason: `schema: ${summarizeIssues(parsed.error)}` };
   const sent = parsed.data;
-  if (sent.tenantId !== tenantId) return `tenantId ${sent.tenantId} does not match the batch tenant ${tenantId}`;
-  if (ids.has(sent.id)) return `duplicate id ${sent.id} in this batch`;
+  if (sent.tenantId !== tenantId)
+    return { code: 'tenant_mismatch', reason: `tenantId ${sent.tenantId} does not match the batch tenant ${tenantId}` };
+  if (ids.has(sent.id)) return { code: 'duplicate_id', reason: `duplicate id ${sent.id}: sent earlier in this upload` };
   const record: RawRecord = { ...sent, recordedAt: sent.recordedAt ?? recordedAt };
-  const line = JSON.stringify(record);
-  const size = Buffer.byteLength(line);
-  if (size > maxLineBytes) return `record is ${size} bytes, over the ${maxLineBytes}-byte line limit`;
-  return { record, line, canonical: JSON.stringify(sent) };
+  const lines = serialize(record, sent);
+  if (typeof lines === 'string') return { code: 'unserializable', reason: lines };
+  const size = Buffer.byteLength(lines.line);
+  if (size > maxLineBytes)
+    return { code: 'oversize_record', reason: `record is ${size} bytes, over the ${maxLineBytes}-byte line limit` };
+  return { record, ...lines };
+}
+
+/**
+ * JSON.stringify recurses: a payload nested a few thousand levels deep (which JSON.parse
+ * accepts) throws a RangeError. Caught per record, so one such line is rejected and the
+ * rest of its batch is still written.
+ */
+function serialize(record: RawRecord, sent: unknown): { line: string; canonical: string } | string {
+  try {
+    return { line: JSON.stringify(record), canonical: JSON.stringify(sent) };
+  } catch (error) {
+    return `record cannot be serialized (${(error as Error).message}); is it nested too deeply?`;
+  }
 }
 
 /** Insertion-ordered, so records keep the producer's order inside each object. */

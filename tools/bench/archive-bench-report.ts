@@ -19,11 +19,16 @@ export interface ArchiveBenchReport {
   objects: number;
   bytes: { compressed: number; raw: number };
   throughput: {
+    /** The run whose ratio is the median. */
     reader: Throughput;
     baseline: Throughput;
+    /** Median over `runs` of reader / baseline records per second. */
     ratio: number;
+    runRatios: number[];
     target: number;
     pass: boolean;
+    runs: number;
+    /** Alternating rounds per run, best of each. */
     rounds: number;
     /**
      * Baseline / reader CPU time (process.cpuUsage: every thread, so gunzip in the thread pool

@@ -5,11 +5,11 @@ import { FileArchiveStore } from '../../src/archive/file-store.ts';
 import { fill, sizes } from './archive-bench-input.ts';
 import { measureMemory } from './archive-bench-memory.ts';
 import type { ArchiveBenchReport } from './archive-bench-report.ts';
-import { costBreakdown, measureThroughput, ROUNDS } from './archive-bench-throughput.ts';
+import { costBreakdown, measureThroughput, ROUNDS, RUNS } from './archive-bench-throughput.ts';
 
 /**
  * Archive benchmark: read throughput through the validating reader against a plain
- * gunzip + split + JSON.parse loop over the same objects, and peak memory reading an input 4×
+ * gunzip + split + JSON.parse loop over the same objects (median of five runs), and peak memory reading an input 4×
  * as large as another — each size in its own child process so one run's heap does not
  * colour the other's numbers. `costPerRecordUs` breaks the reader's work down (UTF-8 decode,
  * JSON.parse, validation of the full RawRecord contract as the reader does it — the
@@ -33,7 +33,7 @@ export async function runArchiveBench(opts: ArchiveBenchOptions = {}): Promise<A
     const store = new FileArchiveStore(join(root, 'throughput'));
     const keys = await fill(store, n, {});
     const bytes = await sizes(store, keys);
-    log(`measuring read throughput over ${keys.length} objects (${ROUNDS} alternating rounds, best of each)`);
+    log(`measuring read throughput over ${keys.length} objects (${RUNS} runs of ${ROUNDS} alternating rounds)`);
     const throughput = await measureThroughput(store, keys, n, bytes.raw);
     const costPerRecordUs = await costBreakdown(store, keys);
     log(`measuring peak memory at 1× and 4× (${n} and ${4 * n} records, one object each, in child processes)`);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { RollbackResult } from '../../activities/rollback.ts';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 import {
-  ingestJsonlFile,
+  ingestJsonlFiles,
   scanTenant,
   type ArchiveStore,
   type IngestResult,
@@ -119,7 +119,7 @@ async function archiveSample(archive: ArchiveStore, dataDir: string): Promise<Ar
     if (tenantId === 'acme') lines.push(...MALFORMED_LINES);
     const file = path.join(dataDir, `${tenantId}.jsonl`);
     await writeFile(file, `${lines.join('\n')}\n`);
-    const ingest = await ingestJsonlFile(archive, { tenantId, producer: 'demo-agent', path: file });
+    const ingest = await ingestJsonlFiles(archive, { tenantId, producer: 'demo-agent', paths: [file] });
     out.set(tenantId, { ingest, scan: await scanTenant(archive, tenantId) });
   }
   return out;

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { ingestJsonlFile } from '../../archive/ingest.ts';
+import { DEFAULT_MAX_INPUT_BYTES, IngestInputTooLargeError, ingestJsonlFiles } from '../../archive/ingest.ts';
 import type { IngestResult } from '../../archive/ingest.ts';
 import { scanTenant } from '../../archive/scan.ts';
 import type { TenantScan } from '../../archive/scan.ts';
@@ -10,12 +10,17 @@ import { EXIT, UsageError } from '../errors.ts';
 import { printJson, printLine, progress, table } from '../output.ts';
 
 const PRODUCER = /^[a-z0-9][a-z0-9_-]{0,47}$/;
-/** Human output lists this many rejected or quarantined lines; --json lists them all. */
+/** Human output lists this many rejected or quarantined lines; --json lists all it kept. */
 const HUMAN_LIST_LIMIT = 20;
+const MIB = 1024 * 1024;
 
 export interface PutOptions {
   tenant: string;
   producer?: string;
+  /** Refuse an upload larger than this once decompressed, in MiB. */
+  maxInputMb?: string;
+  /** Rejected lines listed with reasons (the rest are counted). */
+  maxRejections?: string;
   json?: boolean;
 }
 
@@ -26,26 +31,42 @@ export interface ScanOptions {
 }
 
 /** `nocturne archive put` */
-export async function putRecords(file: string, opts: PutOptions): Promise<void> {
+export async function putRecords(files: string[], opts: PutOptions): Promise<void> {
   const config = loadConfig();
   const tenantId = parseTenant(opts.tenant);
   const producer = opts.producer ?? config.archive.producer;
   if (!PRODUCER.test(producer))
     throw new UsageError(`--producer: expected lowercase letters, digits, _ or -, got ${JSON.stringify(producer)}`);
-  await assertReadableFile(file);
+  const maxInputBytes = positive('--max-input-mb', opts.maxInputMb, DEFAULT_MAX_INPUT_BYTES / MIB) * MIB;
+  const maxRejectionDetails = positive('--max-rejections', opts.maxRejections, 100);
+  for (const file of files) await assertReadableFile(file);
   await withArchive(config, async (store) => {
-    const bar = opts.json ? undefined : progress(`archiving ${file}`);
-    const result = await ingestJsonlFile(store, {
+    const bar = opts.json ? undefined : progress(`archiving ${files.join(', ')}`);
+    const result = await ingestJsonlFiles(store, {
       tenantId,
       producer,
-      path: file,
+      paths: files,
+      maxInputBytes,
+      maxRejectionDetails,
       onProgress: (n) => bar?.update(n),
+    }).catch((error: unknown) => {
+      bar?.done();
+      if (error instanceof IngestInputTooLargeError) throw new UsageError(`${error.message} (raise --max-input-mb)`);
+      throw error;
     });
     bar?.done();
-    if (opts.json) printJson({ tenantId, location: store.location, file, ...result });
+    if (opts.json) printJson({ tenantId, location: store.location, files, ...result });
     else printPut(result, store.location, tenantId);
-    if (result.rejected.length > 0) process.exitCode = EXIT.failure;
+    if (result.rejectedCount > 0) process.exitCode = EXIT.failure;
   });
+}
+
+function positive(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new UsageError(`${flag}: expected a whole number, got ${JSON.stringify(value)}`);
+  return n;
 }
 
 /** `nocturne archive scan` */
@@ -91,11 +112,14 @@ function printPut(r: IngestResult, location: string, tenantId: string): void {
       ),
     );
   }
-  if (r.rejected.length === 0) return;
-  printLine(`\n${r.rejected.length} lines rejected:`);
-  for (const x of r.rejected.slice(0, HUMAN_LIST_LIMIT)) printLine(`  line ${x.line}: ${x.reason}`);
-  if (r.rejected.length > HUMAN_LIST_LIMIT)
-    printLine(`  … ${r.rejected.length - HUMAN_LIST_LIMIT} more (use --json for all)`);
+  if (r.rejectedCount === 0) return;
+  const byCode = Object.entries(r.rejectedByCode).map(([code, n]) => `${n} ${code}`);
+  printLine(`\n${r.rejectedCount} lines rejected (${byCode.join(', ')}):`);
+  for (const x of r.rejected.slice(0, HUMAN_LIST_LIMIT))
+    printLine(`  ${x.file ? `${x.file} ` : ''}line ${x.line}: ${x.reason}`);
+  const listed = Math.min(HUMAN_LIST_LIMIT, r.rejected.length);
+  if (r.rejectedCount > listed)
+    printLine(`  … ${r.rejectedCount - listed} more (--json lists the first ${r.rejected.length})`);
 }
 
 function printScan(s: TenantScan): void {

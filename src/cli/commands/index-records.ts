@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { IndexRecordsOptions } from '../actions/index-records.ts';
+import type { IndexTenantsOptions } from '../actions/index-tenants.ts';
 
 export function registerIndex(program: Command): void {
   const index = program
@@ -25,5 +26,23 @@ export function registerIndex(program: Command): void {
     )
     .action(async (opts: IndexRecordsOptions) =>
       (await import('../actions/index-records.ts')).indexRecordsCommand(opts),
+    );
+
+  index
+    .command('tenants')
+    .description(
+      'The active-tenants index the nightly run reads (index/active/date=<d>/tenant=<t>): the writer keeps it; --rebuild lists the archive once and marks every tenant-day found',
+    )
+    .option(
+      '--rebuild',
+      'list the whole archive and mark every tenant-day partition (for archives older than the index)',
+    )
+    .option('--json', 'print one JSON document instead of text')
+    .addHelpText(
+      'after',
+      `\nThe nightly run rebuilds the index by itself the first time it finds no coverage marker.\n\nExit codes:\n  0  rebuilt\n  1  the archive failed\n  2  bad usage or configuration`,
+    )
+    .action(async (opts: IndexTenantsOptions) =>
+      (await import('../actions/index-tenants.ts')).indexTenantsCommand(opts),
     );
 }

@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityDeps } from '../../../activities/deps.ts';
 import { createTenantActivities } from '../../../activities/tenants.ts';
+import { FileArchiveStore } from '../../../src/archive/file-store.ts';
 import { InvalidConflictReportError, parseConflictReport } from '../../../src/client/index.ts';
 import { nextFireTimes, validateCron, validateTimeZone } from '../../../src/schedule/cron.ts';
 
@@ -80,12 +84,16 @@ describe('listActiveTenants', () => {
     'raw/not-a-tenant/x',
     'quarantine/tenant=zeta/date=2026-11-30/x',
   ];
-  const archive = {
-    list: async function* (prefix: string) {
-      for (const key of keys) if (key.startsWith(prefix)) yield { key, size: 1 };
-    },
-  };
-  const { listActiveTenants } = createTenantActivities({ archive } as unknown as ActivityDeps);
+  let archive: FileArchiveStore;
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'nocturne-tenants-'));
+    archive = new FileArchiveStore(root);
+    for (const key of keys) await archive.putIfAbsent(key, Buffer.from('x'), 'text/plain');
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+  const listActiveTenants = (input: Parameters<ReturnType<typeof createTenantActivities>['listActiveTenants']>[0]) =>
+    createTenantActivities({ archive } as unknown as ActivityDeps).listActiveTenants(input);
 
   it('lists distinct tenants with partitions on or after `since`, sorted, in pages after a cursor', async () => {
     expect(await listActiveTenants({ limit: 10 })).toEqual({

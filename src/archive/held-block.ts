@@ -1,0 +1,156 @@
+import { isUtf8 } from 'node:buffer';
+import type { Readable } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
+import type { RawRecord } from '../contracts/raw-record.ts';
+import type { ArchivedRecord } from './reader.ts';
+import { lineHash, parseLine, parseText, type QuarantineReason } from './parse-line.ts';
+import type { Item } from './record-iterator.ts';
+
+/** Lines handed to the iterator at a time: parsed records do not pile up in the heap. */
+const LINES_PER_BATCH = 512;
+const NEWLINE = 0x0a;
+
+export interface BlockContext {
+  objectKey: string;
+  /** From the object key; undefined when the key is outside the layout. */
+  tenantId: string | undefined;
+  maxLineBytes: number;
+}
+
+/**
+ * The items of a whole object held in memory after its gzip trailer was verified, split and
+ * validated the way a plain `toString + split + JSON.parse` loop reads it: the bytes are
+ * checked as UTF-8 once (natively) and decoded once, and each line is parsed from a slice of
+ * that string, with no per-line Buffer or decoder call. The outcome is the same as reading the
+ * object line by line (`parseLine`): an object with any invalid UTF-8 falls back to exactly
+ * that, so the bad line is quarantined and the rest are kept.
+ * Each record's `contentHash` is computed when first read, from the held bytes: evidence
+ * cites few of the records a full read sees. Until then a record keeps the object's bytes
+ * (at most the reader's `verifyBufferBytes`) alive; reading the hash lets them go.
+ */
+export function* heldItems(block: Buffer, context: BlockContext): Generator<Item[]> {
+  const text = isUtf8(block) ? block.toString('utf8') : undefined;
+  const ascii = text !== undefined && text.length === block.length; // char offsets equal byte offsets
+  let batch: Item[] = [];
+  let line = 1;
+  let start = 0; // byte offset of the line
+  let charStart = 0; // its offset in `text`
+  while (start < block.length) {
+    const end = block.indexOf(NEWLINE, start);
+    if (end === -1) {
+      const detail = `last line (${block.length - start} bytes) has no trailing newline`;
+      batch.push(quarantine(context, line, 'truncated_line', detail));
+      break;
+    }
+    const charEnd = text === undefined ? 0 : ascii ? end : text.indexOf('\n', charStart);
+    batch.push(lineItem(block, context, { line, start, end }, text?.slice(charStart, charEnd)));
+    if (batch.length === LINES_PER_BATCH) {
+      yield batch;
+      batch = [];
+    }
+    line += 1;
+    start = end + 1;
+    charStart = charEnd + 1;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+interface Span {
+  line: number;
+  start: number;
+  end: number;
+}
+
+function lineItem(block: Buffer, context: BlockContext, span: Span, text: string | undefined): Item {
+  const { line, start, end } = span;
+  const size = end - start;
+  if (size > context.maxLineBytes) {
+    const detail = `line is ${size} bytes, over the ${context.maxLineBytes}-byte limit`;
+    return quarantine(context, line, 'oversize_line', detail);
+  }
+  if (text === undefined) {
+    // Not all UTF-8: this object is read line by line, with per-line decoding and hashing.
+    const parsed = parseLine(block.subarray(start, end), context.tenantId);
+    if (!parsed.ok) return quarantine(context, line, parsed.reason, parsed.detail);
+    const value = {
+      record: parsed.record,
+      objectKey: context.objectKey,
+      line,
+      contentHash: parsed.contentHash,
+      lineBytes: size,
+    };
+    return { kind: 'record', value };
+  }
+  if (size === 0) return quarantine(context, line, 'empty_line', 'empty line');
+  const parsed = parseText(text, context.tenantId);
+  if (!parsed.ok) return quarantine(context, line, parsed.reason, parsed.detail);
+  return { kind: 'record', value: new HeldRecord(parsed.record, context.objectKey, line, size, block, start) };
+}
+
+/**
+ * A record read from held bytes. `contentHash` is a getter (on the prototype: one hidden class,
+ * no closure per record) that hashes the line on first use and then drops the bytes;
+ * `toJSON` includes it, so a record serialized (an activity result) carries its hash.
+ */
+class HeldRecord implements ArchivedRecord {
+  #held: Buffer | undefined;
+  #start: number;
+  #hash: string | undefined;
+
+  constructor(
+    readonly record: RawRecord,
+    readonly objectKey: string,
+    readonly line: number,
+    readonly lineBytes: number,
+    held: Buffer,
+    start: number,
+  ) {
+    this.#held = held;
+    this.#start = start;
+  }
+
+  get contentHash(): string {
+    if (this.#hash === undefined) {
+      const start = this.#start;
+      this.#hash = lineHash((this.#held as Buffer).subarray(start, start + this.lineBytes));
+      this.#held = undefined;
+    }
+    return this.#hash;
+  }
+
+  toJSON(): ArchivedRecord {
+    const { record, objectKey, line, contentHash, lineBytes } = this;
+    return { record, objectKey, line, contentHash, lineBytes };
+  }
+}
+
+function quarantine(context: BlockContext, line: number, reason: QuarantineReason, detail: string): Item {
+  return { kind: 'quarantine', value: { objectKey: context.objectKey, line, reason, detail } };
+}
+
+/**
+ * The object inflated in one synchronous call (no thread-pool round trips, as the plain loop
+ * does it) when it is at most `limit` bytes both compressed and decompressed; gunzip checks
+ * the CRC and length trailer before returning. Undefined when it is larger. zlib errors
+ * (a corrupt or truncated object) are thrown as they are.
+ */
+export async function inflateWhole(source: Readable, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) return undefined;
+      chunks.push(chunk);
+    }
+  } finally {
+    source.destroy();
+  }
+  try {
+    const compressed = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+    return gunzipSync(compressed, { maxOutputLength: Math.max(limit, 1) });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
+    throw error;
+  }
+}
