@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ActivityDeps } from '../../../activities/deps.ts';
 import { createTenantActivities } from '../../../activities/tenants.ts';
-import { InvalidConflictReportError, parseConflictReport } from '../../../src/client/index.ts';
+import { InvalidConflictReportError, parseConflictReport } from '../../../src/conflicts/report-conflict.ts';
 import { validateCron } from '../../../src/schedule/cron.ts';
 
 describe('validateCron', () => {
