@@ -132,7 +132,9 @@ describe('recall HTTP API', () => {
       status: 403,
       code: 'forbidden',
     });
-    await expect(client.recall({ tenantId: tenantA, query: 'payroll export' })).rejects.toBeInstanceOf(NocturneApiError);
+    await expect(client.recall({ tenantId: tenantA, query: 'payroll export' })).rejects.toBeInstanceOf(
+      NocturneApiError,
+    );
     const own = await client.recall({ query: 'payroll export' });
     expect(own.notes.map((n) => n.claim)).toEqual(['Tenant B: the payroll export runs on Mondays.']);
   });
