@@ -53,7 +53,9 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
     await next();
   });
   mountV1Routes(app, service);
-  app.all('/mcp', async (c) => {
+  // Stateless: no session to resume and no server-initiated stream, which the protocol answers with 405.
+  app.on(['GET', 'DELETE'], '/mcp', () => new Response(null, { status: 405, headers: { allow: 'POST' } }));
+  app.post('/mcp', async (c) => {
     const auth = verify(c.req.header('authorization'));
     if (!auth.ok) return fail(401, 'unauthorized', auth.reason);
     return handleMcpRequest(c.req.raw, { service, tenantId: auth.tenantId, log });
