@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as ClientSource from '../../src/client/index.ts';
 import { parseConfig } from '../../src/config.ts';
 import { applyNoteBatch, dropSchema, openDb } from '../../src/db/index.ts';
 import { createEmbedder } from '../../src/embeddings/create.ts';
@@ -15,7 +16,7 @@ import { createOp, freshNoteId, freshTenant } from '../helpers/notes.ts';
 // The client package as an agent installs it: built with `npm run build:client`, imported through
 // its exports map, talking to a real `nocturne serve` process over the real stack.
 
-type ClientModule = typeof import('../../src/client/index.ts');
+type ClientModule = typeof ClientSource;
 
 const suffix = randomBytes(4).toString('hex');
 const schema = `nocturne_client_pkg_${suffix}`;
