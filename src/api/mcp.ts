@@ -3,6 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { z } from 'zod';
 import { ChatMessage, FEEDBACK_VERDICTS } from './contract.ts';
 import { ApiFailure } from './http.ts';
+import { MAX_RECORDS_BODY_BYTES } from './routes/v1.ts';
 import type { ApiService } from './service.ts';
 
 type ToolAnswer = { content: Array<{ type: 'text'; text: string }>; isError?: boolean };
@@ -99,7 +100,10 @@ export async function handleMcpRequest(
   p: { service: ApiService; tenantId: string; log: (line: string) => void },
 ): Promise<Response> {
   const server = toolsServer(p.service, p.tenantId, p.log);
-  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    enableJsonResponse: true,
+    maxRequestBodySize: MAX_RECORDS_BODY_BYTES,
+  });
   await server.connect(transport);
   try {
     return await transport.handleRequest(request);
