@@ -13,9 +13,6 @@ import { openApiDocument } from './openapi.ts';
 import { mountV1Routes } from './routes/v1.ts';
 import { createApiService } from './service.ts';
 
-export { MAX_BODY_BYTES } from './http.ts';
-export type { ApiErrorBody as ApiError } from './contract.ts';
-
 export interface ApiAppDeps {
   db: Db;
   embedder: Embedder;
