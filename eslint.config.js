@@ -30,7 +30,7 @@ const dynamicBoundary = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tools/**', 'var/**', 'dist/**', 'test/replay/histories/**'] },
+  { ignores: ['node_modules/**', '.tools/**', 'var/**', 'dist/**', 'packages/*/dist/**', 'test/replay/histories/**'] },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.base],

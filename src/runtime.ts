@@ -26,10 +26,19 @@ export interface TemporalClient {
   close(): Promise<void>;
 }
 
-/** A client of the configured Temporal namespace; `close()` closes its connection. */
-export async function connectTemporal(config: Config): Promise<TemporalClient> {
+/**
+ * A client of the configured Temporal namespace; `close()` closes its connection.
+ * `connectTimeoutMs` bounds the wait for an unreachable server (a server answering a request).
+ */
+export async function connectTemporal(
+  config: Config,
+  options: { connectTimeoutMs?: number } = {},
+): Promise<TemporalClient> {
   const { Client, Connection } = await import('@temporalio/client');
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect({
+    address: config.temporal.address,
+    ...(options.connectTimeoutMs !== undefined ? { connectTimeout: options.connectTimeoutMs } : {}),
+  });
   return {
     client: new Client({ connection, namespace: config.temporal.namespace }),
     close: () => connection.close(),

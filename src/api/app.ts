@@ -1,89 +1,69 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { ApiToken } from '../config.ts';
+import type { ArchiveStore } from '../archive/store.ts';
+import type { ConflictReporter } from '../conflicts/lazy-reporter.ts';
 import type { Db } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
-import { RecallRequest } from '../recall/contract.ts';
-import { describeRequestIssues, InvalidRecallRequestError, recall, type RecallOptions } from '../recall/recall.ts';
+import type { RecallOptions } from '../recall/recall.ts';
 import { createTokenVerifier } from './auth.ts';
+import { renderDocsPage } from './docs-page.ts';
+import { ApiFailure, fail, type ApiEnv } from './http.ts';
+import { handleMcpRequest } from './mcp.ts';
+import { openApiDocument } from './openapi.ts';
+import { mountV1Routes } from './routes/v1.ts';
+import { createApiService } from './service.ts';
 
-export interface RecallAppDeps {
+export interface ApiAppDeps {
   db: Db;
   embedder: Embedder;
   tokens: readonly ApiToken[];
+  /** Where `POST /v1/records` and `/v1/feedback` write. Absent → they answer 503. */
+  archive?: ArchiveStore;
+  /** How `POST /v1/conflicts` reaches Temporal. Absent → it answers 503. */
+  conflicts?: ConflictReporter;
   recallOptions?: RecallOptions;
+  clock?: () => Date;
   /** Where unexpected server errors are reported (never request bodies or tokens). @default stderr */
   log?: (line: string) => void;
 }
 
-/** Request bodies are small JSON documents; anything larger is refused before parsing. */
-export const MAX_BODY_BYTES = 64 * 1024;
-
-export interface ApiError {
-  error: { status: number; code: string; reason: string };
-}
-
 /**
- * The recall HTTP API for online agents.
- *
- *   POST /v1/recall   Authorization: Bearer <tenant token>   body: RecallRequest (tenantId optional:
- *                     defaults to the token's tenant; `include: ["notes"]` leaves raw records out)
- *                     answer: RecallResult — `notes` with their evidence, `records` no returned
- *                     note cites, and `ranking`, the fused order to read them in
- *   GET  /healthz
+ * The agents' HTTP API (routes in `routes/v1.ts`, described at `/openapi.json` and `/docs`) and
+ * its MCP endpoint (`/mcp`, the same operations as tools), behind one bearer token per tenant.
  *
  * 401: no or unknown token. 403: a valid token of another tenant. 400: bad JSON or a body that
  * fails the schema, with one line naming each bad field. The token is checked before the body is
  * read, so an unauthenticated caller learns nothing about the schema or the data.
  */
-export function createRecallApp(deps: RecallAppDeps): Hono {
+export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
   const verify = createTokenVerifier(deps.tokens);
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const fail = (status: 400 | 401 | 403 | 404 | 413 | 500, code: string, reason: string): Response =>
-    Response.json({ error: { status, code, reason } } satisfies ApiError, {
-      status,
-      headers: status === 401 ? { 'www-authenticate': 'Bearer realm="nocturne"' } : {},
-    });
-
-  const app = new Hono();
+  const service = createApiService(deps);
+  const app = new Hono<ApiEnv>();
   app.get('/healthz', (c) => c.json({ ok: true, embedder: deps.embedder.name }));
-  app.post(
-    '/v1/recall',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => fail(413, 'body_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`),
-    }),
-    async (c) => {
-      const auth = verify(c.req.header('authorization'));
-      if (!auth.ok) return fail(401, 'unauthorized', auth.reason);
-      let body: unknown;
-      try {
-        body = await c.req.json();
-      } catch {
-        return fail(400, 'invalid_json', 'request body is not valid JSON');
-      }
-      if (body === null || typeof body !== 'object' || Array.isArray(body))
-        return fail(400, 'invalid_request', '(body): expected a JSON object');
-      const withTenantId = { tenantId: auth.tenantId, ...(body as Record<string, unknown>) };
-      const parsed = RecallRequest.safeParse(withTenantId);
-      if (!parsed.success) return fail(400, 'invalid_request', describeRequestIssues(parsed.error.issues));
-      if (parsed.data.tenantId !== auth.tenantId)
-        return fail(403, 'forbidden', 'this token does not grant access to the requested tenant');
-      try {
-        return c.json(await recall(deps.db, deps.embedder, parsed.data, deps.recallOptions));
-      } catch (error) {
-        if (error instanceof InvalidRecallRequestError) return fail(400, 'invalid_request', error.message);
-        log(
-          `recall API: POST /v1/recall for tenant ${auth.tenantId} failed: ${error instanceof Error ? error.message : String(error)}`,
-        );
-        return fail(500, 'internal', 'recall failed; see the server log');
-      }
-    },
-  );
-  app.notFound(() => fail(404, 'not_found', 'no such route; POST /v1/recall'));
-  app.onError((error) => {
-    log(`recall API: unhandled ${error instanceof Error ? error.message : String(error)}`);
-    return fail(500, 'internal', 'internal error');
+  app.get('/openapi.json', (c) => c.json(openApiDocument(new URL(c.req.url).origin)));
+  app.get('/docs', (c) => c.html(renderDocsPage()));
+  app.use('/v1/*', async (c, next) => {
+    const auth = verify(c.req.header('authorization'));
+    if (!auth.ok) return fail(401, 'unauthorized', auth.reason);
+    c.set('tenantId', auth.tenantId);
+    await next();
+  });
+  mountV1Routes(app, service);
+  // Stateless: no session to resume and no server-initiated stream, which the protocol answers with 405.
+  app.on(['GET', 'DELETE'], '/mcp', () => new Response(null, { status: 405, headers: { allow: 'POST' } }));
+  app.post('/mcp', async (c) => {
+    const auth = verify(c.req.header('authorization'));
+    if (!auth.ok) return fail(401, 'unauthorized', auth.reason);
+    return handleMcpRequest(c.req.raw, { service, tenantId: auth.tenantId, log });
+  });
+  app.notFound(() => fail(404, 'not_found', 'no such route; see /docs'));
+  app.onError((error, c) => {
+    if (error instanceof ApiFailure) return fail(error.status, error.code, error.reason);
+    log(
+      `API: ${c.req.method} ${c.req.path} for tenant ${c.get('tenantId') ?? '-'} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return fail(500, 'internal', 'the request failed; see the server log');
   });
   return app;
 }

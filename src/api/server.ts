@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import type { Hono } from 'hono';
 
 export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:8787 */
@@ -16,18 +15,26 @@ export interface ListenOptions {
   port?: number;
 }
 
-/** Serves a Hono app on Node's http server and resolves once it is listening. */
-export async function listen(app: Hono, options: ListenOptions = {}): Promise<RunningServer> {
+/** What `listen` serves: a Hono app, or anything that answers web-standard requests. */
+export interface FetchApp {
+  fetch(request: Request): Response | Promise<Response>;
+}
+
+/** Serves an app on Node's http server and resolves once it is listening. */
+export async function listen(app: FetchApp, options: ListenOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, (info: AddressInfo) => {
-      const shownHost = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-      resolve({
-        url: `http://${shownHost}:${info.port}`,
-        port: info.port,
-        close: () => new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done()))),
-      });
-    });
+    const server = serve(
+      { fetch: (request: Request) => app.fetch(request), hostname: host, port: options.port ?? 8787 },
+      (info: AddressInfo) => {
+        const shownHost = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+        resolve({
+          url: `http://${shownHost}:${info.port}`,
+          port: info.port,
+          close: () => new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done()))),
+        });
+      },
+    );
     server.once('error', reject);
   });
 }

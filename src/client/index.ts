@@ -1,20 +1,23 @@
 /**
- * The small typed client the online agent uses to talk to Nocturne's workflows. It takes a
- * connected `@temporalio/client` Client; the caller owns the connection.
+ * The typed HTTP client agents use to talk to Nocturne (`@nocturne/client`, built from here by
+ * `npm run build:client`). HTTP only: it needs neither Temporal credentials nor the database.
  */
 export {
-  reportConflict,
-  parseConflictReport,
-  InvalidConflictReportError,
-  type ReportConflictInput,
-  type ReportConflictOptions,
-  type ReportConflictResult,
-} from './conflicts.ts';
-export { conflictMonitorId } from '../contracts/workflow-ids.ts';
-export {
-  createRecallClient,
-  RecallApiError,
-  type RecallClient,
-  type RecallClientOptions,
+  createNocturneClient,
+  NocturneApiError,
+  type NocturneClient,
+  type NocturneClientOptions,
   type RecallClientRequest,
-} from './recall-client.ts';
+} from './client.ts';
+export type {
+  ConflictRequest,
+  ConflictResult,
+  FeedbackRequest,
+  FeedbackResult,
+  MessagesRequest,
+  NoteHistoryResult,
+  NoteResult,
+  RecordsResult,
+} from '../api/contract.ts';
+export type { RecallResult, RecalledNote, RecalledRecord } from '../recall/contract.ts';
+export type { NoteVersion } from '../contracts/note.ts';

@@ -1,4 +1,5 @@
 import { attributeEpisode } from '../../policies/attribution.ts';
+import { feedbackProposals } from '../../policies/lifecycle-feedback.ts';
 import { successAfterRecall } from '../../policies/lifecycle-recall.ts';
 import { alreadyKnown, reconcile, type KnownNote } from '../../policies/reconcile.ts';
 import { redact } from '../../policies/redaction.ts';
@@ -8,6 +9,7 @@ import type { Episode, Proposal } from '../contracts/episode.ts';
 import { insertRejections, insertRunBatch, selectBatchEpisodes, selectRunBatch, withTenant } from '../db/index.ts';
 import { loadEpisodes, resolveEvidence } from '../episodes/episodes.ts';
 import { nowOf, SILENT, type Ports, type Progress } from '../ports.ts';
+import { pendingFeedback, withFeedbackNotes } from './feedback.ts';
 import { knownNotes } from './known-notes.ts';
 import { toNoteOp } from './note-ops.ts';
 import { recalledByEpisode } from './recalled.ts';
@@ -62,7 +64,8 @@ export async function replayBatch(
     ...(input.window ? { window: input.window } : {}),
   });
   const recalled = await recalledByEpisode(ports.db, input.tenantId, episodes);
-  const known = await knownNotes(ports.db, input.tenantId, episodes, recalled);
+  const feedback = await pendingFeedback(ports.db, input.tenantId, input.batchNo);
+  const known = await knownNotes(ports.db, input.tenantId, episodes, withFeedbackNotes(recalled, feedback));
   const { proposals, llmTokens, refused } = await propose(ports, input, episodes, known, progress);
   const resolved = await resolveEvidence(
     ports.archive,
@@ -72,7 +75,10 @@ export async function replayBatch(
   const validated = validateAll(proposals, input.tenantId, resolved);
   const { accepted, quarantined } = validated;
   const rejections = [...refused, ...validated.rejections];
-  const confirmed = episodes.flatMap((e) => successAfterRecall(e, recalled.get(e.key) ?? [], known));
+  const confirmed = [
+    ...episodes.flatMap((e) => successAfterRecall(e, recalled.get(e.key) ?? [], known)),
+    ...feedbackProposals(feedback, known),
+  ];
   const episodeOf = new Map(episodes.flatMap((e) => e.records.map((r) => [r.record.id, e.key] as const)));
   const reconciled = reconcile([...accepted, ...confirmed], known, () => ports.newId(), {
     evidenceText: evidenceText(resolved),

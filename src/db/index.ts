@@ -51,6 +51,7 @@ export { verifyAuditChain, type AuditChainReport } from './audit/verify.ts';
 export { insertRun, updateRun, getRun, type NewRun, type RunUpdate } from './runs.ts';
 export * from './run-work.ts';
 export { insertMemoryUsage, MemoryUsageRow, selectUsageForTasks } from './memory-usage.ts';
+export { insertFeedback, selectPendingFeedback, FeedbackRow } from './feedback.ts';
 
 // Embedding rebuilds.
 export * from './reindex-queries.ts';

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRecallApp } from '../../src/api/app.ts';
+import { createApiApp } from '../../src/api/app.ts';
 import { listen, type RunningServer } from '../../src/api/server.ts';
-import { createRecallClient, RecallApiError } from '../../src/client/recall-client.ts';
+import { createNocturneClient, NocturneApiError } from '../../src/client/index.ts';
 import { applyNoteBatch, type Db, openDb } from '../../src/db/index.ts';
 import { createHashingEmbedder } from '../../src/embeddings/hashing.ts';
 import { stackEnv, STACK } from '../../src/stack/endpoints.ts';
@@ -52,7 +52,7 @@ beforeAll(async () => {
       ops: [{ ...createOp(freshNoteId(), { claim }), embedding: embedding! }],
     });
   }
-  const app = createRecallApp({
+  const app = createApiApp({
     db,
     embedder,
     tokens: [
@@ -76,7 +76,7 @@ describe('recall HTTP API', () => {
   });
 
   it('answers a tenant through the typed client, with the token’s tenant as default', async () => {
-    const client = createRecallClient({ baseUrl: server.url, token: tokenA });
+    const client = createNocturneClient({ baseUrl: server.url, token: tokenA });
     const result = await client.recall({ query: 'when does the payroll export run', k: 5, taskId: 'agent-task-1' });
     expect(result.tenantId).toBe(tenantA);
     expect(result.notes.map((n) => n.claim)).toEqual(['Tenant A: the payroll export runs on Fridays.']);
@@ -127,12 +127,14 @@ describe('recall HTTP API', () => {
     const res = await post({ tenantId: tenantB, query: 'payroll export' }, tokenA);
     expect(res.status).toBe(403);
     expect(JSON.stringify(res.body)).not.toContain('Mondays');
-    const client = createRecallClient({ baseUrl: server.url, token: tokenB });
+    const client = createNocturneClient({ baseUrl: server.url, token: tokenB });
     await expect(client.recall({ tenantId: tenantA, query: 'payroll export' })).rejects.toMatchObject({
       status: 403,
       code: 'forbidden',
     });
-    await expect(client.recall({ tenantId: tenantA, query: 'payroll export' })).rejects.toBeInstanceOf(RecallApiError);
+    await expect(client.recall({ tenantId: tenantA, query: 'payroll export' })).rejects.toBeInstanceOf(
+      NocturneApiError,
+    );
     const own = await client.recall({ query: 'payroll export' });
     expect(own.notes.map((n) => n.claim)).toEqual(['Tenant B: the payroll export runs on Mondays.']);
   });

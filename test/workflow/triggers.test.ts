@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsolidationActivities } from '../../activities/index.ts';
 import { createTenantActivities } from '../../activities/tenants.ts';
 import type { ActivityDeps } from '../../activities/deps.ts';
-import { reportConflict } from '../../src/client/index.ts';
+import { reportConflict } from '../../src/conflicts/report-conflict.ts';
 import { applyNightlySchedule, describeNightlySchedule } from '../../src/schedule/index.ts';
 import {
   conflictMonitorWorkflow,

@@ -1,4 +1,4 @@
-import { InvalidConflictReportError, parseConflictReport, reportConflict } from '../../client/index.ts';
+import { InvalidConflictReportError, parseConflictReport, reportConflict } from '../../conflicts/report-conflict.ts';
 import { loadConfig } from '../../config.ts';
 import { withTemporalClient } from '../../runtime.ts';
 import { UsageError } from '../errors.ts';

@@ -1,7 +1,7 @@
-import { createRecallApp } from '../../api/app.ts';
+import { createApiApp } from '../../api/app.ts';
 import { listen } from '../../api/server.ts';
-import { loadConfig } from '../../config.ts';
-import { openRecallEmbedder, withDb } from '../../runtime.ts';
+import { loadConfig, type Config } from '../../config.ts';
+import { openArchiveStore, openRecallEmbedder, withDb } from '../../runtime.ts';
 import { UsageError } from '../errors.ts';
 import { warn } from '../output.ts';
 
@@ -10,7 +10,10 @@ export interface ServeOptions {
   host?: string;
 }
 
-/** `nocturne serve`: the recall API until SIGINT/SIGTERM. */
+/** How long a conflict report waits for an unreachable Temporal before answering 503. */
+const TEMPORAL_CONNECT_TIMEOUT_MS = 5000;
+
+/** `nocturne serve`: the agents' HTTP API and MCP endpoint until SIGINT/SIGTERM. */
 export async function serveCommand(opts: ServeOptions): Promise<void> {
   const config = loadConfig();
   const port = opts.port === undefined ? config.api.port : parsePort(opts.port);
@@ -18,18 +21,43 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   if (config.api.tokens.length === 0)
     throw new UsageError('NOCTURNE_API_TOKENS is empty: no tenant could call the API (tenant:token,…)');
   const embedder = await openRecallEmbedder(config);
-  await withDb(config, async (db) => {
-    const server = await listen(createRecallApp({ db, embedder, tokens: config.api.tokens }), { host, port });
-    const tenants = [...new Set(config.api.tokens.map((t) => t.tenantId))];
-    warn(`recall API on ${server.url} (POST /v1/recall) for ${tenants.length} tenant(s); embeddings ${embedder.name}`);
-    if (host !== '127.0.0.1' && host !== '::1' && host !== 'localhost')
-      warn(`warning: bound to ${host}, not loopback: put TLS in front of it`);
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
+  const archive = await openArchiveStore(config);
+  const conflicts = await lazyConflicts(config);
+  try {
+    await withDb(config, async (db) => {
+      const app = createApiApp({ db, embedder, archive, conflicts, tokens: config.api.tokens });
+      const server = await listen(app, { host, port });
+      const tenants = new Set(config.api.tokens.map((t) => t.tenantId)).size;
+      warn(
+        `Nocturne API on ${server.url} (/v1, /mcp, docs at /docs) for ${tenants} tenant(s); embeddings ${embedder.name}`,
+      );
+      if (host !== '127.0.0.1' && host !== '::1' && host !== 'localhost')
+        warn(`warning: bound to ${host}, not loopback: put TLS in front of it`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      warn('Nocturne API: stopping');
+      await server.close();
     });
-    warn('recall API: stopping');
-    await server.close();
+  } finally {
+    await conflicts.close();
+    await archive.close();
+  }
+}
+
+/** Temporal is connected on the first conflict report, so the API serves recall while Temporal is down. */
+async function lazyConflicts(config: Config) {
+  const [{ createLazyConflictReporter }, { connectTemporal }] = await Promise.all([
+    import('../../conflicts/lazy-reporter.ts'),
+    import('../../runtime.ts'),
+  ]);
+  return createLazyConflictReporter({
+    connect: () => connectTemporal(config, { connectTimeoutMs: TEMPORAL_CONNECT_TIMEOUT_MS }),
+    describe: `Temporal at ${config.temporal.address}`,
+    taskQueue: config.temporal.taskQueue,
+    threshold: config.triggers.conflictThreshold,
+    cooldownSeconds: config.triggers.conflictCooldownSeconds,
   });
 }
 

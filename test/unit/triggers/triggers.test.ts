@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityDeps } from '../../../activities/deps.ts';
 import { createTenantActivities } from '../../../activities/tenants.ts';
 import { FileArchiveStore } from '../../../src/archive/file-store.ts';
-import { InvalidConflictReportError, parseConflictReport } from '../../../src/client/index.ts';
+import { InvalidConflictReportError, parseConflictReport } from '../../../src/conflicts/report-conflict.ts';
 import { nextFireTimes, validateCron, validateTimeZone } from '../../../src/schedule/cron.ts';
 
 describe('validateCron', () => {
