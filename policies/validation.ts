@@ -108,9 +108,6 @@ export function validateProposal(
   const claim = redact(p.content.claim).text;
   const left = sensitiveLeft(claim);
   if (left.length > 0) return reject('sensitive_data', `claim still contains ${left.join(', ')}`);
-  if (toolDerived(cited) && !TOOL_DERIVED_SOURCE_KINDS.has(p.content.sourceKind)) {
-    return reject('untrusted_source_kind', `only tool or retrieved records back a ${p.content.sourceKind} note`);
-  }
   const meaning = checkMeaning(claim, shape.data.structure, cited);
   if (meaning) return reject(meaning.rule, meaning.detail);
   const support = claimSupport(claim, cited, shape.data.structure);
@@ -127,6 +124,9 @@ export function validateProposal(
     taskTypes: cited.map((r) => r.taskType),
   });
   if (!scope.ok) return reject('scope_too_wide', scope.reason);
+  if (toolDerived(cited) && !TOOL_DERIVED_SOURCE_KINDS.has(p.content.sourceKind)) {
+    return reject('untrusted_source_kind', `only tool or retrieved records back a ${p.content.sourceKind} note`);
+  }
   if (!withinCap(p.content.confidence, p.content.sourceKind)) {
     return reject(
       'confidence_over_cap',
