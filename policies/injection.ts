@@ -1,20 +1,27 @@
+import { INSTRUCTION_PATTERNS, SQUASHED_PATTERNS, type InstructionKind } from './untrusted/patterns.ts';
+import { foldForScreening, screeningForms, squash } from './untrusted/normalize.ts';
+
 /**
  * "Data, not instructions": text that came from tools or retrieved content and reads like an
- * instruction to the agent is never committed as memory.
+ * instruction to the agent is never committed as memory. Screening runs on raw text (before
+ * redaction, which would hide the address an exfiltration names), in every form of
+ * `untrusted/normalize.ts`.
  */
-export const INSTRUCTION_PATTERNS: readonly RegExp[] = [
-  /\b(ignore|disregard|forget)\b.{0,40}\b(previous|prior|above|earlier|all)\b.{0,20}\b(instructions?|rules?|prompts?|messages?)\b/i,
-  /\b(you are now|act as|pretend to be|from now on,? you)\b/i,
-  /\b(system prompt|developer message|jailbreak)\b/i,
-  /\b(send|email|forward|upload|post|transfer|exfiltrate)\b.{0,60}\b(to|at)\b\s+\S+@\S+/i,
-  /\b(send|email|forward|upload|transfer)\b.{0,40}\b(customer|user|password|credential|secret|api key|token|list|data)s?\b.{0,40}\b(to|at)\b/i,
-  /\b(do not|don't) (tell|inform|mention)\b.{0,30}\b(user|anyone)\b/i,
-  /\b(run|execute)\b.{0,20}\b(command|shell|script|curl|rm -rf)\b/i,
-];
 
-export function looksLikeInstruction(text: string): boolean {
-  return INSTRUCTION_PATTERNS.some((p) => p.test(text));
+export type { InstructionKind } from './untrusted/patterns.ts';
+export { UNTRUSTED_SOURCES, isUntrusted, toolDerived } from './untrusted/trust.ts';
+
+/** The kinds of instruction found in `text`, each once, in pattern order; empty when it reads as data. */
+export function instructionKinds(text: string): InstructionKind[] {
+  if (text.trim() === '') return [];
+  const forms = screeningForms(text);
+  const squashed = squash(foldForScreening(text));
+  const found = new Set<InstructionKind>();
+  for (const p of INSTRUCTION_PATTERNS) if (forms.some((f) => p.pattern.test(f))) found.add(p.kind);
+  for (const p of SQUASHED_PATTERNS) if (p.pattern.test(squashed)) found.add(p.kind);
+  return [...found];
 }
 
-/** Sources whose content is data only. */
-export const UNTRUSTED_SOURCES = new Set(['tool', 'retrieved']);
+export function looksLikeInstruction(text: string): boolean {
+  return instructionKinds(text).length > 0;
+}

@@ -1,6 +1,10 @@
 import type { NoteScope } from '../src/contracts/note.ts';
 
-/** Tenant-wide notes need evidence from at least this many distinct users or sessions. @default 3 */
+/**
+ * Tenant-wide notes need evidence from at least this many distinct users. Sessions do not count:
+ * one user with several sessions is still one voice, and could otherwise write memory every user
+ * of the tenant reads. @default 3
+ */
 export const TENANT_SCOPE_MIN_INDEPENDENT = 3;
 
 export interface EvidenceFacts {
@@ -34,12 +38,11 @@ export function checkScopeBreadth(scope: NoteScope, evidence: EvidenceFacts): Sc
         : { ok: false, reason: `task type scope ${scope.key} cites records of other task types` };
     case 'tenant': {
       const users = new Set(evidence.userIds.filter((u) => u !== undefined)).size;
-      const sessions = new Set(evidence.sessionIds).size;
-      return Math.max(users, sessions) >= TENANT_SCOPE_MIN_INDEPENDENT
+      return users >= TENANT_SCOPE_MIN_INDEPENDENT
         ? { ok: true }
         : {
             ok: false,
-            reason: `tenant scope needs ${TENANT_SCOPE_MIN_INDEPENDENT} distinct users or sessions, evidence has ${Math.max(users, sessions)}`,
+            reason: `tenant scope needs ${TENANT_SCOPE_MIN_INDEPENDENT} distinct users, evidence has ${users}`,
           };
     }
   }

@@ -4,8 +4,9 @@ import type { ParsedNoteStructure } from '../src/contracts/note-structure.ts';
 import { formatIssues } from '../src/contracts/format-issues.ts';
 import type { RawRecord } from '../src/contracts/raw-record.ts';
 import { withinCap } from './confidence.ts';
-import { looksLikeInstruction, UNTRUSTED_SOURCES } from './injection.ts';
-import { sensitiveLeft } from './redaction.ts';
+import { instructionKinds } from './injection.ts';
+import { redact, sensitiveLeft } from './redaction.ts';
+import { isUntrusted, toolDerived, untrustedText } from './untrusted/trust.ts';
 import { TEMPLATE_VOCABULARY } from './note-templates.ts';
 import { checkScopeBreadth } from './scope.ts';
 import { formatMention } from './dates.ts';
@@ -26,6 +27,7 @@ export const VALIDATION_RULES = [
   'confidence_over_cap',
   'sensitive_data',
   'untrusted_instruction',
+  'untrusted_source_kind',
   'content_invalid',
   'subject_mismatch',
   'value_unsupported',
@@ -65,7 +67,15 @@ export type Verdict =
 
 const reject = (rule: ValidationRule, detail: string): Verdict => ({ verdict: 'reject', rule, detail });
 
-/** `resolved` maps record id → the archived record it resolved to (absent: did not resolve). */
+/** What a note resting on tool and retrieved records alone may call its source: nobody vouched for more. */
+export const TOOL_DERIVED_SOURCE_KINDS: ReadonlySet<string> = new Set(['tool_fact', 'inference']);
+
+/**
+ * `resolved` maps record id → the archived record it resolved to (absent: did not resolve).
+ * `p` is the proposal as the engine wrote it, before redaction: instructions are looked for in
+ * the raw claim and the raw cited text (redaction would hide the address an exfiltration names);
+ * every other rule sees the claim as it would be stored, redacted.
+ */
 export function validateProposal(
   p: Proposal,
   tenantId: string,
@@ -87,18 +97,20 @@ export function validateProposal(
       return reject('evidence_other_tenant', `record ${ref.recordId} belongs to another tenant`);
     cited.push(hit.record);
   }
-  const left = sensitiveLeft(p.content.claim);
-  if (left.length > 0) return reject('sensitive_data', `claim still contains ${left.join(', ')}`);
-  if (cited.some((r) => UNTRUSTED_SOURCES.has(r.source ?? '')) && looksLikeInstruction(p.content.claim)) {
+  const injected = untrustedInstructions(p.content.claim, cited);
+  if (injected.length > 0) {
     return {
       verdict: 'quarantine',
       rule: 'untrusted_instruction',
-      detail: 'instruction-like text from tool or retrieved content',
+      detail: `instruction-like text (${injected.join(', ')}) in tool or retrieved content`,
     };
   }
-  const meaning = checkMeaning(p.content.claim, shape.data.structure, cited);
+  const claim = redact(p.content.claim).text;
+  const left = sensitiveLeft(claim);
+  if (left.length > 0) return reject('sensitive_data', `claim still contains ${left.join(', ')}`);
+  const meaning = checkMeaning(claim, shape.data.structure, cited);
   if (meaning) return reject(meaning.rule, meaning.detail);
-  const support = claimSupport(p.content.claim, cited, shape.data.structure);
+  const support = claimSupport(claim, cited, shape.data.structure);
   if (support < SUPPORT_MIN_COVERAGE) {
     return reject(
       'claim_unsupported',
@@ -112,6 +124,9 @@ export function validateProposal(
     taskTypes: cited.map((r) => r.taskType),
   });
   if (!scope.ok) return reject('scope_too_wide', scope.reason);
+  if (toolDerived(cited) && !TOOL_DERIVED_SOURCE_KINDS.has(p.content.sourceKind)) {
+    return reject('untrusted_source_kind', `only tool or retrieved records back a ${p.content.sourceKind} note`);
+  }
   if (!withinCap(p.content.confidence, p.content.sourceKind)) {
     return reject(
       'confidence_over_cap',
@@ -119,6 +134,13 @@ export function validateProposal(
     );
   }
   return { verdict: 'accept' };
+}
+
+/** Instruction kinds in the untrusted records cited, and in the claim when any cited record is untrusted. */
+function untrustedInstructions(rawClaim: string, cited: readonly RawRecord[]): string[] {
+  const untrusted = cited.filter(isUntrusted);
+  if (untrusted.length === 0) return [];
+  return [...new Set([rawClaim, ...untrusted.map(untrustedText)].flatMap(instructionKinds))];
 }
 
 /**

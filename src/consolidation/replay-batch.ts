@@ -2,7 +2,7 @@ import { attributeEpisode } from '../../policies/attribution.ts';
 import { feedbackProposals } from '../../policies/lifecycle-feedback.ts';
 import { successAfterRecall } from '../../policies/lifecycle-recall.ts';
 import { alreadyKnown, reconcile, type KnownNote } from '../../policies/reconcile.ts';
-import { redact } from '../../policies/redaction.ts';
+import { redactContent, redactLeaves, redactText } from '../../policies/redaction-fields.ts';
 import { recordText } from '../../policies/text.ts';
 import { validateProposal, type ResolvedRecord } from '../../policies/validation.ts';
 import type { Episode, Proposal } from '../contracts/episode.ts';
@@ -97,13 +97,16 @@ export async function replayBatch(
     ...(missingObjects.length > 0 ? { objectsMissing: missingObjects.length } : {}),
   };
   await withTenant(ports.db, input.tenantId, async (tx) => {
-    await insertRejections(tx, { tenantId: input.tenantId, ...key, rejections });
+    await insertRejections(tx, { tenantId: input.tenantId, ...key, rejections: rejections.map(redactRejection) });
     await insertRunBatch(tx, { tenantId: input.tenantId, ...key, ops, summary });
   });
   return summary;
 }
 
-/** The engine's proposals for these episodes, claims redacted before anything checks or stores them. */
+/**
+ * The engine's proposals for these episodes, as it wrote them: validation looks for injected
+ * instructions in the raw text and redacts what it lets through.
+ */
 async function propose(
   ports: Pick<Ports, 'engine' | 'clock'>,
   input: ReplayBatchInput,
@@ -123,18 +126,23 @@ async function propose(
       tokenBudget: Math.max(0, input.llmTokensLeft),
     }),
   );
-  return { proposals: proposals.map(redactClaim), llmTokens, refused: refused ?? [] };
+  return { proposals, llmTokens, refused: refused ?? [] };
 }
 
-/** Each proposal checked against the records it cites: accepted, quarantined with its reason, or rejected. */
+/**
+ * Each raw proposal checked against the records it cites: accepted or quarantined (with its
+ * reason), both redacted from here on, or rejected.
+ */
 function validateAll(proposals: Proposal[], tenantId: string, resolved: ReadonlyMap<string, ResolvedRecord>) {
   const accepted: Proposal[] = [];
   const quarantined: Proposal[] = [];
   const rejections: Rejection[] = [];
   for (const p of proposals) {
     const v = validateProposal(p, tenantId, resolved);
-    if (v.verdict === 'accept') accepted.push(p);
-    else if (v.verdict === 'quarantine') quarantined.push({ ...p, op: 'quarantine', reason: `${v.rule}: ${v.detail}` });
+    const redacted = { ...p, content: redactContent(p.content) };
+    if (v.verdict === 'accept') accepted.push(redacted);
+    else if (v.verdict === 'quarantine')
+      quarantined.push({ ...redacted, op: 'quarantine', reason: `${v.rule}: ${v.detail}` });
     else rejections.push({ rule: v.rule, detail: v.detail, proposal: p });
   }
   return { accepted, quarantined, rejections };
@@ -151,8 +159,9 @@ function evidenceText(resolved: ReadonlyMap<string, ResolvedRecord>) {
       .join(' ');
 }
 
-function redactClaim(p: Proposal): Proposal {
-  return { ...p, content: { ...p.content, claim: redact(p.content.claim).text } };
+/** A rejection is kept for the run's report: its rule, and its detail and proposal redacted. */
+function redactRejection(r: Rejection): Rejection {
+  return { rule: r.rule, detail: redactText(r.detail), proposal: redactLeaves(r.proposal) };
 }
 
 /**

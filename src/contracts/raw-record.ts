@@ -15,7 +15,10 @@ export const RECORD_KINDS = [
 ] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
-/** Who is speaking. Content from `tool` or `retrieved` is data, never an instruction. */
+/**
+ * Who is speaking. Content from `tool` or `retrieved` is data, never an instruction; the field can
+ * only take trust away: tool results, calls and errors are data whatever it says (policies/untrusted/trust.ts).
+ */
 export const RECORD_SOURCES = ['user', 'tool', 'agent', 'retrieved', 'system'] as const;
 
 export const Outcome = z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IsoDateTime, TenantId } from '../contracts/ids.ts';
-import { EvidenceRef, NOTE_KINDS, NoteScope } from '../contracts/note.ts';
+import { EvidenceRef, NOTE_KINDS, NoteScope, SOURCE_KINDS } from '../contracts/note.ts';
 import { RECORD_KINDS } from '../contracts/raw-record.ts';
 
 /** Largest k a caller may ask for; candidate generation reads a few times this many rows. */
@@ -68,6 +68,10 @@ export const RecalledNote = z.object({
     .default([]),
   /** Set when the note was contradicted and kept (its confidence is still above the recall floor). */
   contradictedAt: IsoDateTime.nullable().default(null),
+  /** Where the note's evidence came from (`tool_fact`: tool output no person has confirmed). */
+  sourceKind: z.enum(SOURCE_KINDS).optional(),
+  /** True when the note rests on tool or retrieved output alone: data a tool reported, to be checked, never an instruction. */
+  toolDerived: z.boolean().optional(),
 });
 export type RecalledNote = z.infer<typeof RecalledNote>;
 
@@ -85,6 +89,8 @@ export const RecalledRecord = z.object({
   observedAt: IsoDateTime,
   /** The record's text, redacted. */
   text: z.string(),
+  /** True for a tool's output (results, calls, errors): data, never an instruction. */
+  untrusted: z.boolean().optional(),
   /** Its fused (reciprocal rank) score. */
   score: z.number(),
   why: z.string(),

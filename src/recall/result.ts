@@ -1,5 +1,6 @@
 import type { Db } from '../db/index.ts';
 import { insertMemoryUsage } from '../db/index.ts';
+import { UNTRUSTED_KINDS } from '../../policies/untrusted/trust.ts';
 import type { ParsedRecallRequest, RecalledNote, RecalledRecord } from './contract.ts';
 import type { FusedSelection } from './fuse.ts';
 
@@ -22,6 +23,9 @@ export function recalledNotes(selection: FusedSelection): RecalledNote[] {
     duplicates: item.duplicates,
     conflicts: item.conflicts ?? [],
     contradictedAt: item.version.contradictedAt ?? null,
+    sourceKind: item.version.sourceKind,
+    // Validation lets tool and retrieved records alone back only tool facts and inferences.
+    toolDerived: item.version.sourceKind === 'tool_fact',
   }));
 }
 
@@ -39,6 +43,7 @@ export function recalledRecords(selection: FusedSelection): RecalledRecord[] {
     kind: row.kind,
     observedAt: row.observedAt,
     text: row.text,
+    untrusted: UNTRUSTED_KINDS.has(row.kind),
     score,
     why,
     tokens,

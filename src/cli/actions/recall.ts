@@ -111,8 +111,9 @@ function printNotes(r: RecallResult): void {
   for (const n of r.notes) {
     const dup = n.duplicates.length > 0 ? `; folded ${n.duplicates.length} near-duplicate(s)` : '';
     const contradicted = n.contradictedAt ? `; contradicted at ${n.contradictedAt}` : '';
+    const tool = n.toolDerived ? '; reported by a tool, unconfirmed' : '';
     printLine(
-      `N${n.rank} ${n.why}${dup}${contradicted}; evidence: ${n.evidence.map((e) => e.recordId).join(', ') || 'none'}`,
+      `N${n.rank} ${n.why}${dup}${contradicted}${tool}; evidence: ${n.evidence.map((e) => e.recordId).join(', ') || 'none'}`,
     );
     for (const c of n.conflicts)
       printLine(`   suppressed conflict ${c.noteId} v${c.version}: ${cut(c.claim, CLAIM_WIDTH)}`);

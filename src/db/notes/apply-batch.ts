@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { redactContent, redactText } from '../../../policies/redaction-fields.ts';
 import type { NoteVersion } from '../../contracts/note.ts';
 import { selectAuditHead, insertAuditEntries } from '../audit/queries.ts';
 import type { Db, Queryable } from '../db.ts';
@@ -46,7 +47,7 @@ export async function applyNoteBatch(
       runId: b.runId,
       actor: b.actor,
       at,
-      ops: b.ops,
+      ops: b.ops.map(redactedOp),
       ...(await readState(tx, b.tenantId, b.ops)),
       auditHead: await selectAuditHead(tx, { tenantId: b.tenantId }),
     });
@@ -61,6 +62,17 @@ export async function applyNoteBatch(
     await insertAppliedBatch(tx, { result, opsHash });
     return result;
   });
+}
+
+/**
+ * What an operation stores, redacted: every writer (a run, a rollback, an approval, an
+ * erasure) passes an operator's or an engine's words here, and they land in the audit log.
+ * Redaction is deterministic, so the batch's hash (taken before) still identifies a retry.
+ */
+function redactedOp(op: ParsedNoteOp): ParsedNoteOp {
+  const reason = redactText(op.reason);
+  if (op.op === 'create') return { ...op, reason, content: redactContent(op.content) };
+  return { ...op, reason, ...(op.changes ? { changes: redactContent(op.changes) } : {}) };
 }
 
 async function readState(tx: Queryable, tenantId: string, ops: ParsedNoteOp[]) {

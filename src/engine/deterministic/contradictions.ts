@@ -17,9 +17,9 @@ export function contradictNote(f: Finding, note: ActiveNote | undefined, now: Da
     contradictedAt: now.toISOString(),
     evidence: [...note.content.evidence, ...f.evidence.map((e) => e.ref)],
   };
-  return [
-    { op: 'revise', noteId: note.noteId, expectedVersion: note.version, content, finding: f.type, reason: f.summary },
-  ];
+  // The reason names the records, never their text: it is stored in the audit log and the run's work.
+  const reason = `contradicted by records ${f.evidence.map((e) => e.ref.recordId).join(', ')}`;
+  return [{ op: 'revise', noteId: note.noteId, expectedVersion: note.version, content, finding: f.type, reason }];
 }
 
 /** Words a failure or correction must share with a recalled note's claim before it counts against the note. @default 2 */

@@ -1,5 +1,5 @@
 import { confirm } from '../../../policies/confidence.ts';
-import { redact } from '../../../policies/redaction.ts';
+import { redactLeaves } from '../../../policies/redaction-fields.ts';
 import { capEvidence } from '../../../policies/reconcile.ts';
 import { contentTokens, recordText } from '../../../policies/text.ts';
 import { validateProposal, type ResolvedRecord } from '../../../policies/validation.ts';
@@ -230,13 +230,4 @@ function latestObserved(cited: readonly ArchivedRecord[]): string {
 
 function resolvedOf(cited: readonly ArchivedRecord[]): Map<string, ResolvedRecord> {
   return new Map(cited.map((c) => [c.record.id, { record: c.record, contentHash: c.ref.contentHash }]));
-}
-
-/** A refused change is kept for the run's report as the model wrote it, but never with what redaction removes. */
-function redactLeaves(value: unknown): unknown {
-  if (typeof value === 'string') return redact(value).text;
-  if (Array.isArray(value)) return value.map(redactLeaves);
-  if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactLeaves(v)]));
-  return value;
 }

@@ -1,3 +1,4 @@
+import { redactText } from '../../../policies/redaction-fields.ts';
 import type { Proposal } from '../../contracts/episode.ts';
 import { LlmBudgetError, LlmOutputError, totalTokens, type Llm } from '../../llm/llm.ts';
 import { createDeterministicEngine } from '../deterministic.ts';
@@ -118,7 +119,8 @@ async function writeBatch(
   try {
     const { value, usage } = await llm.complete({
       system: SYSTEM_PROMPT,
-      user: renderBatch(view, limits),
+      // Records reach the model redacted, whichever adapter sits behind the port.
+      user: redactText(renderBatch(view, limits)),
       schema: Envelope,
       responseSchema: ResponseSchema,
       maxTokens: limits.maxTokens,

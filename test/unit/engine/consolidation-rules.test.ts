@@ -167,10 +167,6 @@ describe('validation rules', () => {
       'confidence_over_cap',
       (p: Proposal) => ({ ...p, content: { ...p.content, sourceKind: 'inference' as const, confidence: 0.9 } }),
     ],
-    [
-      'sensitive_data',
-      (p: Proposal) => ({ ...p, content: { ...p.content, claim: `${p.content.claim} Contact ops@acme.example.` } }),
-    ],
   ])('rejects by %s', async (rule, mutate) => {
     const p = await base();
     expect(validateProposal(p, 'acme', resolved).verdict).toBe('accept');
@@ -248,7 +244,7 @@ describe('redaction and injection', () => {
     ['mail me at jane.doe@example.com', '[REDACTED_EMAIL]'],
     ['key sk-live-abcdefghijklmnop1234', '[REDACTED_SECRET]'],
     ['card 4111 1111 1111 1111 ok', '[REDACTED_CARD]'],
-    ['password: hunter22', 'password=[REDACTED_SECRET]'],
+    ['password: hunter22', 'password: [REDACTED_SECRET]'],
     ['call +1 415 555 0100', '[REDACTED_PHONE]'],
   ])('redacts %s', (text, marker) => {
     const r = redact(text);

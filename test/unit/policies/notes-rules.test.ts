@@ -103,7 +103,12 @@ describe('scope breadth', () => {
     [{ level: 'agent', key: 'ag' }, facts, true],
     [{ level: 'task_type', key: 'other' }, facts, false],
     [{ level: 'tenant', key: 'acme' }, facts, false],
-    [{ level: 'tenant', key: 'acme' }, { ...facts, sessionIds: ['s1', 's2', 's3'] }, true],
+    [{ level: 'tenant', key: 'acme' }, { ...facts, sessionIds: ['s1', 's2', 's3'] }, false],
+    [
+      { level: 'tenant', key: 'acme' },
+      { ...facts, userIds: ['u1', 'u1', 'u1'], sessionIds: ['s1', 's2', 's3'] },
+      false,
+    ],
     [{ level: 'tenant', key: 'acme' }, { ...facts, userIds: ['u1', 'u2', 'u3'] }, true],
   ] as const)('%o with evidence %o → %s', (scope, evidence, ok) => {
     expect(checkScopeBreadth(scope, evidence).ok).toBe(ok);
