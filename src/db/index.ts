@@ -55,6 +55,9 @@ export { insertMemoryUsage, MemoryUsageRow, selectUsageForTasks } from './memory
 // Embedding rebuilds.
 export * from './reindex-queries.ts';
 
+// The recall projection: current, active notes, kept by triggers, rebuilt on demand.
+export * from './recall-projection.ts';
+
 // The raw-record index and the embedding cache.
 export * from './record-index.ts';
 
