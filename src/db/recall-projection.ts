@@ -88,3 +88,17 @@ export async function selectRecallDrift(tx: Queryable, p: { tenantId: string; at
   );
   return DriftRow.parse(rows[0]);
 }
+
+export interface RecallCheck extends RecallDrift {
+  /** Rows removed because their validity had ended by `at`. */
+  expired: number;
+}
+
+/** Removes the tenant's expired rows, then compares what is left with the note store. */
+export async function checkRecallProjection(db: Db, p: { tenantId: string; at: string }): Promise<RecallCheck> {
+  return withTenant(db, p.tenantId, async (tx) => {
+    await lockTenantWrites(tx, p);
+    const expired = await deleteExpiredRecallRows(tx, p);
+    return { expired, ...(await selectRecallDrift(tx, p)) };
+  });
+}
