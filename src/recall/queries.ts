@@ -184,6 +184,15 @@ export async function selectTextCandidates(
   return parseRows(rows);
 }
 
+/** How many projection rows the tenant has, counting no further than `cap` (an index-only walk of at most `cap` keys). */
+export async function countRecallRowsUpTo(tx: Queryable, p: { tenantId: string; cap: number }): Promise<number> {
+  const { rows } = await tx.query(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1 LIMIT $2::int) x`,
+    [p.tenantId, p.cap],
+  );
+  return z.object({ n: z.number() }).parse(rows[0]).n;
+}
+
 /**
  * The model that produced the tenant's stored vectors (migration 0008), or null when no reindex
  * recorded one yet (vectors then come from the configured embedder).

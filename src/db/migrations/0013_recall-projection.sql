@@ -41,7 +41,7 @@ $$;
 -- forced on each, like on the parent, so reading a partition directly admits no other tenant.
 DO $$
 DECLARE
-  partitions constant integer := 16;
+  partitions constant integer := 64;
   p text;
   names text[] := ARRAY(SELECT format('note_recall_p%s', lpad(i::text, 2, '0')) FROM generate_series(0, partitions - 1) i);
 BEGIN
