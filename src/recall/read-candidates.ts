@@ -65,7 +65,9 @@ export interface VectorRead {
  * returned fewer rows than asked.
  */
 export async function readVectorChannel(tx: Queryable, p: CandidateParams): Promise<VectorRead> {
-  await setIndexScanSettings(tx, p.limit);
+  // ef_search twice the rows read: at ef_search = limit a tenant's graph search now and then
+  // settled in the wrong region and returned none of the true top 10 (docs/BENCHMARKS.md).
+  await setIndexScanSettings(tx, 2 * p.limit);
   const small =
     !p.pointInTime &&
     (await countRecallRowsUpTo(tx, { tenantId: p.tenantId, cap: EXACT_READ_UP_TO + 1 })) <= EXACT_READ_UP_TO;

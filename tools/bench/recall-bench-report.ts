@@ -33,7 +33,7 @@ export interface LatencyMs {
 }
 
 export interface TenantMeasure extends TenantPlan {
-  /** The access path the planner picks for this tenant's candidate query (EXPLAIN of its first query). */
+  /** The path recall takes: exact for a tenant of at most EXACT_READ_UP_TO rows, else the planner's pick for its candidate query (EXPLAIN of its first query). */
   plannedPath: 'hnsw' | 'exact';
   /** recall@k of the recall path (the candidate read as planned, and the exact read if it came back short). */
   meanRecall: number;

@@ -1,3 +1,4 @@
+import { EXACT_READ_UP_TO } from '../../src/recall/read-candidates.ts';
 import type { SyntheticCorpus } from './recall-bench-data.ts';
 import type { QueryOutcome } from './recall-bench-query.ts';
 import type { LatencyMs, RecallBenchReport, TenantMeasure } from './recall-bench-report.ts';
@@ -19,7 +20,8 @@ function tenantMeasures(
     const forced = mine.map((o) => o.forcedRecall);
     return {
       ...plan,
-      plannedPath: paths[t] ?? 'exact',
+      // recall() reads a small tenant exactly without asking the planner (readVectorChannel).
+      plannedPath: plan.eligible <= EXACT_READ_UP_TO ? 'exact' : (paths[t] ?? 'exact'),
       meanRecall: share(recalls.reduce((a, b) => a + b, 0) / recalls.length),
       medianRecall: share(median(recalls)),
       minRecall: share(Math.min(...recalls)),
