@@ -56,6 +56,9 @@ export { insertFeedback, selectPendingFeedback, FeedbackRow } from './feedback.t
 // Embedding rebuilds.
 export * from './reindex-queries.ts';
 
+// The recall projection: current, active notes, kept by triggers, rebuilt on demand.
+export * from './recall-projection.ts';
+
 // The raw-record index and the embedding cache.
 export * from './record-index.ts';
 

@@ -31,31 +31,43 @@ export interface SqlOptions {
   tenantPredicate?: boolean;
 }
 
+const SCOPE_FILTER = (alias: string): string =>
+  `($3::jsonb IS NULL OR (${alias}.scope_level, ${alias}.scope_key) IN
+     (SELECT x.level, x.key FROM jsonb_to_recordset($3::jsonb) AS x(level text, key text)))`;
+
+const tenantFilter = (alias: string, opts: SqlOptions): string =>
+  opts.tenantPredicate === false ? `$1::text IS NOT NULL` : `${alias}.tenant_id = $1::text`;
+
 /*
- * Eligibility, shared by every candidate query. Parameters: $1 tenant, $2 at, $3 scopes (jsonb
- * or null). A version row never changes status: a later version does. So "active now" is the
- * current pointer's status, and "active at T" is the status of the latest version written by T.
+ * Eligibility as of an instant, for point-in-time reads (audits) over the version rows.
+ * Parameters: $1 tenant, $2 at, $3 scopes (jsonb or null). A version row never changes status:
+ * a later version does. So "active at T" is the status of the latest version written by T.
  * Notes erased since are excluded even from an audit: erasure wins over history.
  */
-function eligibleSql(pointInTime: boolean, opts: SqlOptions): string {
-  const tenant = opts.tenantPredicate === false ? `$1::text IS NOT NULL` : `v.tenant_id = $1::text`;
-  const lifecycle = pointInTime
-    ? `v.created_at <= $2::timestamptz
+function pointInTimeEligibleSql(opts: SqlOptions): string {
+  return `${tenantFilter('v', opts)}
+        AND v.status = 'active'
+        AND v.created_at <= $2::timestamptz
         AND NOT EXISTS (SELECT 1 FROM note_versions w
                          WHERE w.tenant_id = v.tenant_id AND w.note_id = v.note_id
                            AND w.version > v.version AND w.created_at <= $2::timestamptz)
         AND NOT EXISTS (SELECT 1 FROM notes e
-                         WHERE e.tenant_id = v.tenant_id AND e.note_id = v.note_id AND e.status = 'erased')`
-    : `EXISTS (SELECT 1 FROM notes n
-                 WHERE n.tenant_id = v.tenant_id AND n.note_id = v.note_id
-                   AND n.current_version = v.version AND n.status = 'active')`;
-  return `${tenant}
-        AND v.status = 'active'
-        AND ${lifecycle}
+                         WHERE e.tenant_id = v.tenant_id AND e.note_id = v.note_id AND e.status = 'erased')
         AND v.valid_from <= $2::timestamptz
         AND (v.valid_until IS NULL OR v.valid_until > $2::timestamptz)
-        AND ($3::jsonb IS NULL OR (v.scope_level, v.scope_key) IN
-             (SELECT x.level, x.key FROM jsonb_to_recordset($3::jsonb) AS x(level text, key text)))`;
+        AND ${SCOPE_FILTER('v')}`;
+}
+
+/*
+ * Eligibility now, over the recall projection (migration 0013): it holds only current, active
+ * versions, so what is left is the tenant, the validity window (which ends without a write)
+ * and the scopes. The tenant predicate also prunes the scan to the tenant's hash partition.
+ */
+function currentEligibleSql(opts: SqlOptions): string {
+  return `${tenantFilter('r', opts)}
+        AND r.valid_from <= $2::timestamptz
+        AND (r.valid_until IS NULL OR r.valid_until > $2::timestamptz)
+        AND ${SCOPE_FILTER('r')}`;
 }
 
 // plainto_tsquery ANDs every word, so a question would only match claims containing all of
@@ -63,33 +75,61 @@ function eligibleSql(pointInTime: boolean, opts: SqlOptions): string {
 // quoted lexemes joined by ' & ', which a lexeme cannot contain, so swapping in ' | ' is safe.
 const TSQUERY = `replace(plainto_tsquery('simple', $5::text)::text, ' & ', ' | ')::tsquery`;
 
+/** The projection's chosen rows (CTE `c`: tenant_id, note_id, version, distance, text_rank) with their versions. */
+const WITH_VERSIONS = `SELECT ${VERSION_COLUMNS}, c.distance, c.text_rank
+    FROM c JOIN note_versions v ON v.tenant_id = c.tenant_id AND v.note_id = c.note_id AND v.version = c.version`;
+
 /**
- * Nearest neighbours through the HNSW index. `exact` orders by an expression the index cannot
+ * Nearest neighbours through an HNSW index. `exact` orders by an expression the index cannot
  * serve, forcing an exact scan of the tenant's eligible rows. Parameters $4 vector, $5 text, $6 limit.
+ * Current reads search the projection's partition of the tenant; point-in-time reads the versions.
  */
 export function vectorCandidatesSql(pointInTime: boolean, exact: boolean, opts: SqlOptions = {}): string {
-  const order = exact ? `(v.embedding <=> $4::vector) + 0` : `v.embedding <=> $4::vector`;
+  const a = pointInTime ? 'v' : 'r';
+  const order = exact ? `(${a}.embedding <=> $4::vector) + 0` : `${a}.embedding <=> $4::vector`;
   // MATERIALIZED + re-sort: with relaxed_order the index may return neighbours slightly out of order.
-  return `WITH c AS MATERIALIZED (
+  if (pointInTime)
+    return `WITH c AS MATERIALIZED (
     SELECT ${VERSION_COLUMNS}, (v.embedding <=> $4::vector)::float8 AS distance,
            ts_rank(v.fts, ${TSQUERY})::float8 AS text_rank
       FROM note_versions v
      WHERE v.embedding IS NOT NULL
-       AND ${eligibleSql(pointInTime, opts)}
+       AND ${pointInTimeEligibleSql(opts)}
      ORDER BY ${order}
      LIMIT $6::int)
   SELECT * FROM c ORDER BY distance, note_id`;
+  return `WITH c AS MATERIALIZED (
+    SELECT r.tenant_id, r.note_id, r.version, (r.embedding <=> $4::vector)::float8 AS distance,
+           ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
+      FROM note_recall r
+     WHERE r.embedding IS NOT NULL
+       AND ${currentEligibleSql(opts)}
+     ORDER BY ${order}
+     LIMIT $6::int)
+  ${WITH_VERSIONS}
+   ORDER BY c.distance, c.note_id`;
 }
 
 /** Full-text candidates through the GIN index; unembedded notes are reachable here. */
 export function textCandidatesSql(pointInTime: boolean, opts: SqlOptions = {}): string {
-  return `SELECT ${VERSION_COLUMNS}, (v.embedding <=> $4::vector)::float8 AS distance,
+  if (pointInTime)
+    return `SELECT ${VERSION_COLUMNS}, (v.embedding <=> $4::vector)::float8 AS distance,
          ts_rank(v.fts, q.q)::float8 AS text_rank
     FROM note_versions v, (SELECT ${TSQUERY} AS q) q
    WHERE v.fts @@ q.q
-     AND ${eligibleSql(pointInTime, opts)}
+     AND ${pointInTimeEligibleSql(opts)}
    ORDER BY text_rank DESC, v.note_id
    LIMIT $6::int`;
+  return `WITH c AS MATERIALIZED (
+    SELECT r.tenant_id, r.note_id, r.version, (r.embedding <=> $4::vector)::float8 AS distance,
+           ts_rank(r.fts, q.q)::float8 AS text_rank
+      FROM note_recall r, (SELECT ${TSQUERY} AS q) q
+     WHERE r.fts @@ q.q
+       AND ${currentEligibleSql(opts)}
+     ORDER BY text_rank DESC, r.note_id
+     LIMIT $6::int)
+  ${WITH_VERSIONS}
+   ORDER BY c.text_rank DESC, c.note_id`;
 }
 
 const Extra = z.object({ distance: z.number().nullable(), text_rank: z.number() });
@@ -142,6 +182,15 @@ export async function selectTextCandidates(
   if (p.queryText.trim() === '') return [];
   const { rows } = await tx.query(textCandidatesSql(p.pointInTime, opts), params(p));
   return parseRows(rows);
+}
+
+/** How many projection rows the tenant has, counting no further than `cap` (an index-only walk of at most `cap` keys). */
+export async function countRecallRowsUpTo(tx: Queryable, p: { tenantId: string; cap: number }): Promise<number> {
+  const { rows } = await tx.query(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1 LIMIT $2::int) x`,
+    [p.tenantId, p.cap],
+  );
+  return z.object({ n: z.number() }).parse(rows[0]).n;
 }
 
 /**

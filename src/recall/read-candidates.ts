@@ -1,6 +1,7 @@
-import { withTenant, type Db } from '../db/index.ts';
+import { withTenant, type Db, type Queryable } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import {
+  countRecallRowsUpTo,
   selectProjectionModel,
   selectTextCandidates,
   selectVectorCandidates,
@@ -38,17 +39,47 @@ export async function readCandidates(db: Db, embedder: Embedder, p: CandidatePar
         warning: `vector similarity skipped: this tenant's notes are embedded by ${model}, the query by ${embedder.name} (reindex to switch)`,
       };
     }
-    await setIndexScanSettings(tx, p.limit);
-    let vector = await selectVectorCandidates(tx, p, false);
-    let vectorPath: 'hnsw' | 'exact' = 'hnsw';
-    // Fewer rows than asked means the index scan gave up (hnsw.max_scan_tuples) or the tenant
-    // has fewer eligible notes: an exact scan tells the two apart and never misses a row.
-    if (vector.length < p.limit) {
-      vector = await selectVectorCandidates(tx, p, true);
-      vectorPath = 'exact';
-    }
-    return { vector, text, vectorPath, warning: undefined };
+    const read = await readVectorChannel(tx, p);
+    return { vector: read.rows, text, vectorPath: read.path, warning: undefined };
   });
+}
+
+/**
+ * Up to this many projection rows, a tenant's vector channel is an exact scan: at this size it
+ * costs about what the index does, and it never depends on which larger tenant shares the
+ * tenant's partition (whose rows an index scan would walk past).
+ */
+export const EXACT_READ_UP_TO = 2000;
+
+export interface VectorRead {
+  rows: CandidateRow[];
+  path: 'hnsw' | 'exact';
+  /** The first read's rows: the index read's, before any fallback. */
+  firstRead: CandidateRow[];
+  fellBack: boolean;
+}
+
+/**
+ * The vector channel inside the caller's tenant transaction: an exact scan for a small tenant,
+ * else the HNSW index with iterative scan bounds, and the exact scan again when the index
+ * returned fewer rows than asked.
+ */
+export async function readVectorChannel(tx: Queryable, p: CandidateParams): Promise<VectorRead> {
+  // ef_search twice the rows read: at ef_search = limit a tenant's graph search now and then
+  // settled in the wrong region and returned none of the true top 10 (docs/BENCHMARKS.md).
+  await setIndexScanSettings(tx, 2 * p.limit);
+  const small =
+    !p.pointInTime &&
+    (await countRecallRowsUpTo(tx, { tenantId: p.tenantId, cap: EXACT_READ_UP_TO + 1 })) <= EXACT_READ_UP_TO;
+  if (small) {
+    const rows = await selectVectorCandidates(tx, p, true);
+    return { rows, path: 'exact', firstRead: rows, fellBack: false };
+  }
+  const first = await selectVectorCandidates(tx, p, false);
+  // Fewer rows than asked means the index scan gave up (hnsw.max_scan_tuples) or the tenant
+  // has fewer eligible notes: an exact scan tells the two apart and never misses a row.
+  if (first.length >= p.limit) return { rows: first, path: 'hnsw', firstRead: first, fellBack: false };
+  return { rows: await selectVectorCandidates(tx, p, true), path: 'exact', firstRead: first, fellBack: true };
 }
 
 /** Union of the two channels by (note, version); both carry distance and rank, so either copy will do. */

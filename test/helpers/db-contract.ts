@@ -82,6 +82,16 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         );
         expect(rows).toHaveLength(6);
       });
+
+      it('FORCE row-level security on the recall projection and on each of its partitions', async () => {
+        const { rows } = await db.query(
+          `SELECT c.relname, c.relrowsecurity AND c.relforcerowsecurity AS forced FROM pg_class c
+            WHERE c.relname ~ '^note_recall(_p[0-9]+)?$' AND c.relkind IN ('r', 'p')
+              AND c.relnamespace = current_schema()::regnamespace`,
+        );
+        expect(rows).toHaveLength(65); // the parent and its 64 hash partitions
+        expect(rows.every((r) => (r as { forced: boolean }).forced)).toBe(true);
+      });
     });
 
     describe('writes', () => {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type Db, type Queryable, withTenant } from '../../src/db/index.ts';
 import { setIndexScanSettings, vectorCandidatesSql } from '../../src/recall/queries.ts';
 import { EMPTY_TENANT, type BenchQuery, type SyntheticCorpus } from './recall-bench-data.ts';
-import { HNSW_INDEX } from './recall-bench-load.ts';
+import { HNSW_INDEX, PROJECTION_HNSW } from './recall-bench-load.ts';
 import { candidateParams, UNFILTERED_SQL } from './recall-bench-query.ts';
 import type { PlanCheck, RecallBenchReport } from './recall-bench-report.ts';
 
@@ -15,7 +15,7 @@ const elideVectors = (line: string): string => line.replace(/'\[[^\]]*\]'::vecto
 async function explain(tx: Queryable, sql: string, params: unknown[], analyze = true): Promise<PlanCheck> {
   const { rows } = await tx.query(`EXPLAIN (${analyze ? 'ANALYZE, ' : ''}COSTS OFF) ${sql}`, params);
   const plan = rows.map((r) => elideVectors(PlanLine.parse(r)['QUERY PLAN']));
-  return { usesHnsw: plan.some((line) => line.includes(HNSW_INDEX)), plan };
+  return { usesHnsw: plan.some((line) => line.includes(HNSW_INDEX) || PROJECTION_HNSW.test(line)), plan };
 }
 
 /** EXPLAIN of the candidate query with the parameters recall binds ($1 tenant … $6 limit, see vectorCandidatesSql). */

@@ -1,11 +1,7 @@
 import { toSql } from 'pgvector';
 import { type Db, type Queryable, withTenant } from '../../src/db/index.ts';
-import {
-  selectVectorCandidates,
-  setIndexScanSettings,
-  type CandidateParams,
-  type CandidateRow,
-} from '../../src/recall/queries.ts';
+import { selectVectorCandidates, type CandidateParams, type CandidateRow } from '../../src/recall/queries.ts';
+import { readVectorChannel } from '../../src/recall/read-candidates.ts';
 import { EMPTY_TENANT, type BenchQuery, type SyntheticCorpus, type TenantPlan } from './recall-bench-data.ts';
 import { elapsedMs, recallAtK } from './recall-bench-stats.ts';
 
@@ -30,17 +26,14 @@ interface PathRead {
 }
 
 /**
- * The vector channel exactly as recall() runs it inside withTenant: iterative-scan settings, the
- * HNSW read, and the exact scan when the index returned fewer rows than asked. Timed are the
- * candidate reads (statement and row parsing), not the per-transaction settings.
+ * The vector channel exactly as recall() runs it inside withTenant (readVectorChannel): the
+ * iterative-scan settings, the small-tenant row count, the HNSW read, and the exact scan when
+ * the tenant is small or the index returned fewer rows than asked. All of it is timed.
  */
 async function readLikeRecall(tx: Queryable, p: CandidateParams): Promise<PathRead> {
-  await setIndexScanSettings(tx, p.limit);
   const started = process.hrtime.bigint();
-  const hnswRows = await selectVectorCandidates(tx, p, false);
-  const fellBack = hnswRows.length < p.limit;
-  const rows = fellBack ? await selectVectorCandidates(tx, p, true) : hnswRows;
-  return { rows, hnswRows, fellBack, ms: elapsedMs(started) };
+  const read = await readVectorChannel(tx, p);
+  return { rows: read.rows, hnswRows: read.firstRead, fellBack: read.fellBack, ms: elapsedMs(started) };
 }
 
 async function timedRead(
@@ -122,7 +115,7 @@ export async function measureQuery(
   const kEligible = plan.eligible >= k;
   return {
     tenant: q.tenant,
-    recall: recallAtK(ids(path.hnswRows), ids(exact.rows), k),
+    recall: recallAtK(ids(path.rows), ids(exact.rows), k),
     forcedRecall: recallAtK(ids(forced.rows), ids(exact.rows), k),
     pathMs: path.ms,
     forcedMs: forced.ms,

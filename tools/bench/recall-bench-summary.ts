@@ -1,3 +1,4 @@
+import { EXACT_READ_UP_TO } from '../../src/recall/read-candidates.ts';
 import type { SyntheticCorpus } from './recall-bench-data.ts';
 import type { QueryOutcome } from './recall-bench-query.ts';
 import type { LatencyMs, RecallBenchReport, TenantMeasure } from './recall-bench-report.ts';
@@ -19,7 +20,9 @@ function tenantMeasures(
     const forced = mine.map((o) => o.forcedRecall);
     return {
       ...plan,
-      plannedPath: paths[t] ?? 'exact',
+      // recall() reads a small tenant exactly without asking the planner (readVectorChannel).
+      plannedPath: plan.eligible <= EXACT_READ_UP_TO ? 'exact' : (paths[t] ?? 'exact'),
+      meanRecall: share(recalls.reduce((a, b) => a + b, 0) / recalls.length),
       medianRecall: share(median(recalls)),
       minRecall: share(Math.min(...recalls)),
       fallbacks: mine.filter((o) => o.fellBack).length,
@@ -71,18 +74,19 @@ export function summarize(
     exactVsHnswP50: ratio(latencyMs.exact.p50, latencyMs.filtered.p50),
     exactVsHnswP50LargestTenant: ratio(largest.exactMs.p50, largest.recallPathMs.p50),
   };
-  const worstTenant = Math.min(...tenants.map((t) => t.medianRecall));
+  const worstTenant = Math.min(...tenants.map((t) => t.meanRecall));
   const worstForced = Math.min(...tenants.map((t) => t.hnswForced.medianRecall));
   const targets = {
-    minMedianRecall: { target: 0.95, worstTenant, met: worstTenant >= 0.95 },
+    minMeanRecall: { target: 0.99, worstTenant, met: worstTenant >= 0.99 },
+    recallBelowHalf: { target: 0 as const, met: checks.recallBelowHalf.asPlanned === 0 },
     minMedianRecallHnswForced: { target: 0.95, worstTenant: worstForced, met: worstForced >= 0.95 },
     crossTenantRows: { target: 0 as const, met: checks.crossTenantRows === 0 },
     shortResults: {
       target: 0 as const,
       met: checks.shortResults.hnswRead === 0 && checks.shortResults.afterFallback === 0,
     },
-    filteredVsUnfilteredP95: { target: 4, met: ratios.filteredVsUnfilteredP95 <= 4 },
-    emptyTenantVsUnfilteredP95: { target: 10, met: ratios.emptyTenantVsUnfilteredP95 <= 10 },
+    filteredVsUnfilteredP95: { target: 2, met: ratios.filteredVsUnfilteredP95 <= 2 },
+    emptyTenantVsUnfilteredP95: { target: 2, met: ratios.emptyTenantVsUnfilteredP95 <= 2 },
   };
   const met = Object.values(targets).every((t) => t.met);
   return { tenants, latencyMs, checks, ratios, targets: { ...targets, met } };

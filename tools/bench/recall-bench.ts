@@ -121,8 +121,11 @@ async function describeSetup(
     candidateLimit: limit,
     queriesPerTenant: p.queriesPerTenant,
     loadSeconds: Number(loaded.loadSeconds.toFixed(1)),
+    projectionSeconds: Number(loaded.projectionSeconds.toFixed(1)),
     indexBuildSeconds: Number(loaded.indexBuildSeconds.toFixed(1)),
     indexDefinition: loaded.indexDefinition,
+    projectionIndexBuildSeconds: Number(loaded.projectionIndexBuildSeconds.toFixed(1)),
+    projectionIndexDefinition: loaded.projectionIndexDefinition,
     maintenanceWorkMem: BUILD_MAINTENANCE_WORK_MEM,
     server: await serverDescription(db),
   };

@@ -1,11 +1,26 @@
 import type { Command } from 'commander';
+import type { IndexNotesOptions } from '../actions/index-notes.ts';
 import type { IndexRecordsOptions } from '../actions/index-records.ts';
 import type { IndexTenantsOptions } from '../actions/index-tenants.ts';
 
 export function registerIndex(program: Command): void {
   const index = program
     .command('index')
-    .description('Build the projections recall searches besides notes (rebuildable from the archive)');
+    .description('Build the projections recall searches (rebuildable from the note store and the archive)');
+
+  index
+    .command('notes')
+    .description(
+      "Check a tenant's recall projection (its current, active notes) against the note store and remove expired rows",
+    )
+    .requiredOption('--tenant <id>', 'tenant whose notes to index')
+    .option('--rebuild', "derive the tenant's recall projection again from the note store")
+    .option('--json', 'print one JSON document instead of text')
+    .addHelpText(
+      'after',
+      `\nExit codes:\n  0  the projection matches the note store\n  1  it differs (rebuild it), or the store failed\n  2  bad usage or configuration`,
+    )
+    .action(async (opts: IndexNotesOptions) => (await import('../actions/index-notes.ts')).indexNotesCommand(opts));
 
   index
     .command('records')

@@ -8,6 +8,7 @@ export interface StoreFinding {
     | 'audit_log'
     | 'memory_usage'
     | 'embeddings'
+    | 'recall_projection'
     | 'run_work'
     | 'runs'
     | 'record_index'
@@ -60,6 +61,15 @@ export async function scanDatabaseForSubject(
         tx,
         `SELECT count(*) AS n FROM note_versions WHERE embedding IS NOT NULL AND note_id IN (SELECT note_id FROM notes WHERE status = 'erased')`,
         [],
+      ),
+    },
+    {
+      store: 'recall_projection',
+      count: await count(
+        tx,
+        `SELECT count(*) AS n FROM note_recall
+          WHERE ${any('scope_key')} OR note_id IN (SELECT note_id FROM notes WHERE status = 'erased')`,
+        n,
       ),
     },
     {
