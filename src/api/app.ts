@@ -12,6 +12,8 @@ export interface RecallAppDeps {
   embedder: Embedder;
   tokens: readonly ApiToken[];
   recallOptions?: RecallOptions;
+  /** The operators' note inspector (src/inspector), mounted at /inspector when given. */
+  inspector?: Hono;
   /** Where unexpected server errors are reported (never request bodies or tokens). @default stderr */
   log?: (line: string) => void;
 }
@@ -80,6 +82,7 @@ export function createRecallApp(deps: RecallAppDeps): Hono {
       }
     },
   );
+  if (deps.inspector) app.route('/inspector', deps.inspector);
   app.notFound(() => fail(404, 'not_found', 'no such route; POST /v1/recall'));
   app.onError((error) => {
     log(`recall API: unhandled ${error instanceof Error ? error.message : String(error)}`);

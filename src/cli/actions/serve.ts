@@ -1,7 +1,10 @@
+import type { Hono } from 'hono';
 import { createRecallApp } from '../../api/app.ts';
 import { listen } from '../../api/server.ts';
-import { loadConfig } from '../../config.ts';
-import { openRecallEmbedder, withDb } from '../../runtime.ts';
+import type { ArchiveStore } from '../../archive/index.ts';
+import { loadConfig, type Config } from '../../config.ts';
+import type { Db } from '../../db/index.ts';
+import { connectTemporal, openArchiveStore, openRecallEmbedder, withDb, type TemporalClient } from '../../runtime.ts';
 import { UsageError } from '../errors.ts';
 import { warn } from '../output.ts';
 
@@ -10,7 +13,7 @@ export interface ServeOptions {
   host?: string;
 }
 
-/** `nocturne serve`: the recall API until SIGINT/SIGTERM. */
+/** `nocturne serve`: the recall API (and the note inspector when operators are configured) until SIGINT/SIGTERM. */
 export async function serveCommand(opts: ServeOptions): Promise<void> {
   const config = loadConfig();
   const port = opts.port === undefined ? config.api.port : parsePort(opts.port);
@@ -19,9 +22,21 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     throw new UsageError('NOCTURNE_API_TOKENS is empty: no tenant could call the API (tenant:token,…)');
   const embedder = await openRecallEmbedder(config);
   await withDb(config, async (db) => {
-    const server = await listen(createRecallApp({ db, embedder, tokens: config.api.tokens }), { host, port });
+    const inspector = config.api.operators.length > 0 ? await openInspector(config, db) : undefined;
+    const app = createRecallApp({
+      db,
+      embedder,
+      tokens: config.api.tokens,
+      ...(inspector ? { inspector: inspector.app } : {}),
+    });
+    const server = await listen(app, { host, port });
     const tenants = [...new Set(config.api.tokens.map((t) => t.tenantId))];
     warn(`recall API on ${server.url} (POST /v1/recall) for ${tenants.length} tenant(s); embeddings ${embedder.name}`);
+    warn(
+      inspector
+        ? `note inspector on ${server.url}/inspector for ${config.api.operators.length} operator(s)`
+        : 'note inspector off (no NOCTURNE_OPERATOR_TOKENS)',
+    );
     if (host !== '127.0.0.1' && host !== '::1' && host !== 'localhost')
       warn(`warning: bound to ${host}, not loopback: put TLS in front of it`);
     await new Promise<void>((resolve) => {
@@ -30,7 +45,32 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     });
     warn('recall API: stopping');
     await server.close();
+    await inspector?.close();
   });
+}
+
+/** The inspector's archive and (on first button press) Temporal client, and how to close them. */
+async function openInspector(config: Config, db: Db): Promise<{ app: Hono; close(): Promise<void> }> {
+  const { createInspectorApp, temporalRollbackLauncher } = await import('../../inspector/index.ts');
+  const archive: ArchiveStore = await openArchiveStore(config);
+  let temporal: Promise<TemporalClient> | undefined;
+  const app = createInspectorApp({
+    db,
+    archive,
+    operators: config.api.operators,
+    tenants: [...new Set(config.api.tokens.map((t) => t.tenantId))].sort(),
+    rollbacks: temporalRollbackLauncher({
+      client: async () => (await (temporal ??= connectTemporal(config))).client,
+      taskQueue: config.temporal.taskQueue,
+    }),
+  });
+  return {
+    app,
+    async close() {
+      await archive.close();
+      if (temporal) await (await temporal).close();
+    },
+  };
 }
 
 function parsePort(value: string): number {
