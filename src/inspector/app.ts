@@ -6,7 +6,7 @@ import type { ArchiveStore } from '../archive/index.ts';
 import type { OperatorToken } from '../config.ts';
 import { TenantId } from '../contracts/ids.ts';
 import { rollbackNoteId } from '../contracts/workflow-ids.ts';
-import type { Db } from '../db/index.ts';
+import { getNote, getNoteHistory, type Db } from '../db/index.ts';
 import { createOperatorAuth, SESSION_COOKIE, SESSION_MS, type OperatorAuth } from './auth.ts';
 import { openEvidence } from './evidence.ts';
 import { evidencePage } from './evidence-view.ts';
@@ -57,10 +57,23 @@ export function createInspectorApp(deps: InspectorDeps): Hono {
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const retire = deps.retire ?? retireSupport();
   const app = new Hono<Env>();
-  const small = bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.text('request body too large', 413) });
+  loginRoutes(app, auth);
+  app.use('*', operatorOnly(auth));
+  pageRoutes(app, deps, retire);
+  buttonRoutes(app, deps, retire);
+  app.onError((error, c) => {
+    log(`inspector: ${c.req.method} ${c.req.path} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return problem(c, 500, 'The inspector failed; see the server log.');
+  });
+  // Mounted inside a plain app, so the API server needs no knowledge of the inspector's context type.
+  return new Hono().route('/', app);
+}
 
+const smallBody = bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.text('request body too large', 413) });
+
+function loginRoutes(app: Hono<Env>, auth: OperatorAuth): void {
   app.get('/login', (c) => respond(c, loginPage()));
-  app.post('/login', small, async (c) => {
+  app.post('/login', smallBody, async (c) => {
     const token = String((await c.req.parseBody())['token'] ?? '');
     const operator = token === '' ? undefined : auth.operatorOfToken(token);
     if (!operator) return respond(c, loginPage('That is not an operator token.'), 401);
@@ -72,70 +85,75 @@ export function createInspectorApp(deps: InspectorDeps): Hono {
     });
     return c.redirect(BASE, 303);
   });
-
-  app.use('*', operatorOnly(auth));
   app.post('/logout', (c) => {
     deleteCookie(c, SESSION_COOKIE, { path: BASE });
     return c.redirect(`${BASE}/login`, 303);
   });
+}
 
+/** The tenant and note of a note route, when the tenant id is valid. */
+function noteParams(c: Context<Env>): { tenant: string; note: string } | undefined {
+  const { tenant = '', note = '' } = c.req.param() as Record<string, string>;
+  return TenantId.safeParse(tenant).success ? { tenant, note } : undefined;
+}
+
+function pageRoutes(app: Hono<Env>, deps: InspectorDeps, retire: RetireSupport): void {
   app.get('/', async (c) => respond(c, await runSearch(deps.db, c.get('operator'), c.req.query(), deps.tenants ?? [])));
-
   app.get('/tenants/:tenant/notes/:note', async (c) => {
-    const { tenant, note } = c.req.param();
-    if (!TenantId.safeParse(tenant).success) return notFound(c);
-    const data = await loadNotePage(deps.db, tenant, note);
-    if (!data) return notFound(c);
+    const p = noteParams(c);
+    const data = p && (await loadNotePage(deps.db, p.tenant, p.note));
+    if (!p || !data) return notFound(c);
     const workflowId = c.req.query('workflow');
     // Only this note's rollbacks: the page is not a window onto any workflow by id.
     const outcome =
-      workflowId?.startsWith(rollbackNoteId(tenant, note, '')) === true
+      workflowId?.startsWith(rollbackNoteId(p.tenant, p.note, '')) === true
         ? await deps.rollbacks.outcome(workflowId, 0)
         : undefined;
     return respond(c, notePage({ operator: c.get('operator'), data, retire, ...(outcome ? { outcome } : {}) }));
   });
-
   app.get('/tenants/:tenant/notes/:note/evidence', async (c) => {
-    const { tenant, note } = c.req.param();
-    if (!TenantId.safeParse(tenant).success) return notFound(c);
-    const data = await loadNotePage(deps.db, tenant, note);
-    if (!data) return notFound(c);
-    return respond(
-      c,
-      evidencePage(c.get('operator'), data.current, await openEvidence(deps.archive, tenant, data.versions)),
-    );
+    const p = noteParams(c);
+    const versions = p ? (await getNoteHistory(deps.db, { tenantId: p.tenant, noteId: p.note })).versions : [];
+    const current = versions.at(-1);
+    if (!p || !current) return notFound(c);
+    const opened = await openEvidence(deps.archive, p.tenant, versions);
+    return respond(c, evidencePage(c.get('operator'), current, opened));
   });
+}
 
-  const button = (request: (form: Record<string, unknown>) => RollbackRequest) => async (c: Context<Env>) => {
-    const { tenant, note } = c.req.param() as { tenant: string; note: string };
+/** A version number from a form: a positive integer, or NaN for the schema to refuse. */
+const versionField = (value: unknown): number =>
+  typeof value === 'string' && /^[1-9]\d{0,8}$/.test(value) ? Number(value) : Number.NaN;
+
+/**
+ * The buttons: each builds the workflow's input (operator from the session, never the form),
+ * starts rollbackNoteWorkflow, waits a little for it, and shows the note with the outcome.
+ */
+function buttonRoutes(app: Hono<Env>, deps: InspectorDeps, retire: RetireSupport): void {
+  const press = (request: (form: Record<string, unknown>) => RollbackRequest) => async (c: Context<Env>) => {
+    const p = noteParams(c);
     const form = await c.req.parseBody();
-    if (!TenantId.safeParse(tenant).success || !(await loadNotePage(deps.db, tenant, note))) return notFound(c);
+    if (!p || !(await getNote(deps.db, { tenantId: p.tenant, noteId: p.note }))) return notFound(c);
     const asked = request(form);
     if (asked.kind === 'retire' && !retire.enabled) return problem(c, 409, retire.why);
     const reason = String(form['reason'] ?? '').trim();
-    const built = rollbackInput({ tenantId: tenant, noteId: note }, asked, reason, c.get('operator'));
+    const built = rollbackInput({ tenantId: p.tenant, noteId: p.note }, asked, reason, c.get('operator'));
     if (!built.ok) return problem(c, 400, built.error);
-    const workflowId = await deps.rollbacks.start(tenant, note, built.input);
+    const workflowId = await deps.rollbacks.start(p.tenant, p.note, built.input);
     await deps.rollbacks.outcome(workflowId, deps.waitMs ?? 30_000);
-    return c.redirect(`${noteUrl(tenant, note)}?workflow=${encodeURIComponent(workflowId)}`, 303);
+    return c.redirect(`${noteUrl(p.tenant, p.note)}?workflow=${encodeURIComponent(workflowId)}`, 303);
   };
+  const note = '/tenants/:tenant/notes/:note';
   app.post(
-    '/tenants/:tenant/notes/:note/rollback',
-    small,
-    button((f) => ({ kind: 'version', toVersion: Number(f['toVersion']) })),
+    `${note}/rollback`,
+    smallBody,
+    press((f) => ({ kind: 'version', toVersion: versionField(f['toVersion']) })),
   );
   app.post(
-    '/tenants/:tenant/notes/:note/retire',
-    small,
-    button(() => ({ kind: 'retire' })),
+    `${note}/retire`,
+    smallBody,
+    press(() => ({ kind: 'retire' })),
   );
-
-  app.onError((error, c) => {
-    log(`inspector: ${c.req.method} ${c.req.path} failed: ${error instanceof Error ? error.message : String(error)}`);
-    return problem(c, 500, 'The inspector failed; see the server log.');
-  });
-  // Mounted inside a plain app, so the API server needs no knowledge of the inspector's context type.
-  return new Hono().route('/', app);
 }
 
 function problem(c: Context, status: 400 | 403 | 404 | 409 | 500, message: string): Response {

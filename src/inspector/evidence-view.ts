@@ -10,8 +10,13 @@ function evidenceRow(e: OpenedEvidence): Html {
     </h2>
     <p class="muted"><code>${e.ref.objectKey}</code> line ${e.ref.line}</p>
     <p class="muted">
-      cited sha256 <code>${e.ref.contentHash}</code>${
-        e.storedHash && e.storedHash !== e.ref.contentHash ? html`<br />stored sha256 <code>${e.storedHash}</code>` : ''
+      cited sha256 <code>${e.ref.contentHash}</code>
+      ${
+        e.storedHash
+          ? html`<br />stored line's sha256
+              <code>${e.storedHash}</code>
+              ${e.storedHash === e.ref.contentHash ? '(matches)' : html`<strong class="error">(differs)</strong>`}`
+          : ''
       }
     </p>
     ${e.detail ? html`<p class="error">${e.detail}</p>` : ''}

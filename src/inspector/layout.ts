@@ -22,6 +22,7 @@ th{font-weight:600;color:#4a5563}code,pre{font:12px/1.4 ui-monospace,monospace}p
 del{background:#fbd9d9;text-decoration:line-through}ins{background:#d5f2dc;text-decoration:none}
 form.inline{display:inline-flex;gap:6px;align-items:center;margin:4px 0}
 input,select,button{font:inherit;padding:3px 6px}button{cursor:pointer}button[disabled]{cursor:not-allowed}
+.version,.evidence{border-top:1px solid #d8dde3;padding-top:6px;margin-top:8px}
 .muted{color:#6b7280}.error{color:#991b1b;font-weight:600}.grid{display:flex;flex-wrap:wrap;gap:10px;align-items:end}
 .grid label{display:flex;flex-direction:column;font-size:12px;color:#4a5563}
 `);

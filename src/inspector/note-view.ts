@@ -135,6 +135,14 @@ export function notePage(v: NoteView): Html {
           ${current.scope.level}:${current.scope.key} · confidence ${current.confidence.toFixed(2)} · note
           <code>${current.noteId}</code> · tenant <code>${current.tenantId}</code>
         </p>
+        ${
+          current.supersededBy
+            ? html`<p>
+                Superseded by
+                <a href="${noteUrl(current.tenantId, current.supersededBy)}" id="successor">${current.supersededBy}</a>
+              </p>`
+            : ''
+        }
         <p><a href="${url}/evidence" id="open-evidence">Open its evidence from the archive</a></p>
         ${retireForm(v)}
       </section>

@@ -9,9 +9,12 @@ const show = (v: unknown): string =>
 
 /** Old and new text word by word: removed words struck through, added words highlighted. */
 export function wordDiff(before: string, after: string): Html {
+  const parts = diffWords(before, after);
+  // A replaced word reads "old new", not "oldnew".
+  const gap = (i: number) => (parts[i + 1]?.op === 'added' && !/\s$/.test(parts[i]?.text ?? '') ? ' ' : '');
   return html`<span class="diff"
-    >${diffWords(before, after).map((p) =>
-      p.op === 'same' ? p.text : p.op === 'removed' ? html`<del>${p.text}</del>` : html`<ins>${p.text}</ins>`,
+    >${parts.map((p, i) =>
+      p.op === 'same' ? p.text : p.op === 'removed' ? html`<del>${p.text}</del>${gap(i)}` : html`<ins>${p.text}</ins>`,
     )}</span
   >`;
 }

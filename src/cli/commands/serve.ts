@@ -4,7 +4,9 @@ import type { ServeOptions } from '../actions/serve.ts';
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('Serve the recall HTTP API (POST /v1/recall, bearer token per tenant from NOCTURNE_API_TOKENS)')
+    .description(
+      'Serve the recall HTTP API (POST /v1/recall, bearer token per tenant from NOCTURNE_API_TOKENS) and, with NOCTURNE_OPERATOR_TOKENS, the note inspector at /inspector',
+    )
     .option('--port <n>', 'port to listen on (default NOCTURNE_API_PORT, 8787)')
     .option('--host <address>', 'address to bind (default NOCTURNE_API_HOST, 127.0.0.1)')
     .addHelpText(
