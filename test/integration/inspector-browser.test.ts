@@ -101,9 +101,12 @@ describe('note inspector in a browser', () => {
     expect(await page.textContent('#operator')).toBe(OPERATOR);
 
     await page.fill('input[name=tenant]', tenantId);
-    await page.fill('input[name=text]', 'in cents');
+    await page.fill('input[name=text]', 'amounts');
     await page.click('#search button[type=submit]');
     await page.waitForSelector('#results');
+    // The active note behind the answer and the one it superseded, both found by the same words.
+    expect(await page.locator('#results tbody tr').count()).toBeGreaterThanOrEqual(2);
+    expect(await page.textContent('#results')).toContain('superseded');
     await shot('inspector-1-search.png');
     await page.click(`#results a:has-text(${JSON.stringify(claim)})`);
     await page.waitForSelector('#claim');
