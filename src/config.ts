@@ -97,6 +97,11 @@ export const envSchema = z.object({
    * secret out of the environment. Messages never echo the value (it holds secrets).
    */
   NOCTURNE_API_TOKENS: z.string().optional(),
+  /**
+   * Operators of the note inspector (`/inspector`): `name:token,name:sha256=<hex>,…`. The name is
+   * what the audit records as the actor of a rollback. A role apart from the tenants' tokens.
+   */
+  NOCTURNE_OPERATOR_TOKENS: z.string().optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -129,8 +134,8 @@ export interface Config {
     conflictThreshold: number;
     conflictCooldownSeconds: number;
   };
-  /** The recall HTTP API. Tokens are kept as sha256 digests only. */
-  api: { host: string; port: number; tokens: ApiToken[] };
+  /** The recall HTTP API and the note inspector. Tokens are kept as sha256 digests only. */
+  api: { host: string; port: number; tokens: ApiToken[]; operators: OperatorToken[] };
   dataDir: string;
   /** In CI a missing service is a failure, never a skip. */
   strictServices: boolean;
@@ -142,32 +147,70 @@ export interface ApiToken {
   sha256: string;
 }
 
+export interface OperatorToken {
+  /** Who the audit names when this token starts a rollback. */
+  operator: string;
+  /** sha256 hex digest of the operator token. */
+  sha256: string;
+}
+
 const API_TENANT = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const OPERATOR_NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
 /** A bearer token must be long enough not to be guessed. */
 export const MIN_API_TOKEN_LENGTH = 24;
 
 /** Parses NOCTURNE_API_TOKENS. Errors name the entry by position, never by its content. */
 export function parseApiTokens(value: string | undefined): ApiToken[] {
+  return parseNamedTokens(value, 'NOCTURNE_API_TOKENS', {
+    label: 'tenant',
+    valid: 'tenant id',
+    pattern: API_TENANT,
+  }).map(({ name, sha256 }) => ({
+    tenantId: name,
+    sha256,
+  }));
+}
+
+/** Parses NOCTURNE_OPERATOR_TOKENS (`operator:token` or `operator:sha256=<hex>`), like the tenant tokens. */
+export function parseOperatorTokens(value: string | undefined): OperatorToken[] {
+  return parseNamedTokens(value, 'NOCTURNE_OPERATOR_TOKENS', {
+    label: 'operator',
+    valid: 'operator name',
+    pattern: OPERATOR_NAME,
+  }).map(({ name, sha256 }) => ({
+    operator: name,
+    sha256,
+  }));
+}
+
+function parseNamedTokens(
+  value: string | undefined,
+  variable: string,
+  name: { label: string; valid: string; pattern: RegExp },
+): Array<{ name: string; sha256: string }> {
   if (value === undefined || value.trim() === '') return [];
   return value.split(',').map((raw, i) => {
     const entry = raw.trim();
     const colon = entry.indexOf(':');
-    const tenantId = colon > 0 ? entry.slice(0, colon) : '';
+    const owner = colon > 0 ? entry.slice(0, colon) : '';
     const secret = colon > 0 ? entry.slice(colon + 1) : '';
-    const where = `invalid configuration: NOCTURNE_API_TOKENS: entry ${i + 1}`;
-    if (!API_TENANT.test(tenantId))
-      throw new ConfigError(`${where}: expected tenant:token or tenant:sha256=<64 hex digits> with a valid tenant id`);
+    const where = `invalid configuration: ${variable}: entry ${i + 1}`;
+    const { label } = name;
+    if (!name.pattern.test(owner))
+      throw new ConfigError(
+        `${where}: expected ${label}:token or ${label}:sha256=<64 hex digits> with a valid ${name.valid}`,
+      );
     if (secret.startsWith('sha256=')) {
       const digest = secret.slice('sha256='.length).toLowerCase();
       if (!/^[0-9a-f]{64}$/.test(digest)) throw new ConfigError(`${where}: sha256= must be followed by 64 hex digits`);
-      return { tenantId, sha256: digest };
+      return { name: owner, sha256: digest };
     }
     if (secret.length < MIN_API_TOKEN_LENGTH || /[\s,]/.test(secret)) {
       throw new ConfigError(
         `${where}: the token must be at least ${MIN_API_TOKEN_LENGTH} characters without spaces or commas`,
       );
     }
-    return { tenantId, sha256: createHash('sha256').update(secret).digest('hex') };
+    return { name: owner, sha256: createHash('sha256').update(secret).digest('hex') };
   });
 }
 
@@ -223,7 +266,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       conflictThreshold: e.NOCTURNE_CONFLICT_THRESHOLD,
       conflictCooldownSeconds: e.NOCTURNE_CONFLICT_COOLDOWN_SECONDS,
     },
-    api: { host: e.NOCTURNE_API_HOST, port: e.NOCTURNE_API_PORT, tokens: parseApiTokens(e.NOCTURNE_API_TOKENS) },
+    api: {
+      host: e.NOCTURNE_API_HOST,
+      port: e.NOCTURNE_API_PORT,
+      tokens: parseApiTokens(e.NOCTURNE_API_TOKENS),
+      operators: parseOperatorTokens(e.NOCTURNE_OPERATOR_TOKENS),
+    },
     dataDir: e.NOCTURNE_DATA_DIR,
     strictServices: e.NOCTURNE_STRICT_SERVICES ?? e.CI ?? false,
   };

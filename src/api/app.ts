@@ -23,6 +23,8 @@ export interface ApiAppDeps {
   conflicts?: ConflictReporter;
   recallOptions?: RecallOptions;
   clock?: () => Date;
+  /** The operators' note inspector (src/inspector), mounted at /inspector when given. */
+  inspector?: Hono;
   /** Where unexpected server errors are reported (never request bodies or tokens). @default stderr */
   log?: (line: string) => void;
 }
@@ -57,6 +59,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
     if (!auth.ok) return fail(401, 'unauthorized', auth.reason);
     return handleMcpRequest(c.req.raw, { service, tenantId: auth.tenantId, log });
   });
+  if (deps.inspector) app.route('/inspector', deps.inspector);
   app.notFound(() => fail(404, 'not_found', 'no such route; see /docs'));
   app.onError((error, c) => {
     if (error instanceof ApiFailure) return fail(error.status, error.code, error.reason);

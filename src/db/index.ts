@@ -32,6 +32,7 @@ export {
   type NoteHistory,
 } from './notes/read.ts';
 export { selectCurrentVersion, selectCurrentVersionsPage, selectNoteVersions } from './notes/read-queries.ts';
+export { selectNotesMatching, type NoteSearch } from './notes/search-queries.ts';
 export { selectAppliedBatch } from './notes/write-queries.ts';
 export { NoteVersionRow, VERSION_COLUMNS } from './notes/version-row.ts';
 export {
@@ -50,7 +51,7 @@ export { verifyAuditChain, type AuditChainReport } from './audit/verify.ts';
 // Consolidation runs and their working state.
 export { insertRun, updateRun, getRun, type NewRun, type RunUpdate } from './runs.ts';
 export * from './run-work.ts';
-export { insertMemoryUsage, MemoryUsageRow, selectUsageForTasks } from './memory-usage.ts';
+export { insertMemoryUsage, MemoryUsageRow, selectUsageForTasks, selectUsageForNote } from './memory-usage.ts';
 export { insertFeedback, selectPendingFeedback, FeedbackRow } from './feedback.ts';
 
 // Embedding rebuilds.

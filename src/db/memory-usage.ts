@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IsoDateTime } from '../contracts/ids.ts';
 import type { Db, Queryable } from './db.ts';
+import { isoColumn } from './rows.ts';
 import { withTenant } from './tenant.ts';
 
 export const MemoryUsageRow = z.object({
@@ -57,6 +58,38 @@ export async function selectUsageForTasks(
     z
       .object({ task_id: z.string(), note_id: z.string(), version: z.coerce.number().int() })
       .transform((x) => ({ taskId: x.task_id, noteId: x.note_id, version: x.version }))
+      .parse(r),
+  );
+}
+
+/** The usage log of one note (every version), newest first: which tasks recall gave it to. */
+export async function selectUsageForNote(
+  tx: Queryable,
+  p: { tenantId: string; noteId: string; limit: number },
+): Promise<MemoryUsageRow[]> {
+  const { rows } = await tx.query(
+    `SELECT task_id, note_id, version, rank, score, at FROM memory_usage
+      WHERE tenant_id = $1 AND note_id = $2 ORDER BY at DESC, task_id LIMIT $3`,
+    [p.tenantId, p.noteId, p.limit],
+  );
+  return rows.map((r) =>
+    z
+      .object({
+        task_id: z.string(),
+        note_id: z.string(),
+        version: z.coerce.number().int(),
+        rank: z.coerce.number().int(),
+        score: z.coerce.number(),
+        at: isoColumn,
+      })
+      .transform((x): MemoryUsageRow => ({
+        taskId: x.task_id,
+        noteId: x.note_id,
+        version: x.version,
+        rank: x.rank,
+        score: x.score,
+        at: x.at,
+      }))
       .parse(r),
   );
 }

@@ -80,7 +80,7 @@ describe('parseConfig', () => {
   });
 
   it('reads the recall API: loopback by default, tokens kept only as sha256 digests', () => {
-    expect(parseConfig({}).api).toEqual({ host: '127.0.0.1', port: 8787, tokens: [] });
+    expect(parseConfig({}).api).toEqual({ host: '127.0.0.1', port: 8787, tokens: [], operators: [] });
     const secret = 'a-long-enough-bearer-token-0001';
     const digest = createHash('sha256').update('other-tenant-token-000000001').digest('hex');
     const c = parseConfig({
@@ -107,6 +107,20 @@ describe('parseConfig', () => {
     } catch (error) {
       expect((error as Error).message).not.toMatch(/short|bearer-token|abc/);
     }
+  });
+
+  it('reads operator tokens apart from tenant tokens: the name is the audit actor, the secret a digest', () => {
+    const secret = 'an-operator-token-long-enough-01';
+    const c = parseConfig({ NOCTURNE_OPERATOR_TOKENS: `ada@ops:${secret}`, NOCTURNE_API_TOKENS: `acme:${secret}x` });
+    expect(c.api.operators).toEqual([
+      { operator: 'ada@ops', sha256: createHash('sha256').update(secret).digest('hex') },
+    ]);
+    expect(c.api.tokens.map((t) => t.tenantId)).toEqual(['acme']);
+    expect(JSON.stringify(c)).not.toContain(secret);
+    expect(() => parseConfig({ NOCTURNE_OPERATOR_TOKENS: 'ada:short' })).toThrow(
+      /NOCTURNE_OPERATOR_TOKENS: entry 1: the token must be at least 24/,
+    );
+    expect(() => parseConfig({ NOCTURNE_OPERATOR_TOKENS: `:${secret}` })).toThrow(/expected operator:token/);
   });
 
   it('treats empty variables as unset', () => {

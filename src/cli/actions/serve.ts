@@ -1,7 +1,10 @@
+import type { Hono } from 'hono';
 import { createApiApp } from '../../api/app.ts';
 import { listen } from '../../api/server.ts';
+import type { ArchiveStore } from '../../archive/index.ts';
 import { loadConfig, type Config } from '../../config.ts';
-import { openArchiveStore, openRecallEmbedder, withDb } from '../../runtime.ts';
+import type { Db } from '../../db/index.ts';
+import { connectTemporal, openArchiveStore, openRecallEmbedder, withDb, type TemporalClient } from '../../runtime.ts';
 import { UsageError } from '../errors.ts';
 import { warn } from '../output.ts';
 
@@ -13,7 +16,10 @@ export interface ServeOptions {
 /** How long a conflict report waits for an unreachable Temporal before answering 503. */
 const TEMPORAL_CONNECT_TIMEOUT_MS = 5000;
 
-/** `nocturne serve`: the agents' HTTP API and MCP endpoint until SIGINT/SIGTERM. */
+/**
+ * `nocturne serve`: the agents' HTTP API and MCP endpoint (and the note inspector when
+ * operators are configured) until SIGINT/SIGTERM.
+ */
 export async function serveCommand(opts: ServeOptions): Promise<void> {
   const config = loadConfig();
   const port = opts.port === undefined ? config.api.port : parsePort(opts.port);
@@ -25,11 +31,24 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   const conflicts = await lazyConflicts(config);
   try {
     await withDb(config, async (db) => {
-      const app = createApiApp({ db, embedder, archive, conflicts, tokens: config.api.tokens });
+      const inspector = config.api.operators.length > 0 ? await openInspector(config, db) : undefined;
+      const app = createApiApp({
+        db,
+        embedder,
+        archive,
+        conflicts,
+        tokens: config.api.tokens,
+        ...(inspector ? { inspector: inspector.app } : {}),
+      });
       const server = await listen(app, { host, port });
       const tenants = new Set(config.api.tokens.map((t) => t.tenantId)).size;
       warn(
         `Nocturne API on ${server.url} (/v1, /mcp, docs at /docs) for ${tenants} tenant(s); embeddings ${embedder.name}`,
+      );
+      warn(
+        inspector
+          ? `note inspector on ${server.url}/inspector for ${config.api.operators.length} operator(s)`
+          : 'note inspector off (no NOCTURNE_OPERATOR_TOKENS)',
       );
       if (host !== '127.0.0.1' && host !== '::1' && host !== 'localhost')
         warn(`warning: bound to ${host}, not loopback: put TLS in front of it`);
@@ -39,6 +58,7 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
       });
       warn('Nocturne API: stopping');
       await server.close();
+      await inspector?.close();
     });
   } finally {
     await conflicts.close();
@@ -48,10 +68,7 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
 
 /** Temporal is connected on the first conflict report, so the API serves recall while Temporal is down. */
 async function lazyConflicts(config: Config) {
-  const [{ createLazyConflictReporter }, { connectTemporal }] = await Promise.all([
-    import('../../conflicts/lazy-reporter.ts'),
-    import('../../runtime.ts'),
-  ]);
+  const { createLazyConflictReporter } = await import('../../conflicts/lazy-reporter.ts');
   return createLazyConflictReporter({
     connect: () => connectTemporal(config, { connectTimeoutMs: TEMPORAL_CONNECT_TIMEOUT_MS }),
     describe: `Temporal at ${config.temporal.address}`,
@@ -59,6 +76,30 @@ async function lazyConflicts(config: Config) {
     threshold: config.triggers.conflictThreshold,
     cooldownSeconds: config.triggers.conflictCooldownSeconds,
   });
+}
+
+/** The inspector's archive and (on first button press) Temporal client, and how to close them. */
+async function openInspector(config: Config, db: Db): Promise<{ app: Hono; close(): Promise<void> }> {
+  const { createInspectorApp, temporalRollbackLauncher } = await import('../../inspector/index.ts');
+  const archive: ArchiveStore = await openArchiveStore(config);
+  let temporal: Promise<TemporalClient> | undefined;
+  const app = createInspectorApp({
+    db,
+    archive,
+    operators: config.api.operators,
+    tenants: [...new Set(config.api.tokens.map((t) => t.tenantId))].sort(),
+    rollbacks: temporalRollbackLauncher({
+      client: async () => (await (temporal ??= connectTemporal(config))).client,
+      taskQueue: config.temporal.taskQueue,
+    }),
+  });
+  return {
+    app,
+    async close() {
+      await archive.close();
+      if (temporal) await (await temporal).close();
+    },
+  };
 }
 
 function parsePort(value: string): number {
