@@ -32,8 +32,16 @@ export const envSchema = z.object({
   TEMPORAL_ADDRESS: hostPort.default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   NOCTURNE_TASK_QUEUE: z.string().min(1).default('nocturne'),
-  /** Absent → the embedded PGlite store under NOCTURNE_DATA_DIR. */
+  /**
+   * The runtime login (NOSUPERUSER NOBYPASSRLS, acting as the app role only: docs/SECURITY.md).
+   * Absent → the embedded PGlite store under NOCTURNE_DATA_DIR.
+   */
   DATABASE_URL: databaseUrl.optional(),
+  /**
+   * The owner login that applies migrations before the runtime login connects. Absent →
+   * migrations run through DATABASE_URL (only a login that owns the schema can apply them).
+   */
+  NOCTURNE_MIGRATION_DATABASE_URL: databaseUrl.optional(),
   NOCTURNE_DATA_DIR: z.string().min(1).default('var'),
   NOCTURNE_ARCHIVE_URI: archiveUri.optional(),
   S3_ENDPOINT: httpUrl.optional(),
@@ -83,7 +91,7 @@ export type Env = z.infer<typeof envSchema>;
 export interface Config {
   temporal: { address: string; namespace: string; taskQueue: string };
   /** `kind: 'pglite'` is the embedded default, used when DATABASE_URL is absent. */
-  database: { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
+  database: { kind: 'postgres'; url: string; migrationUrl?: string } | { kind: 'pglite'; dataDir: string };
   archive: {
     uri: string;
     producer: string;
@@ -169,9 +177,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   return {
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.NOCTURNE_TASK_QUEUE },
-    database: e.DATABASE_URL
-      ? { kind: 'postgres', url: e.DATABASE_URL }
-      : { kind: 'pglite', dataDir: `${e.NOCTURNE_DATA_DIR}/pglite` },
+    database: databaseConfig(e),
     archive: {
       uri: archiveUriValue,
       producer: e.NOCTURNE_PRODUCER ?? 'nocturne',
@@ -200,6 +206,18 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     dataDir: e.NOCTURNE_DATA_DIR,
     strictServices: e.NOCTURNE_STRICT_SERVICES ?? e.CI ?? false,
   };
+}
+
+function databaseConfig(e: Env): Config['database'] {
+  if (!e.DATABASE_URL) {
+    if (e.NOCTURNE_MIGRATION_DATABASE_URL)
+      throw new ConfigError(
+        'invalid configuration: DATABASE_URL: required when NOCTURNE_MIGRATION_DATABASE_URL is set',
+      );
+    return { kind: 'pglite', dataDir: `${e.NOCTURNE_DATA_DIR}/pglite` };
+  }
+  const migration = e.NOCTURNE_MIGRATION_DATABASE_URL;
+  return { kind: 'postgres', url: e.DATABASE_URL, ...(migration ? { migrationUrl: migration } : {}) };
 }
 
 function llmConfig(e: Env): Config['llm'] {

@@ -16,7 +16,11 @@ export interface Queryable {
   query(text: string, params?: readonly unknown[]): Promise<QueryResult>;
 }
 
-export interface Db extends Queryable {
+/**
+ * What a driver offers: statements, transactions and sessions without any tenant. Only src/db's
+ * own files (withTenant, the migration runner) and `unscoped.ts` (tools and tests) reach it.
+ */
+export interface DbDriver extends Queryable {
   readonly driver: 'postgres' | 'pglite';
   /**
    * Runs `fn` inside BEGIN … COMMIT on one connection; any throw rolls back and is rethrown.
@@ -29,6 +33,28 @@ export interface Db extends Queryable {
    */
   session<T>(fn: (conn: SessionConnection) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** The key a Db keeps its driver under; index.ts does not export it. */
+export const DRIVER: unique symbol = Symbol('nocturne.db.driver');
+
+/**
+ * The note store as the product sees it: opened, passed to store operations and `withTenant`,
+ * closed. It has no query method of its own, so product code cannot run a statement outside a
+ * tenant transaction (on the server the runtime login would see no tenant's rows anyway).
+ */
+export interface Db {
+  readonly driver: 'postgres' | 'pglite';
+  close(): Promise<void>;
+  readonly [DRIVER]: DbDriver;
+}
+
+export function wrapDriver(driver: DbDriver): Db {
+  return { driver: driver.driver, close: () => driver.close(), [DRIVER]: driver };
+}
+
+export function driverOf(db: Db): DbDriver {
+  return db[DRIVER];
 }
 
 export interface SessionConnection extends Queryable {

@@ -13,9 +13,21 @@ export interface OpenDbOptions {
   migrate?: boolean;
 }
 
+/** Applies pending migrations as the owner login, on a connection of its own closed afterwards. */
+async function migrateAsOwner(url: string, options: OpenDbOptions): Promise<void> {
+  const owner = createPgDb({ url, maxConnections: 1, ...(options.schema ? { schema: options.schema } : {}) });
+  try {
+    await runMigrations(owner, { dimension: options.dimension, ...(options.schema ? { schema: options.schema } : {}) });
+  } finally {
+    await owner.close();
+  }
+}
+
 /**
  * Opens the note store named by `config.database` and brings its schema up to date, so every
- * caller gets a store it can use (and a dimension mismatch fails here, at start-up).
+ * caller gets a store it can use (and a dimension mismatch fails here, at start-up). On a
+ * server with a `migrationUrl`, the owner login migrates and the returned store uses the
+ * runtime login (`url`), which can act as the app role only.
  * `{ kind: 'pglite', dataDir: ':memory:' }` opens a throw-away in-memory store (tests).
  */
 export async function openDb(database: Config['database'], options: OpenDbOptions): Promise<Db> {
@@ -25,7 +37,9 @@ export async function openDb(database: Config['database'], options: OpenDbOption
       : await createPgliteDb(database.dataDir === ':memory:' ? {} : { dataDir: database.dataDir });
   if (options.migrate === false) return db;
   try {
-    await runMigrations(db, { dimension: options.dimension, ...(options.schema ? { schema: options.schema } : {}) });
+    if (database.kind === 'postgres' && database.migrationUrl) await migrateAsOwner(database.migrationUrl, options);
+    else
+      await runMigrations(db, { dimension: options.dimension, ...(options.schema ? { schema: options.schema } : {}) });
     return db;
   } catch (error) {
     await db.close();
