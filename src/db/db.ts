@@ -1,3 +1,5 @@
+import type { AuditKey } from './audit/keyed.ts';
+
 /**
  * The one small database port every store function takes. Two drivers implement it:
  * `pg` (a server) and PGlite (the embedded default), so the same queries, migrations and
@@ -37,6 +39,8 @@ export interface DbDriver extends Queryable {
 
 /** The key a Db keeps its driver under; index.ts does not export it. */
 export const DRIVER: unique symbol = Symbol('nocturne.db.driver');
+/** The key a Db keeps the audit key under (held by the process, never stored in the database). */
+export const AUDIT_KEY: unique symbol = Symbol('nocturne.db.auditKey');
 
 /**
  * The note store as the product sees it: opened, passed to store operations and `withTenant`,
@@ -47,14 +51,30 @@ export interface Db {
   readonly driver: 'postgres' | 'pglite';
   close(): Promise<void>;
   readonly [DRIVER]: DbDriver;
+  readonly [AUDIT_KEY]?: AuditKey;
 }
 
-export function wrapDriver(driver: DbDriver): Db {
-  return { driver: driver.driver, close: () => driver.close(), [DRIVER]: driver };
+export function wrapDriver(driver: DbDriver, auditKey?: AuditKey): Db {
+  return {
+    driver: driver.driver,
+    close: () => driver.close(),
+    [DRIVER]: driver,
+    ...(auditKey ? { [AUDIT_KEY]: auditKey } : {}),
+  };
 }
 
 export function driverOf(db: Db): DbDriver {
   return db[DRIVER];
+}
+
+/** The same store, signing and verifying audit entries with `key`. */
+export function withAuditKey(db: Db, key: AuditKey | undefined): Db {
+  return key ? wrapDriver(driverOf(db), key) : db;
+}
+
+/** The key audit entries are signed and verified with, or undefined (legacy entries only). */
+export function auditKeyOf(db: Db): AuditKey | undefined {
+  return db[AUDIT_KEY];
 }
 
 export interface SessionConnection extends Queryable {

@@ -48,7 +48,8 @@ export {
   type VersionAction,
 } from './notes/ops.ts';
 export { diffVersions, DIFFED_FIELDS, type VersionDiff, type FieldChange } from './notes/diff.ts';
-export { verifyAuditChain, type AuditChainReport } from './audit/verify.ts';
+export { verifyAuditChain, type AuditChainReport, type AuditAnchor } from './audit/verify.ts';
+export { getAuditHead } from './audit/head.ts';
 
 // Consolidation runs and their working state.
 export { insertRun, updateRun, getRun, type NewRun, type RunUpdate } from './runs.ts';

@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
-import type { Db } from './db.ts';
+import { auditKey } from './audit/keyed.ts';
+import { type Db, withAuditKey } from './db.ts';
 import { runMigrations } from './migrate.ts';
 import { createPgDb } from './pg-driver.ts';
 import { createPgliteDb } from './pglite-driver.ts';
@@ -9,6 +10,8 @@ export interface OpenDbOptions {
   dimension: number;
   /** Schema for the tables (postgres only). @default the server's search_path */
   schema?: string;
+  /** NOCTURNE_AUDIT_KEY: audit entries are keyed (HMAC) with it. Absent → legacy sha256 entries. */
+  auditKey?: string;
   /** Apply pending migrations before returning. @default true */
   migrate?: boolean;
 }
@@ -31,10 +34,11 @@ async function migrateAsOwner(url: string, options: OpenDbOptions): Promise<void
  * `{ kind: 'pglite', dataDir: ':memory:' }` opens a throw-away in-memory store (tests).
  */
 export async function openDb(database: Config['database'], options: OpenDbOptions): Promise<Db> {
-  const db =
+  const opened =
     database.kind === 'postgres'
       ? createPgDb({ url: database.url, ...(options.schema ? { schema: options.schema } : {}) })
       : await createPgliteDb(database.dataDir === ':memory:' ? {} : { dataDir: database.dataDir });
+  const db = withAuditKey(opened, options.auditKey ? auditKey(options.auditKey) : undefined);
   if (options.migrate === false) return db;
   try {
     if (database.kind === 'postgres' && database.migrationUrl) await migrateAsOwner(database.migrationUrl, options);

@@ -3,6 +3,8 @@
  * Tests and the stack scripts both read them from here, so there is one place to change a port.
  * These credentials protect a developer's loopback-only servers; production supplies its own.
  */
+import { stackAuditKey } from './audit-key.ts';
+
 /**
  * PostgreSQL's port, overridable so a second cluster (another checkout's `var/`) can run beside
  * the usual one, e.g. to try a change to the stack's roles without touching a shared server.
@@ -57,5 +59,6 @@ export function stackEnv(): Record<string, string> {
     NOCTURNE_EMBEDDING_URL: `http://${host}:${embeddings.port}/v1`,
     NOCTURNE_EMBEDDING_MODEL: embeddings.model,
     NOCTURNE_EMBEDDING_DIM: String(embeddings.dimension),
+    NOCTURNE_AUDIT_KEY: stackAuditKey(),
   };
 }

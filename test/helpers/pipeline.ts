@@ -51,7 +51,11 @@ export interface Pipeline {
 
 /** The real pipeline in this process: note store, archive, a running worker and a client. */
 export async function startPipeline(config: Config, schema: string): Promise<Pipeline> {
-  const db = await openDb(config.database, { dimension: config.embedding.dimension, schema });
+  const db = await openDb(config.database, {
+    dimension: config.embedding.dimension,
+    schema,
+    ...(config.audit.key ? { auditKey: config.audit.key } : {}),
+  });
   const archive = openArchive(config.archive);
   const handle = await createWorker(config, { db, log: () => {} });
   const running = handle.run();

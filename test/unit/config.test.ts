@@ -38,6 +38,23 @@ describe('parseConfig', () => {
     });
   });
 
+  it('requires the audit key in production, and reads it elsewhere when given', () => {
+    expect(() => parseConfig({ NOCTURNE_ENV: 'production' })).toThrow(
+      /NOCTURNE_AUDIT_KEY: required when NOCTURNE_ENV=production/,
+    );
+    expect(parseConfig({}).audit).toEqual({});
+    const key = 'a-secret-of-at-least-32-characters-long';
+    expect(parseConfig({ NOCTURNE_ENV: 'production', NOCTURNE_AUDIT_KEY: key }).audit).toEqual({ key });
+    expect(() => parseConfig({ NOCTURNE_AUDIT_KEY: 'short-key' })).toThrow(
+      /NOCTURNE_AUDIT_KEY: at least 32 characters/,
+    );
+    try {
+      parseConfig({ NOCTURNE_AUDIT_KEY: 'short-key' });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('short-key');
+    }
+  });
+
   it.each([
     [{ NOCTURNE_MIGRATION_DATABASE_URL: 'postgres://o:q@h:5432/db' }, /DATABASE_URL: required when/],
     [
