@@ -42,9 +42,24 @@ export const envSchema = z.object({
   TEMPORAL_ADDRESS: hostPort.default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   NOCTURNE_TASK_QUEUE: z.string().min(1).default('nocturne'),
-  /** Absent → the embedded PGlite store under NOCTURNE_DATA_DIR. */
+  /**
+   * The runtime login (NOSUPERUSER NOBYPASSRLS, acting as the app role only: docs/SECURITY.md).
+   * Absent → the embedded PGlite store under NOCTURNE_DATA_DIR.
+   */
   DATABASE_URL: databaseUrl.optional(),
+  /**
+   * The owner login that applies migrations before the runtime login connects. Absent →
+   * migrations run through DATABASE_URL (only a login that owns the schema can apply them).
+   */
+  NOCTURNE_MIGRATION_DATABASE_URL: databaseUrl.optional(),
   NOCTURNE_DATA_DIR: z.string().min(1).default('var'),
+  /** `production` refuses to start without the secrets a deployment must hold (NOCTURNE_AUDIT_KEY). */
+  NOCTURNE_ENV: z.enum(['development', 'production']).default('development'),
+  /**
+   * The audit chain's HMAC key, kept outside the database (docs/SECURITY.md). Absent outside
+   * production → legacy unkeyed entries. Messages never echo the value.
+   */
+  NOCTURNE_AUDIT_KEY: z.string().min(32, 'at least 32 characters').optional(),
   NOCTURNE_ARCHIVE_URI: archiveUri.optional(),
   S3_ENDPOINT: httpUrl.optional(),
   S3_REGION: z.string().min(1).default('us-east-1'),
@@ -109,7 +124,9 @@ export type Env = z.infer<typeof envSchema>;
 export interface Config {
   temporal: { address: string; namespace: string; taskQueue: string };
   /** `kind: 'pglite'` is the embedded default, used when DATABASE_URL is absent. */
-  database: { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
+  database: { kind: 'postgres'; url: string; migrationUrl?: string } | { kind: 'pglite'; dataDir: string };
+  /** The audit chain: its HMAC key, when configured. */
+  audit: { key?: string };
   archive: {
     uri: string;
     producer: string;
@@ -237,9 +254,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   return {
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.NOCTURNE_TASK_QUEUE },
-    database: e.DATABASE_URL
-      ? { kind: 'postgres', url: e.DATABASE_URL }
-      : { kind: 'pglite', dataDir: `${e.NOCTURNE_DATA_DIR}/pglite` },
+    database: databaseConfig(e),
+    audit: auditConfig(e),
     archive: {
       uri: archiveUriValue,
       producer: e.NOCTURNE_PRODUCER ?? 'nocturne',
@@ -275,6 +291,28 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     dataDir: e.NOCTURNE_DATA_DIR,
     strictServices: e.NOCTURNE_STRICT_SERVICES ?? e.CI ?? false,
   };
+}
+
+function auditConfig(e: Env): Config['audit'] {
+  if (e.NOCTURNE_AUDIT_KEY) return { key: e.NOCTURNE_AUDIT_KEY };
+  if (e.NOCTURNE_ENV === 'production') {
+    throw new ConfigError(
+      'invalid configuration: NOCTURNE_AUDIT_KEY: required when NOCTURNE_ENV=production (a secret of at least 32 characters, kept outside the database, that keys the audit chain)',
+    );
+  }
+  return {};
+}
+
+function databaseConfig(e: Env): Config['database'] {
+  if (!e.DATABASE_URL) {
+    if (e.NOCTURNE_MIGRATION_DATABASE_URL)
+      throw new ConfigError(
+        'invalid configuration: DATABASE_URL: required when NOCTURNE_MIGRATION_DATABASE_URL is set',
+      );
+    return { kind: 'pglite', dataDir: `${e.NOCTURNE_DATA_DIR}/pglite` };
+  }
+  const migration = e.NOCTURNE_MIGRATION_DATABASE_URL;
+  return { kind: 'postgres', url: e.DATABASE_URL, ...(migration ? { migrationUrl: migration } : {}) };
 }
 
 function llmConfig(e: Env): Config['llm'] {

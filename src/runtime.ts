@@ -65,7 +65,8 @@ export interface NoteStoreOptions {
 }
 
 /** What the note store needs of the config (benchmarks pass a bare URL and dimension). */
-export type NoteStoreConfig = Pick<Config, 'database'> & { embedding: Pick<Config['embedding'], 'dimension'> };
+export type NoteStoreConfig = Pick<Config, 'database'> &
+  Partial<Pick<Config, 'audit'>> & { embedding: Pick<Config['embedding'], 'dimension'> };
 
 /** The note store named by the config, migrated to the current schema. */
 export async function openNoteStore(config: NoteStoreConfig, options: NoteStoreOptions = {}): Promise<Db> {
@@ -73,6 +74,7 @@ export async function openNoteStore(config: NoteStoreConfig, options: NoteStoreO
   return openDb(config.database, {
     dimension: config.embedding.dimension,
     ...(options.schema ? { schema: options.schema } : {}),
+    ...(config.audit?.key ? { auditKey: config.audit.key } : {}),
   });
 }
 

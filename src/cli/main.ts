@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { EXIT, UsageError } from './errors.ts';
 import { registerArchive } from './commands/archive.ts';
+import { registerAudit } from './commands/audit.ts';
 import { registerConflict } from './commands/conflict.ts';
 import { registerErase } from './commands/erase.ts';
 import { registerIndex } from './commands/index-records.ts';
@@ -48,6 +49,7 @@ export function buildProgram(options: MainOptions = {}): Command {
     registerConflict,
     registerRollback,
     registerErase,
+    registerAudit,
     registerIndex,
     ...(options.extensions ?? []),
   ]) {

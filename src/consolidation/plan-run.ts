@@ -1,3 +1,4 @@
+import { publishAuditHead } from '../audit/anchor.ts';
 import { FailureType } from '../contracts/failure-types.ts';
 import { samplingWeight, weightedSample } from '../../policies/sampling.ts';
 import type { Budget, RunCounts, Spent } from '../contracts/run.ts';
@@ -117,8 +118,11 @@ async function focusedKeys(
   );
 }
 
-/** Writes the run's outcome and returns the note versions it changed (what an operator reads). */
-export async function finishRun(ports: Pick<Ports, 'db' | 'clock'>, input: FinishRunInput) {
+/**
+ * Writes the run's outcome, publishes the tenant's audit chain head to the archive (write-once,
+ * src/audit/anchor.ts) and returns the note versions it changed (what an operator reads).
+ */
+export async function finishRun(ports: Pick<Ports, 'db' | 'clock' | 'archive'>, input: FinishRunInput) {
   const ok = await updateRun(ports.db, {
     tenantId: input.tenantId,
     runId: input.runId,
@@ -128,6 +132,7 @@ export async function finishRun(ports: Pick<Ports, 'db' | 'clock'>, input: Finis
     finishedAt: nowOf(ports).toISOString(),
   });
   if (!ok) throw new PermanentFailure(`run ${input.runId} not found`, FailureType.RunNotFound);
+  await publishAuditHead(ports, input.tenantId);
   const run = await getRun(ports.db, { tenantId: input.tenantId, runId: input.runId });
   const changed = run?.changedVersions ?? [];
   return {

@@ -28,5 +28,13 @@ export const AuditEntry = z.object({
   reason: z.string(),
   prevHash: z.string().regex(/^[0-9a-f]{64}$/),
   hash: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Id of the key whose HMAC `hash` is; null or absent: a legacy entry (unkeyed sha256). */
+  keyId: z.string().nullable().optional(),
+  /** sha256 of the recorded version's claim, structure and evidence (keyed entries). */
+  versionDigest: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable()
+    .optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;

@@ -25,5 +25,7 @@ export const FailureType = {
   NoteErased: 'NoteErased',
   InvalidRollbackTarget: 'InvalidRollbackTarget',
   ErasureOrder: 'ErasureOrder',
+  /** The archive already holds another chain head at this seq: the chain was rewritten since. */
+  AuditHeadConflict: 'AuditHeadConflict',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];

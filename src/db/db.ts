@@ -1,3 +1,5 @@
+import type { AuditKey } from './audit/keyed.ts';
+
 /**
  * The one small database port every store function takes. Two drivers implement it:
  * `pg` (a server) and PGlite (the embedded default), so the same queries, migrations and
@@ -16,7 +18,11 @@ export interface Queryable {
   query(text: string, params?: readonly unknown[]): Promise<QueryResult>;
 }
 
-export interface Db extends Queryable {
+/**
+ * What a driver offers: statements, transactions and sessions without any tenant. Only src/db's
+ * own files (withTenant, the migration runner) and `unscoped.ts` (tools and tests) reach it.
+ */
+export interface DbDriver extends Queryable {
   readonly driver: 'postgres' | 'pglite';
   /**
    * Runs `fn` inside BEGIN … COMMIT on one connection; any throw rolls back and is rethrown.
@@ -29,6 +35,46 @@ export interface Db extends Queryable {
    */
   session<T>(fn: (conn: SessionConnection) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** The key a Db keeps its driver under; index.ts does not export it. */
+export const DRIVER: unique symbol = Symbol('nocturne.db.driver');
+/** The key a Db keeps the audit key under (held by the process, never stored in the database). */
+export const AUDIT_KEY: unique symbol = Symbol('nocturne.db.auditKey');
+
+/**
+ * The note store as the product sees it: opened, passed to store operations and `withTenant`,
+ * closed. It has no query method of its own, so product code cannot run a statement outside a
+ * tenant transaction (on the server the runtime login would see no tenant's rows anyway).
+ */
+export interface Db {
+  readonly driver: 'postgres' | 'pglite';
+  close(): Promise<void>;
+  readonly [DRIVER]: DbDriver;
+  readonly [AUDIT_KEY]?: AuditKey;
+}
+
+export function wrapDriver(driver: DbDriver, auditKey?: AuditKey): Db {
+  return {
+    driver: driver.driver,
+    close: () => driver.close(),
+    [DRIVER]: driver,
+    ...(auditKey ? { [AUDIT_KEY]: auditKey } : {}),
+  };
+}
+
+export function driverOf(db: Db): DbDriver {
+  return db[DRIVER];
+}
+
+/** The same store, signing and verifying audit entries with `key`. */
+export function withAuditKey(db: Db, key: AuditKey | undefined): Db {
+  return key ? wrapDriver(driverOf(db), key) : db;
+}
+
+/** The key audit entries are signed and verified with, or undefined (legacy entries only). */
+export function auditKeyOf(db: Db): AuditKey | undefined {
+  return db[AUDIT_KEY];
 }
 
 export interface SessionConnection extends Queryable {

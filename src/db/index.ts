@@ -1,6 +1,9 @@
 /**
  * The note store's public surface: code outside src/db imports from this file only (lint
- * enforces it), so the files behind it can move without touching their callers.
+ * enforces it), so the files behind it can move without touching their callers. A `Db` has no
+ * query method: every statement runs in a tenant transaction (`withTenant`) as the app role,
+ * under row-level security. Tools and tests that need statements outside a tenant (a
+ * benchmark's DDL, a catalog check) import `unscoped` from `unscoped.ts`; product code may not.
  *
  * Two kinds of function, told apart by their first parameter:
  * - **Queries** take `(tx: Queryable, params)`: one statement (or a few that belong together),
@@ -16,7 +19,7 @@ export type { Db, Queryable, QueryResult, SessionConnection } from './db.ts';
 export { openDb, type OpenDbOptions } from './open-db.ts';
 export { createPgDb, type PgDbOptions } from './pg-driver.ts';
 export { createPgliteDb, wrapPglite, type PgliteDbOptions } from './pglite-driver.ts';
-export { runMigrations, readEmbeddingDimension, MIGRATIONS_DIR, type MigrateOptions } from './migrate.ts';
+export { runMigrations, readStoredEmbeddingDimension, MIGRATIONS_DIR, type MigrateOptions } from './migrate.ts';
 export { withTenant, APP_ROLE } from './tenant.ts';
 export { dropSchema } from './drop-schema.ts';
 export * from './errors.ts';
@@ -46,7 +49,8 @@ export {
   type VersionAction,
 } from './notes/ops.ts';
 export { diffVersions, DIFFED_FIELDS, type VersionDiff, type FieldChange } from './notes/diff.ts';
-export { verifyAuditChain, type AuditChainReport } from './audit/verify.ts';
+export { verifyAuditChain, type AuditChainReport, type AuditAnchor } from './audit/verify.ts';
+export { getAuditHead } from './audit/head.ts';
 
 // Consolidation runs and their working state.
 export { insertRun, updateRun, getRun, type NewRun, type RunUpdate } from './runs.ts';

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import { z } from 'zod';
-import type { Db, SessionConnection } from './db.ts';
+import { type Db, driverOf, type SessionConnection } from './db.ts';
 import { EmbeddingDimensionMismatchError } from './errors.ts';
 
 /** Numbered SQL files, applied in order by node-pg-migrate and recorded in `pgmigrations`. */
@@ -64,6 +64,11 @@ export async function readEmbeddingDimension(conn: Pick<SessionConnection, 'quer
   return match?.[1] === undefined ? undefined : Number(match[1]);
 }
 
+/** The dimension of the store's embedding column, or undefined before the first migration. */
+export async function readStoredEmbeddingDimension(db: Db): Promise<number | undefined> {
+  return driverOf(db).session((conn) => readEmbeddingDimension(conn));
+}
+
 async function assertDimension(conn: SessionConnection, dimension: number): Promise<void> {
   const existing = await readEmbeddingDimension(conn);
   if (existing !== undefined && existing !== dimension) throw new EmbeddingDimensionMismatchError(existing, dimension);
@@ -78,7 +83,7 @@ export async function runMigrations(db: Db, options: MigrateOptions): Promise<st
   if (!Number.isInteger(options.dimension) || options.dimension < 1) {
     throw new Error(`embedding dimension must be a positive integer, got ${options.dimension}`);
   }
-  return db.session(async (conn) => {
+  return driverOf(db).session(async (conn) => {
     if (options.schema) {
       if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema))
         throw new Error(`invalid schema name ${JSON.stringify(options.schema)}`);

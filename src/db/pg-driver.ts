@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Db, Queryable, QueryResult, SessionConnection } from './db.ts';
+import { type Db, type DbDriver, type Queryable, type QueryResult, type SessionConnection, wrapDriver } from './db.ts';
 
 export interface PgDbOptions {
   url: string;
@@ -47,7 +47,7 @@ export function createPgDb(options: PgDbOptions): Db {
   // An idle client's socket error would otherwise crash the process; the next query reconnects.
   pool.on('error', () => undefined);
 
-  return {
+  const driver: DbDriver = {
     driver: 'postgres',
     async query(text, params) {
       return toResult(await pool.query(text, params as unknown[] | undefined));
@@ -100,4 +100,5 @@ export function createPgDb(options: PgDbOptions): Db {
       await pool.end();
     },
   };
+  return wrapDriver(driver);
 }

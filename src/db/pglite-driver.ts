@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
-import type { Db, Queryable, QueryResult, SessionConnection } from './db.ts';
+import { type Db, type Queryable, type QueryResult, type SessionConnection, wrapDriver } from './db.ts';
 
 export interface PgliteDbOptions {
   /**
@@ -31,7 +31,7 @@ export async function createPgliteDb(options: PgliteDbOptions = {}): Promise<Db>
 }
 
 export function wrapPglite(pglite: PGlite): Db {
-  return {
+  return wrapDriver({
     driver: 'pglite',
     async query(text, params) {
       return toResult(await pglite.query(text, params as unknown[] | undefined));
@@ -57,5 +57,5 @@ export function wrapPglite(pglite: PGlite): Db {
     async close() {
       await pglite.close();
     },
-  };
+  });
 }

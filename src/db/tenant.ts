@@ -1,5 +1,5 @@
 import { TenantId } from '../contracts/ids.ts';
-import type { Db, Queryable } from './db.ts';
+import { type Db, driverOf, type Queryable } from './db.ts';
 
 /** The role that tenant transactions run as: no BYPASSRLS, minimal grants (migration 0005). */
 export const APP_ROLE = 'nocturne_app';
@@ -11,7 +11,7 @@ export const APP_ROLE = 'nocturne_app';
  */
 export async function withTenant<T>(db: Db, tenantId: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
   const tenant = TenantId.parse(tenantId);
-  return db.transaction(async (tx) => {
+  return driverOf(db).transaction(async (tx) => {
     await tx.query(`SET LOCAL ROLE ${APP_ROLE}`);
     await tx.query(`SELECT set_config('app.tenant_id', $1, true)`, [tenant]);
     return fn(tx);

@@ -10,7 +10,6 @@ import {
 } from '../db/index.ts';
 import { SILENT, type Ports, type Progress } from '../ports.ts';
 import { scanArchiveForSubject, type ArchiveFinding } from './archive.ts';
-import { sha256 } from './subject.ts';
 import { subjectWork, type SubjectInput } from './work.ts';
 
 export interface ScrubResult {
@@ -45,7 +44,7 @@ export async function scrubSubjectData(ports: Pick<Ports, 'db'>, input: SubjectI
       index: await deleteSubjectFromRecordIndex(tx, { recordIds, userId: input.userId, needles }),
     };
   });
-  const audit = await redactAudit(ports.db, { tenantId: input.tenantId, subject, needles, digest: sha256 });
+  const audit = await redactAudit(ports.db, { tenantId: input.tenantId, subject, needles });
   return {
     versionsScrubbed: notes.versions,
     embeddingsRemoved: notes.embeddings,

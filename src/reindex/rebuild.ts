@@ -4,7 +4,7 @@ import {
   markReindexPending,
   markReindexSwitched,
   promoteNextEmbeddings,
-  readEmbeddingDimension,
+  readStoredEmbeddingDimension,
   selectEmbeddingProjection,
   selectReindexPage,
   withTenant,
@@ -56,7 +56,7 @@ export interface ReindexSwitch {
  */
 export async function beginReindex(ports: Pick<Ports, 'db' | 'embedder'>, input: ReindexKey): Promise<ReindexStart> {
   const { name: model, dimension } = ports.embedder;
-  const stored = await ports.db.session((conn) => readEmbeddingDimension(conn));
+  const stored = await readStoredEmbeddingDimension(ports.db);
   if (stored !== undefined && stored !== dimension) {
     throw new PermanentFailure(
       `embedder ${model} gives ${dimension}-dimension vectors but the note store holds vector(${stored}): a dimension change needs a new store (or a migration to a new column), not a reindex`,

@@ -3,11 +3,30 @@
  * Tests and the stack scripts both read them from here, so there is one place to change a port.
  * These credentials protect a developer's loopback-only servers; production supplies its own.
  */
+import { stackAuditKey } from './audit-key.ts';
+
+/**
+ * PostgreSQL's port, overridable so a second cluster (another checkout's `var/`) can run beside
+ * the usual one, e.g. to try a change to the stack's roles without touching a shared server.
+ */
+const postgresPort = Number(process.env['NOCTURNE_STACK_POSTGRES_PORT'] ?? 54329);
+
 export const STACK = {
   host: '127.0.0.1',
   // httpPort/metricsPort are pinned too (start-dev picks random free ports otherwise).
   temporal: { port: 7233, uiPort: 8233, httpPort: 7243, metricsPort: 7244, namespace: 'default' },
-  postgres: { port: 54329, user: 'nocturne', password: 'nocturne', database: 'nocturne' },
+  /**
+   * Two logins (docs/SECURITY.md): `user` is the runtime login (NOSUPERUSER NOBYPASSRLS, a member
+   * of the app role only); `owner` owns the database and its objects and runs the migrations.
+   */
+  postgres: {
+    port: postgresPort,
+    user: 'nocturne',
+    password: 'nocturne',
+    owner: 'nocturne_owner',
+    ownerPassword: 'nocturne-owner',
+    database: 'nocturne',
+  },
   s3: {
     port: 8333,
     accessKeyId: 'nocturne',
@@ -30,6 +49,7 @@ export function stackEnv(): Record<string, string> {
     TEMPORAL_ADDRESS: `${host}:${temporal.port}`,
     TEMPORAL_NAMESPACE: temporal.namespace,
     DATABASE_URL: `postgres://${postgres.user}:${postgres.password}@${host}:${postgres.port}/${postgres.database}`,
+    NOCTURNE_MIGRATION_DATABASE_URL: `postgres://${postgres.owner}:${postgres.ownerPassword}@${host}:${postgres.port}/${postgres.database}`,
     NOCTURNE_ARCHIVE_URI: `s3://${s3.bucket}/archive`,
     S3_ENDPOINT: `http://${host}:${s3.port}`,
     S3_REGION: s3.region,
@@ -39,5 +59,6 @@ export function stackEnv(): Record<string, string> {
     NOCTURNE_EMBEDDING_URL: `http://${host}:${embeddings.port}/v1`,
     NOCTURNE_EMBEDDING_MODEL: embeddings.model,
     NOCTURNE_EMBEDDING_DIM: String(embeddings.dimension),
+    NOCTURNE_AUDIT_KEY: stackAuditKey(),
   };
 }

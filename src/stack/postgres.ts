@@ -5,6 +5,7 @@ import pg from 'pg';
 import { STACK } from './endpoints.ts';
 import { LOG_DIR, PG_INSTALL, VAR, logFile, pidFile, toolPath } from './paths.ts';
 import { isAlive, spawnDetached, terminate, waitUntil } from './process.ts';
+import { provisionLogins } from './postgres-roles.ts';
 import type { Service } from './service.ts';
 
 /** PostgreSQL refuses to run as root; as root we run it as this unprivileged system user. */
@@ -97,21 +98,42 @@ async function initdbIfNeeded(): Promise<void> {
   );
 }
 
-function superuserClient(): pg.Client {
-  return new pg.Client({ host: SOCKET_DIR, port: STACK.postgres.port, user: BOOTSTRAP_USER, database: 'postgres' });
+function superuserClient(database = 'postgres'): pg.Client {
+  return new pg.Client({ host: SOCKET_DIR, port: STACK.postgres.port, user: BOOTSTRAP_USER, database });
 }
 
-/** A client for the login role the application and tests use, over TCP with its password. */
-export function stackPgClient(database: string = STACK.postgres.database): pg.Client {
+/** A client of the stack's database over TCP with a password: the runtime login, or the owner's. */
+export function stackPgClient(
+  database: string = STACK.postgres.database,
+  login: 'runtime' | 'owner' = 'runtime',
+): pg.Client {
   const { host, postgres } = STACK;
   return new pg.Client({
     host,
     port: postgres.port,
-    user: postgres.user,
-    password: postgres.password,
+    user: login === 'owner' ? postgres.owner : postgres.user,
+    password: login === 'owner' ? postgres.ownerPassword : postgres.password,
     database,
     connectionTimeoutMillis: 3_000,
   });
+}
+
+/** Both logins work, and the runtime one has no attribute that would lift row-level security. */
+async function checkLogins(): Promise<void> {
+  const owner = stackPgClient(STACK.postgres.database, 'owner');
+  await owner.connect();
+  await owner.end();
+  const runtime = stackPgClient();
+  await runtime.connect();
+  try {
+    const { rows } = await runtime.query<{ rolsuper: boolean; rolbypassrls: boolean }>(
+      'SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user',
+    );
+    if (rows[0]?.rolsuper !== false || rows[0]?.rolbypassrls !== false)
+      throw new Error(`the runtime login ${STACK.postgres.user} is a superuser or bypasses row-level security`);
+  } finally {
+    await runtime.end();
+  }
 }
 
 export const postgres: Service = {
@@ -139,32 +161,27 @@ export const postgres: Service = {
     spawnDetached('postgres', cmd, argv);
   },
 
-  /** Creates the login role (SUPERUSER: migrations create the extension and the RLS app role) and its database. */
+  /** Creates the app role, the owner and runtime logins and the database (postgres-roles.ts). */
   async provision() {
-    const { user, password, database } = STACK.postgres;
-    const client = superuserClient();
-    await client.connect();
+    const cluster = superuserClient();
+    await cluster.connect();
     try {
-      const role = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [user]);
-      const verb = role.rowCount ? 'ALTER' : 'CREATE';
-      await client.query(
-        `${verb} ROLE ${pg.escapeIdentifier(user)} WITH LOGIN SUPERUSER PASSWORD ${pg.escapeLiteral(password)}`,
-      );
-      const db = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-      if (!db.rowCount)
-        await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)} OWNER ${pg.escapeIdentifier(user)}`);
+      await provisionLogins(cluster, (database) => superuserClient(database), STACK.postgres);
     } finally {
-      await client.end();
+      await cluster.end();
     }
   },
 
-  /** Logs in over TCP with the stack's password, loads pgvector and builds an HNSW index; rolled back, so it leaves nothing behind. */
+  /**
+   * Logs in over TCP with both logins' passwords, checks the runtime login's attributes, and
+   * builds an HNSW index in a temporary table; rolled back, so it leaves nothing behind.
+   */
   async health() {
-    const client = stackPgClient('postgres');
+    await checkLogins();
+    const client = stackPgClient();
     await client.connect();
     try {
       await client.query('BEGIN');
-      await client.query('CREATE EXTENSION IF NOT EXISTS vector');
       await client.query('CREATE TEMP TABLE nocturne_health (id int, e vector(3)) ON COMMIT DROP');
       await client.query(`INSERT INTO nocturne_health VALUES (1, '[1,0,0]'), (2, '[0,1,0]'), (3, '[0,0,1]')`);
       await client.query('CREATE INDEX ON nocturne_health USING hnsw (e vector_cosine_ops)');

@@ -12,25 +12,43 @@ import {
   listNotes,
   NoteAlreadyExistsError,
   NoteVersionConflictError,
-  readEmbeddingDimension,
+  readStoredEmbeddingDimension,
   runMigrations,
   updateRun,
   verifyAuditChain,
   withTenant,
 } from '../../src/db/index.ts';
+import { unscoped } from '../../src/db/unscoped.ts';
 import { createOp, freshNoteId, freshTenant, noteContent } from './notes.ts';
 
 export interface DbContractOptions {
   /** The embedding dimension the factory's database was migrated with. */
   dimension: number;
+  /**
+   * The same database as its owner (the login that migrates and may alter rows the app role
+   * cannot). Absent → the store itself (PGlite's one user owns everything).
+   */
+  makeOwnerDb?: () => Promise<Db>;
 }
 
 const PERMISSION_DENIED = '42501';
 
 async function countRows(db: Db, table: 'note_versions' | 'audit_log' | 'notes', tenantId: string): Promise<number> {
-  // As the owner (no tenant role): the ground truth, independent of row-level security.
-  const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = $1`, [tenantId]);
+  const { rows } = await withTenant(db, tenantId, (tx) =>
+    tx.query(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = $1`, [tenantId]),
+  );
   return (rows[0] as { n: number }).n;
+}
+
+/**
+ * A statement as the owner with the tenant set (FORCEd row-level security applies to the owner
+ * too): what a compromised owner account, not the app role, could do.
+ */
+async function asOwner(owner: Db, tenantId: string, sql: string, params: unknown[] = []): Promise<void> {
+  await unscoped(owner).transaction(async (tx) => {
+    await tx.query(`SELECT set_config('app.tenant_id', $1, true)`, [tenantId]);
+    await tx.query(sql, params);
+  });
 }
 
 function batch(tenantId: string, ops: Parameters<typeof applyNoteBatch>[1]['ops'], batchNo = 0, runId = 'run-1') {
@@ -45,46 +63,58 @@ function batch(tenantId: string, ops: Parameters<typeof applyNoteBatch>[1]['ops'
 export function describeDbContract(name: string, makeDb: () => Promise<Db>, options: DbContractOptions): void {
   describe(`note store contract (${name})`, () => {
     let db: Db;
+    let owner: Db;
     // Starting PGlite (WASM) and migrating takes seconds, more on a busy machine.
     beforeAll(async () => {
       db = await makeDb();
+      owner = options.makeOwnerDb ? await options.makeOwnerDb() : db;
     }, 120_000);
     afterAll(async () => {
+      if (owner !== db) await owner?.close();
       await db?.close();
     });
 
     describe('migrations', () => {
       it('apply a second time without change', async () => {
-        const before = await db.query(
+        const before = await unscoped(db).query(
           `SELECT count(*)::int AS n FROM pg_policies WHERE policyname = 'tenant_isolation'`,
         );
-        expect(await runMigrations(db, { dimension: options.dimension })).toEqual([]);
-        const after = await db.query(
+        expect(await runMigrations(owner, { dimension: options.dimension })).toEqual([]);
+        const after = await unscoped(db).query(
           `SELECT count(*)::int AS n FROM pg_policies WHERE policyname = 'tenant_isolation'`,
         );
         expect(after.rows).toEqual(before.rows);
       });
 
       it('create vector(N) embeddings with N from configuration, and refuse another N', async () => {
-        await db.session(async (conn) => expect(await readEmbeddingDimension(conn)).toBe(options.dimension));
-        const error = await runMigrations(db, { dimension: options.dimension + 1 }).catch((e: unknown) => e);
+        expect(await readStoredEmbeddingDimension(db)).toBe(options.dimension);
+        const error = await runMigrations(owner, { dimension: options.dimension + 1 }).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(EmbeddingDimensionMismatchError);
         expect((error as Error).message).toContain(`vector(${options.dimension})`);
         expect((error as Error).message).toContain(`NOCTURNE_EMBEDDING_DIM is ${options.dimension + 1}`);
       });
 
-      it('FORCE row-level security on every tenant table', async () => {
-        const { rows } = await db.query(
-          `SELECT c.relname FROM pg_class c
-            WHERE c.relname = ANY($1::text[]) AND c.relrowsecurity AND c.relforcerowsecurity
-              AND c.relnamespace = current_schema()::regnamespace`,
-          [['notes', 'note_versions', 'audit_log', 'runs', 'applied_batches', 'memory_usage']],
+      it('FORCE row-level security on every tenant table, read from the catalog', async () => {
+        // Every table of the schema but the migration runner's holds tenant rows: a new table
+        // without tenant_id, or without FORCEd security, fails here without editing this test.
+        const { rows } = await unscoped(db).query(
+          `SELECT c.relname AS name, c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced,
+                  EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant_id'
+                                                         AND NOT a.attisdropped) AS tenant_column,
+                  EXISTS (SELECT 1 FROM pg_policy p WHERE p.polrelid = c.oid) AS policy
+             FROM pg_class c
+            WHERE c.relkind IN ('r', 'p') AND c.relnamespace = current_schema()::regnamespace
+              AND c.relname <> 'pgmigrations'
+            ORDER BY 1`,
         );
-        expect(rows).toHaveLength(6);
+        const tables = rows as Array<{ name: string; enabled: boolean; forced: boolean; tenant_column: boolean }>;
+        expect(tables.length).toBeGreaterThanOrEqual(15);
+        for (const t of tables)
+          expect(t, t.name).toMatchObject({ enabled: true, forced: true, tenant_column: true, policy: true });
       });
 
       it('FORCE row-level security on the recall projection and on each of its partitions', async () => {
-        const { rows } = await db.query(
+        const { rows } = await unscoped(db).query(
           `SELECT c.relname, c.relrowsecurity AND c.relforcerowsecurity AS forced FROM pg_class c
             WHERE c.relname ~ '^note_recall(_p[0-9]+)?$' AND c.relkind IN ('r', 'p')
               AND c.relnamespace = current_schema()::regnamespace`,
@@ -306,9 +336,11 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
             1,
           ),
         );
-        const { rows } = await db.query(
-          `SELECT version, embedding IS NOT NULL AS has FROM note_versions WHERE tenant_id = $1 ORDER BY version`,
-          [tenant],
+        const { rows } = await withTenant(db, tenant, (tx) =>
+          tx.query(
+            `SELECT version, embedding IS NOT NULL AS has FROM note_versions WHERE tenant_id = $1 ORDER BY version`,
+            [tenant],
+          ),
         );
         expect(rows).toEqual([
           { version: 1, has: true },
@@ -360,7 +392,7 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         expect(new Set(seenByA.map((r) => r.tenant_id))).toEqual(new Set([a]));
         const auditSeenByB = await withTenant(db, b, async (tx) => (await tx.query('SELECT * FROM audit_log')).rows);
         expect(auditSeenByB).toHaveLength(1);
-        const noTenant = await db.transaction(async (tx) => {
+        const noTenant = await unscoped(db).transaction(async (tx) => {
           await tx.query('SET LOCAL ROLE nocturne_app');
           return Promise.all(
             ['notes', 'note_versions', 'audit_log'].map(async (t) => (await tx.query(`SELECT * FROM ${t}`)).rowCount),
@@ -411,16 +443,20 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
             1,
           ),
         );
-        expect(await verifyAuditChain(db, tenant)).toEqual({ ok: true, entries: 3 });
-        // As the owner, bypassing the app role's grants: what a compromised DBA account could do.
-        await db.query(`UPDATE audit_log SET reason = 'nothing to see' WHERE tenant_id = $1 AND seq = 2`, [tenant]);
+        expect(await verifyAuditChain(db, tenant)).toMatchObject({ ok: true, entries: 3, legacy: 3, keyed: 0 });
+        await asOwner(
+          owner,
+          tenant,
+          `UPDATE audit_log SET reason = 'nothing to see' WHERE tenant_id = $1 AND seq = 2`,
+          [tenant],
+        );
         expect(await verifyAuditChain(db, tenant)).toMatchObject({ ok: false, brokenSeq: 2, entries: 1 });
       });
 
       it('detects a deleted entry', async () => {
         const tenant = freshTenant();
         await applyNoteBatch(db, batch(tenant, [createOp(), createOp(), createOp()]));
-        await db.query(`DELETE FROM audit_log WHERE tenant_id = $1 AND seq = 2`, [tenant]);
+        await asOwner(owner, tenant, `DELETE FROM audit_log WHERE tenant_id = $1 AND seq = 2`, [tenant]);
         expect(await verifyAuditChain(db, tenant)).toMatchObject({ ok: false, brokenSeq: 2 });
       });
     });

@@ -2,10 +2,31 @@ import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { openArchive, type ArchiveStore } from '../../src/archive/index.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
-import { openDb, type Db } from '../../src/db/index.ts';
-export { dropSchema } from '../../src/db/index.ts';
+import { createPgDb, dropSchema as dropSchemaAs, openDb, type Db } from '../../src/db/index.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
 import { createWorker } from '../../src/worker.ts';
+
+type PostgresDatabase = Extract<Config['database'], { kind: 'postgres' }>;
+
+/** The stack's note store: the runtime login, migrated by the owner login. */
+export function stackDatabase(): PostgresDatabase {
+  return parseConfig(stackEnv()).database as PostgresDatabase;
+}
+
+/** The owner login's URL (owns the schemas and tables; still under FORCEd row-level security). */
+export function ownerUrl(): string {
+  return stackDatabase().migrationUrl as string;
+}
+
+/** A store on `schema` as the owner login, not migrated: what tests use to tamper or look underneath. */
+export function openOwnerDb(schema: string): Db {
+  return createPgDb({ url: ownerUrl(), schema, maxConnections: 2 });
+}
+
+/** Drops a test schema as its owner. */
+export async function dropSchema(schema: string): Promise<void> {
+  await dropSchemaAs(ownerUrl(), schema);
+}
 
 /**
  * Configuration for one real-stack suite: the stack's endpoints with an S3 prefix, a task
@@ -30,7 +51,11 @@ export interface Pipeline {
 
 /** The real pipeline in this process: note store, archive, a running worker and a client. */
 export async function startPipeline(config: Config, schema: string): Promise<Pipeline> {
-  const db = await openDb(config.database, { dimension: config.embedding.dimension, schema });
+  const db = await openDb(config.database, {
+    dimension: config.embedding.dimension,
+    schema,
+    ...(config.audit.key ? { auditKey: config.audit.key } : {}),
+  });
   const archive = openArchive(config.archive);
   const handle = await createWorker(config, { db, log: () => {} });
   const running = handle.run();

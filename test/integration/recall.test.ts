@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NoteContent } from '../../src/contracts/note.ts';
 import { applyNoteBatch, type Db, type NoteOp, openDb, withTenant } from '../../src/db/index.ts';
+import { unscoped } from '../../src/db/unscoped.ts';
 import { createHashingEmbedder } from '../../src/embeddings/hashing.ts';
 import { recall } from '../../src/recall/recall.ts';
 import {
@@ -11,13 +12,12 @@ import {
   vectorCandidatesSql,
   type CandidateParams,
 } from '../../src/recall/queries.ts';
-import { stackEnv, STACK } from '../../src/stack/endpoints.ts';
+import { STACK } from '../../src/stack/endpoints.ts';
 import { createOp, freshNoteId, freshTenant } from '../helpers/notes.ts';
-import { dropSchema } from '../helpers/pipeline.ts';
+import { dropSchema, openOwnerDb, stackDatabase } from '../helpers/pipeline.ts';
 
 // Real PostgreSQL + pgvector, a fresh schema per run. The hashing embedder gives stable vectors:
 // these tests check eligibility, isolation, budget and logging, not retrieval quality.
-const url = stackEnv()['DATABASE_URL'] as string;
 const schema = `nocturne_recall_${randomBytes(4).toString('hex')}`;
 const DIMENSION = STACK.embeddings.dimension;
 const embedder = createHashingEmbedder(DIMENSION);
@@ -44,17 +44,54 @@ async function embeddedCreate(
   } as NoteOp;
 }
 
-async function ownerQuery(text: string, params: unknown[] = []): Promise<unknown[]> {
-  return (await db.query(text, params)).rows;
+/**
+ * Runs `text` as the owner with row-level security lifted on the two tables recall reads (FORCE
+ * off, so the owner bypasses its policies), in a transaction that is rolled back: the schema
+ * keeps its FORCEd security. The runtime login has no way to do this.
+ */
+async function withoutRowSecurity(text: string, params: unknown[] = []): Promise<unknown[]> {
+  const owner = openOwnerDb(schema);
+  let rows: unknown[] = [];
+  try {
+    await unscoped(owner)
+      .transaction(async (tx) => {
+        await tx.query('ALTER TABLE note_versions NO FORCE ROW LEVEL SECURITY');
+        await tx.query('ALTER TABLE notes NO FORCE ROW LEVEL SECURITY');
+        rows = (await tx.query(text, params)).rows;
+        throw new RolledBack();
+      })
+      .catch((e: unknown) => {
+        if (!(e instanceof RolledBack)) throw e;
+      });
+  } finally {
+    await owner.close();
+  }
+  return rows;
+}
+
+class RolledBack extends Error {}
+
+async function tenantQuery(tenantId: string, text: string, params: unknown[] = []): Promise<unknown[]> {
+  return (await withTenant(db, tenantId, (tx) => tx.query(text, params))).rows;
+}
+
+/** Maintenance only the owner may run (ANALYZE). */
+async function asOwner(text: string): Promise<void> {
+  const owner = openOwnerDb(schema);
+  try {
+    await unscoped(owner).query(text);
+  } finally {
+    await owner.close();
+  }
 }
 
 beforeAll(async () => {
-  db = await openDb({ kind: 'postgres', url }, { dimension: DIMENSION, schema });
+  db = await openDb(stackDatabase(), { dimension: DIMENSION, schema });
 }, 120_000);
 
 afterAll(async () => {
   await db?.close();
-  await dropSchema(url, schema);
+  await dropSchema(schema);
 });
 
 describe('recall: tenant isolation', () => {
@@ -92,9 +129,21 @@ describe('recall: tenant isolation', () => {
       expect(new Set(rows.map((r) => r.version.tenantId))).toEqual(new Set([b]));
     }
 
-    // Negative control: the same predicate-less SQL outside withTenant (the owner, not subject to
-    // the app role's policy) does see tenant A, so the assertion above is carried by RLS alone.
-    const leaked = await ownerQuery(vectorCandidatesSql(false, true, { tenantPredicate: false }), [
+    // Outside withTenant the runtime login sees no tenant at all (row-level security applies to
+    // the login itself, not only to the role withTenant switches to).
+    const unscopedRows = await unscoped(db).query(vectorCandidatesSql(false, true, { tenantPredicate: false }), [
+      b,
+      NOW.toISOString(),
+      null,
+      `[${queryVector!.join(',')}]`,
+      'invoices exported',
+      1000,
+    ]);
+    expect(unscopedRows.rows).toEqual([]);
+
+    // Negative control: the same predicate-less SQL with row-level security lifted does see
+    // tenant A, so the assertions above are carried by row-level security alone.
+    const leaked = await withoutRowSecurity(vectorCandidatesSql(false, true, { tenantPredicate: false }), [
       b,
       NOW.toISOString(),
       null,
@@ -180,7 +229,8 @@ describe('recall: eligibility', () => {
   it('skips vector similarity, loudly, while the tenant’s vectors come from another model', async () => {
     const t = freshTenant();
     await commit(t, [await embeddedCreate('The CRM export needs a page size of 200.')]);
-    await ownerQuery(
+    await tenantQuery(
+      t,
       `INSERT INTO embedding_projections (tenant_id, model, dimension) VALUES ($1, 'some-older-model', $2)`,
       [t, DIMENSION],
     );
@@ -256,7 +306,8 @@ describe('recall: context assembly', () => {
     expect(first.stats.usageLogged).toBe(2);
     const second = await recall(db, embedder, req, { now });
     expect(second.stats.usageLogged).toBe(0);
-    const rows = (await ownerQuery(
+    const rows = (await tenantQuery(
+      t,
       `SELECT note_id, version, rank, score FROM memory_usage WHERE tenant_id = $1 AND task_id = 'task-42' ORDER BY rank`,
       [t],
     )) as Array<{ note_id: string; rank: number; score: number }>;
@@ -322,9 +373,9 @@ describe('recall: iterative index scan', () => {
       await commit(big, ops);
     }
     await commit(small, await Promise.all(Array.from({ length: SMALL }, (_, i) => embeddedCreate(topic(i)))));
-    await ownerQuery(`ANALYZE note_versions`);
-    await ownerQuery(`ANALYZE notes`);
-    await ownerQuery(`ANALYZE note_recall`);
+    await asOwner(`ANALYZE note_versions`);
+    await asOwner(`ANALYZE notes`);
+    await asOwner(`ANALYZE note_recall`);
 
     const few = await recall(
       db,

@@ -25,6 +25,7 @@ import {
   verifyAuditChain,
   type Db,
 } from '../../src/db/index.ts';
+import { unscoped } from '../../src/db/unscoped.ts';
 import { demoRecords } from '../../tools/demo/sample.ts';
 import { resolveEvidence } from '../../src/episodes/episodes.ts';
 import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
@@ -123,14 +124,14 @@ describe('rollbackRunWorkflow', () => {
   });
 
   it('a second identical rollback changes nothing', async () => {
-    const { rows: a } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1`, [
-      tenantId,
-    ]);
+    const { rows: a } = await withTenant(db, tenantId, (tx) =>
+      tx.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1`, [tenantId]),
+    );
     const r = await rollbackRun(second.runId);
     expect(r).toMatchObject({ noop: true, changes: [] });
-    const { rows: b } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1`, [
-      tenantId,
-    ]);
+    const { rows: b } = await withTenant(db, tenantId, (tx) =>
+      tx.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1`, [tenantId]),
+    );
     expect(b).toEqual(a);
     expect(await activeSet(tenantId)).toEqual(before);
   });
@@ -164,18 +165,19 @@ describe('eraseSubjectWorkflow', () => {
     return out;
   }
 
-  /** Every row of the tenant in any table of the schema, as text: the raw SQL search. */
+  /** Every row of the tenant in any table of the schema (from the catalog), as text: the raw SQL search. */
   async function rowsMentioning(needle: string): Promise<string[]> {
-    const { rows } = await db.query(
-      `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'`,
+    const { rows } = await unscoped(db).query(
+      `SELECT relname AS t FROM pg_class WHERE relnamespace = $1::regnamespace AND relkind = 'r' AND relname <> 'pgmigrations'`,
       [schema],
     );
     const hits: string[] = [];
     for (const { t } of rows as Array<{ t: string }>) {
-      if (t === 'pgmigrations') continue;
-      const { rows: found } = await db.query(
-        `SELECT count(*)::int AS n FROM ${schema}.${t} x WHERE x.tenant_id = $1 AND strpos(x::text, $2) > 0`,
-        [tenantId, needle],
+      const { rows: found } = await withTenant(db, tenantId, (tx) =>
+        tx.query(`SELECT count(*)::int AS n FROM ${schema}.${t} x WHERE x.tenant_id = $1 AND strpos(x::text, $2) > 0`, [
+          tenantId,
+          needle,
+        ]),
       );
       const n = (found[0] as { n: number }).n;
       if (n > 0) hits.push(`${t}:${n}`);
@@ -301,15 +303,19 @@ describe('eraseSubjectWorkflow', () => {
       expect(await rowsMentioning(needle), needle).toEqual([]);
       expect(await objectsMentioning(needle), needle).toEqual([]);
     }
-    const { rows } = await db.query(
-      `SELECT count(*)::int AS n FROM ${schema}.note_versions v JOIN ${schema}.notes n USING (tenant_id, note_id)
-        WHERE v.tenant_id = $1 AND n.status = 'erased' AND (v.embedding IS NOT NULL OR v.claim <> '[erased]' OR v.evidence <> '[]'::jsonb)`,
-      [tenantId],
+    const { rows } = await withTenant(db, tenantId, (tx) =>
+      tx.query(
+        `SELECT count(*)::int AS n FROM ${schema}.note_versions v JOIN ${schema}.notes n USING (tenant_id, note_id)
+          WHERE v.tenant_id = $1 AND n.status = 'erased' AND (v.embedding IS NOT NULL OR v.claim <> '[erased]' OR v.evidence <> '[]'::jsonb)`,
+        [tenantId],
+      ),
     );
     expect(rows).toEqual([{ n: 0 }]);
-    const { rows: usage } = await db.query(
-      `SELECT count(*)::int AS n FROM ${schema}.memory_usage WHERE tenant_id = $1 AND note_id = ANY($2::text[])`,
-      [tenantId, result.notes.erased],
+    const { rows: usage } = await withTenant(db, tenantId, (tx) =>
+      tx.query(
+        `SELECT count(*)::int AS n FROM ${schema}.memory_usage WHERE tenant_id = $1 AND note_id = ANY($2::text[])`,
+        [tenantId, result.notes.erased],
+      ),
     );
     expect(usage).toEqual([{ n: 0 }]);
   });
@@ -350,17 +356,18 @@ describe('eraseSubjectWorkflow', () => {
     for (const n of untouched)
       expect([after.get(n.noteId)?.status, after.get(n.noteId)?.claim]).toEqual([n.status, n.claim]);
     for (const id of result.notes.erased) expect(after.get(id)?.status).toBe('erased');
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${schema}.memory_usage WHERE tenant_id = $1`, [
-      tenantId,
-    ]);
+    const { rows } = await withTenant(db, tenantId, (tx) =>
+      tx.query(`SELECT count(*)::int AS n FROM ${schema}.memory_usage WHERE tenant_id = $1`, [tenantId]),
+    );
     expect(rows).toEqual([{ n: untouched.length }]);
   });
 
   it('keeps the audit chain verifiable, with one erase entry per erased note', async () => {
     expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
-    const { rows } = await db.query(
-      `SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1 AND action = 'erase'`,
-      [tenantId],
+    const { rows } = await withTenant(db, tenantId, (tx) =>
+      tx.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1 AND action = 'erase'`, [
+        tenantId,
+      ]),
     );
     expect(rows).toEqual([{ n: result.notes.erased.length }]);
   });
@@ -376,7 +383,7 @@ describe('eraseSubjectWorkflow', () => {
     expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
   });
 
-  it('keeps the app role least-privileged: no UPDATE of versions or audit, and the scrub function spares live notes', async () => {
+  it('keeps the app role least-privileged: no UPDATE of versions or audit, and the definer functions check what they are told', async () => {
     const live = (await listNotes(db, { tenantId, status: 'active', limit: 1 })).notes[0];
     expect(live).toBeDefined();
     const denied = (sql: string) =>
@@ -384,17 +391,21 @@ describe('eraseSubjectWorkflow', () => {
     expect(await denied(`UPDATE note_versions SET claim = 'x'`)).toMatch(/permission denied/);
     expect(await denied(`UPDATE audit_log SET reason = 'x'`)).toMatch(/permission denied/);
     expect(await denied(`DELETE FROM memory_usage`)).toMatch(/permission denied/);
-    const scrubbed = await withTenant(db, tenantId, (tx) =>
-      tx.query(`SELECT * FROM nocturne_scrub_erased_notes($1::text[])`, [[live?.noteId]]),
+    // The app role may set a note's status; that alone is no erase record, so nothing is scrubbed.
+    const scrubbed = await withTenant(db, tenantId, async (tx) => {
+      await tx.query(`UPDATE notes SET status = 'erased' WHERE note_id = $1`, [live?.noteId]);
+      return tx.query(`SELECT * FROM nocturne_scrub_erased_notes($1::text[])`, [[live?.noteId]]);
+    }).catch((e: unknown) => (e as Error).message);
+    expect(scrubbed).toMatch(/no erase record at its current version/);
+    // The caller cannot hand over hashes any more, nor redact strings no erasure is working on.
+    const oldSignature = await denied(
+      `SELECT nocturne_redact_audit('x', '[{"seq": 1, "reason": "r", "prevHash": "${'0'.repeat(64)}", "hash": "${'1'.repeat(64)}"}]'::jsonb)`,
     );
-    expect(scrubbed.rows).toEqual([{ versions: 0, embeddings: 0, usage_rows: 0 }]);
-    const forged = await withTenant(db, tenantId, (tx) =>
-      tx.query(
-        `SELECT nocturne_redact_audit('x', '[{"seq": 1, "reason": "rewritten", "prevHash": "${'0'.repeat(64)}", "hash": "${'1'.repeat(64)}"}]'::jsonb)`,
-      ),
-    ).catch((e: unknown) => (e as Error).message);
-    expect(forged).toMatch(/may only be replaced by its own hash/);
+    expect(oldSignature).toMatch(/does not exist/);
+    expect(await denied(`SELECT * FROM nocturne_redact_audit('x', ARRAY['a'])`)).toMatch(/not part of an erasure/);
+    expect(await denied(`SELECT nocturne_scrub_run_work(ARRAY['"'])`)).toMatch(/not part of an erasure/);
     expect((await getNote(db, { tenantId, noteId: live?.noteId ?? '' }))?.claim).toBe(live?.claim);
+    expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
   });
 
   it('finishes cleanly after a crash that left a rewritten object beside the old one, with no duplicated record', async () => {

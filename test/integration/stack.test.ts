@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   SEARCH_ATTRIBUTES,
+  SERVICES,
   STACK,
   anonymousStatus,
   embed,
@@ -46,6 +47,33 @@ describe('local stack', () => {
 
   it('ships the time-skipping test server binary', () => {
     expect(existsSync(temporalTestServerPath())).toBe(true);
+  });
+
+  it('PostgreSQL has an owner login and a runtime login without superuser rights, provisioned idempotently', async () => {
+    await SERVICES.postgres.provision?.();
+    await SERVICES.postgres.provision?.();
+    const owner = stackPgClient(STACK.postgres.database, 'owner');
+    await owner.connect();
+    try {
+      const { rows } = await owner.query<{ owner: string; super: boolean }>(
+        `SELECT pg_get_userbyid(d.datdba) AS owner, r.rolsuper AS super
+           FROM pg_database d JOIN pg_roles r ON r.rolname = current_user WHERE d.datname = current_database()`,
+      );
+      expect(rows).toEqual([{ owner: STACK.postgres.owner, super: false }]);
+    } finally {
+      await owner.end();
+    }
+    const runtime = stackPgClient();
+    await runtime.connect();
+    try {
+      const { rows } = await runtime.query<{ rolsuper: boolean; rolbypassrls: boolean }>(
+        'SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user',
+      );
+      expect(rows).toEqual([{ rolsuper: false, rolbypassrls: false }]);
+    } finally {
+      await runtime.end();
+    }
+    expect(stackEnv()['NOCTURNE_MIGRATION_DATABASE_URL']).toContain(`//${STACK.postgres.owner}:`);
   });
 
   it('PostgreSQL 18 has pgvector and answers nearest-neighbour queries through an HNSW index', async () => {

@@ -26,7 +26,41 @@ describe('parseConfig', () => {
     expect(c.embedding.dimension).toBe(1024);
   });
 
+  it('reads the owner login that migrates beside the runtime login', () => {
+    const c = parseConfig({
+      DATABASE_URL: 'postgres://app:p@127.0.0.1:5432/db',
+      NOCTURNE_MIGRATION_DATABASE_URL: 'postgres://owner:q@127.0.0.1:5432/db',
+    });
+    expect(c.database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://app:p@127.0.0.1:5432/db',
+      migrationUrl: 'postgres://owner:q@127.0.0.1:5432/db',
+    });
+  });
+
+  it('requires the audit key in production, and reads it elsewhere when given', () => {
+    expect(() => parseConfig({ NOCTURNE_ENV: 'production' })).toThrow(
+      /NOCTURNE_AUDIT_KEY: required when NOCTURNE_ENV=production/,
+    );
+    expect(parseConfig({}).audit).toEqual({});
+    const key = 'a-secret-of-at-least-32-characters-long';
+    expect(parseConfig({ NOCTURNE_ENV: 'production', NOCTURNE_AUDIT_KEY: key }).audit).toEqual({ key });
+    expect(() => parseConfig({ NOCTURNE_AUDIT_KEY: 'short-key' })).toThrow(
+      /NOCTURNE_AUDIT_KEY: at least 32 characters/,
+    );
+    try {
+      parseConfig({ NOCTURNE_AUDIT_KEY: 'short-key' });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('short-key');
+    }
+  });
+
   it.each([
+    [{ NOCTURNE_MIGRATION_DATABASE_URL: 'postgres://o:q@h:5432/db' }, /DATABASE_URL: required when/],
+    [
+      { DATABASE_URL: 'postgres://u:p@h:5432/db', NOCTURNE_MIGRATION_DATABASE_URL: 'x' },
+      /NOCTURNE_MIGRATION_DATABASE_URL/,
+    ],
     [{ TEMPORAL_ADDRESS: 'localhost' }, /^invalid configuration: TEMPORAL_ADDRESS: expected host:port/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL: expected postgres:\/\//],
     [{ NOCTURNE_ARCHIVE_URI: 'ftp://x' }, /NOCTURNE_ARCHIVE_URI: expected s3:\/\/bucket\/prefix or file:\/\/dir/],

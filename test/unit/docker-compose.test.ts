@@ -134,6 +134,18 @@ describe('docker-compose.yml', () => {
     expect(service('embeddings').command).toContain('BAAI/bge-m3');
   });
 
+  it('gives the worker a runtime login without superuser rights and a separate owner login for migrations', () => {
+    const env = service('worker').environment ?? {};
+    const runtime = new URL(withDefaults(String(env['DATABASE_URL']))).username;
+    const owner = new URL(withDefaults(String(env['NOCTURNE_MIGRATION_DATABASE_URL']))).username;
+    expect([runtime, owner]).toEqual(['nocturne', 'nocturne_owner']);
+    expect(service('postgres').volumes?.join(' ')).toContain('deploy/postgres-logins.sh:/docker-entrypoint-initdb.d/');
+    const script = readFileSync('deploy/postgres-logins.sh', 'utf8');
+    expect(script).toContain(`CREATE ROLE ${runtime} LOGIN NOSUPERUSER NOBYPASSRLS`);
+    expect(script).toContain(`CREATE ROLE ${owner} LOGIN NOSUPERUSER NOBYPASSRLS`);
+    expect(script).toContain(`CREATE DATABASE nocturne OWNER ${owner}`);
+  });
+
   it('configures SeaweedFS with credentials (no anonymous access) matching the worker', () => {
     const s3 = JSON.parse(readFileSync('deploy/seaweedfs-s3.json', 'utf8')) as {
       identities: Array<{ name: string; credentials?: Array<{ accessKey: string; secretKey: string }> }>;

@@ -8,6 +8,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { ulid } from 'ulid';
 import type { NoteContent } from '../../src/contracts/note.ts';
 import { applyNoteBatch, createPgDb, type Db, type NoteOp, runMigrations, wrapPglite } from '../../src/db/index.ts';
+import { unscoped } from '../../src/db/unscoped.ts';
 
 export interface CommitBenchOptions {
   /** Notes to commit through the store and to COPY. @default 10000 */
@@ -180,8 +181,8 @@ export async function runCommitBench(opts: CommitBenchOptions): Promise<CommitBe
   const h =
     opts.driver === 'postgres' ? await postgresHarness(opts.url as string, dimension) : await pgliteHarness(dimension);
   try {
-    await h.db.query('CREATE TABLE bench_single (LIKE note_versions INCLUDING ALL)');
-    await h.db.query('CREATE TABLE bench_copy (LIKE note_versions INCLUDING ALL)');
+    await unscoped(h.db).query('CREATE TABLE bench_single (LIKE note_versions INCLUDING ALL)');
+    await unscoped(h.db).query('CREATE TABLE bench_copy (LIKE note_versions INCLUDING ALL)');
     const notes = Array.from({ length: rows }, (_, i) => ({ noteId: ulid(), content: content(i) }));
 
     // The two paths alternate (one store batch, then its share of single-row inserts) so both
@@ -202,7 +203,7 @@ export async function runCommitBench(opts: CommitBenchOptions): Promise<CommitBe
       started = process.hrtime.bigint();
       for (; singleDone < singleTarget; singleDone++) {
         const n = notes[singleDone] as (typeof notes)[number];
-        await h.db.query(insert, versionValues(n.noteId, n.content));
+        await unscoped(h.db).query(insert, versionValues(n.noteId, n.content));
       }
       singleNs += process.hrtime.bigint() - started;
       opts.onProgress?.('store and single-row inserts', Math.min((b + 1) * batchSize, rows), rows);

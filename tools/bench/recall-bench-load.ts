@@ -4,6 +4,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { z } from 'zod';
 import type { Db } from '../../src/db/index.ts';
+import { unscoped } from '../../src/db/unscoped.ts';
 import { POINTER_COPY_COLUMNS, VERSION_COPY_COLUMNS } from './recall-bench-csv.ts';
 import type { SyntheticCorpus } from './recall-bench-data.ts';
 import { elapsedMs } from './recall-bench-stats.ts';
@@ -45,7 +46,7 @@ const IndexDef = z.object({ indexdef: z.string() });
 
 /** Definitions of the HNSW indexes the load drops and rebuilds: note_versions' and every projection partition's. */
 async function hnswDefinitions(db: Db): Promise<string[]> {
-  const { rows } = await db.query(
+  const { rows } = await unscoped(db).query(
     `SELECT indexdef FROM pg_indexes
       WHERE schemaname = current_schema() AND (indexname = $1 OR indexname ~ '^note_recall_p[0-9]+_hnsw$')
       ORDER BY indexname`,
@@ -69,8 +70,11 @@ export async function loadCorpus(
 ) {
   const definitions = await hnswDefinitions(db);
   // Dropping the parent's index drops every partition's; they are rebuilt one by one and attached again.
-  await db.query(`DROP INDEX ${HNSW_INDEX}, ${PROJECTION_PARENT_HNSW}`);
+  await unscoped(db).query(`DROP INDEX ${HNSW_INDEX}, ${PROJECTION_PARENT_HNSW}`);
   await client.query(`ALTER TABLE notes DISABLE TRIGGER note_recall_pointer`);
+  // COPY refuses tables whose row-level security applies to the loader; the owner lifts FORCE
+  // on its own benchmark schema while loading and puts it back before any query is measured.
+  await forceRowLevelSecurity(client, false);
 
   const started = process.hrtime.bigint();
   const versionRows = corpus.versionRows;
@@ -88,6 +92,7 @@ export async function loadCorpus(
   await client.query(`INSERT INTO note_recall ${DERIVE_PROJECTION}`);
   const projectionSeconds = elapsedMs(projectionStarted) / 1000;
   await client.query(`ALTER TABLE notes ENABLE TRIGGER note_recall_pointer`);
+  await forceRowLevelSecurity(client, true);
   const loadSeconds = elapsedMs(started) / 1000;
 
   await client.query(`SET maintenance_work_mem = '${BUILD_MAINTENANCE_WORK_MEM}'`);
@@ -117,6 +122,16 @@ export async function loadCorpus(
     indexDefinition: definitions.find((d) => indexNameOf(d) === HNSW_INDEX) ?? '',
     projectionIndexDefinition: definitions.find((d) => PROJECTION_HNSW.test(indexNameOf(d))) ?? '',
   };
+}
+
+/** FORCE row-level security on or off for the tables the load writes: versions, pointers, the projection and its partitions. */
+async function forceRowLevelSecurity(client: pg.ClientBase, on: boolean): Promise<void> {
+  const { rows } = await client.query(
+    `SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'note_recall'::regclass`,
+  );
+  const partitions = rows.map((r) => z.object({ name: z.string() }).parse(r).name);
+  for (const table of ['note_versions', 'notes', 'note_recall', ...partitions])
+    await client.query(`ALTER TABLE ${table} ${on ? '' : 'NO '}FORCE ROW LEVEL SECURITY`);
 }
 
 const indexNameOf = (definition: string): string => /^CREATE INDEX (\S+)/.exec(definition)?.[1] ?? '';

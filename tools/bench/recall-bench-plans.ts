@@ -1,6 +1,7 @@
 import { toSql } from 'pgvector';
 import { z } from 'zod';
 import { type Db, type Queryable, withTenant } from '../../src/db/index.ts';
+import { unscoped } from '../../src/db/unscoped.ts';
 import { setIndexScanSettings, vectorCandidatesSql } from '../../src/recall/queries.ts';
 import { EMPTY_TENANT, type BenchQuery, type SyntheticCorpus } from './recall-bench-data.ts';
 import { HNSW_INDEX, PROJECTION_HNSW } from './recall-bench-load.ts';
@@ -72,6 +73,6 @@ export async function explainPlans(
     emptyTenant: await explainCandidates(db, EMPTY_TENANT, largest, limit, false),
     emptyTenantHnswForced: await explainCandidates(db, EMPTY_TENANT, largest, limit, false, true, true),
     exactLargestTenant: await explainCandidates(db, corpus.tenants[0]?.tenantId as string, largest, limit, true),
-    unfiltered: await explain(db, UNFILTERED_SQL, [toSql(largest.vector), k]),
+    unfiltered: await explain(unscoped(db), UNFILTERED_SQL, [toSql(largest.vector), k]),
   };
 }

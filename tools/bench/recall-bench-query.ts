@@ -1,5 +1,6 @@
 import { toSql } from 'pgvector';
 import { type Db, type Queryable, withTenant } from '../../src/db/index.ts';
+import { unscoped } from '../../src/db/unscoped.ts';
 import { selectVectorCandidates, type CandidateParams, type CandidateRow } from '../../src/recall/queries.ts';
 import { readVectorChannel } from '../../src/recall/read-candidates.ts';
 import { EMPTY_TENANT, type BenchQuery, type SyntheticCorpus, type TenantPlan } from './recall-bench-data.ts';
@@ -61,7 +62,7 @@ export const UNFILTERED_SQL = `SELECT note_id, (embedding <=> $1::vector)::float
 
 async function readUnfiltered(db: Db, q: BenchQuery, k: number): Promise<number> {
   const started = process.hrtime.bigint();
-  await db.query(UNFILTERED_SQL, [toSql(q.vector), k]);
+  await unscoped(db).query(UNFILTERED_SQL, [toSql(q.vector), k]);
   return elapsedMs(started);
 }
 

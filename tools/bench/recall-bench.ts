@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../src/db/index.ts';
+import { unscoped } from '../../src/db/unscoped.ts';
 import { candidateLimit } from '../../src/recall/recall.ts';
 import { openNoteStore } from '../../src/runtime.ts';
 import { SyntheticCorpus, type BenchQuery, type TenantPlan } from './recall-bench-data.ts';
@@ -18,7 +19,7 @@ const RETIRED_SHARE = 0.1;
 const Setting = z.object({ value: z.string() });
 
 async function serverDescription(db: Db): Promise<string> {
-  const { rows } = await db.query(
+  const { rows } = await unscoped(db).query(
     `SELECT format('PostgreSQL %s, pgvector %s, shared_buffers %s', current_setting('server_version'),
             (SELECT extversion FROM pg_extension WHERE extname = 'vector'), current_setting('shared_buffers')) AS value`,
   );

@@ -70,7 +70,9 @@ function isolatedConfig(options: EvalPipelineOptions, suffix: string) {
     NOCTURNE_TASK_QUEUE: `${options.name}-${suffix}`,
   });
   const schema = `nocturne_${options.name.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${suffix}`;
-  return { config, schema, databaseUrl: base.database.url, ablations: [...(options.ablate ?? [])] };
+  // The schema is dropped by its owner: the migration login when there is one.
+  const databaseUrl = base.database.migrationUrl ?? base.database.url;
+  return { config, schema, databaseUrl, ablations: [...(options.ablate ?? [])] };
 }
 
 export async function openEvalPipeline(options: EvalPipelineOptions): Promise<EvalPipeline> {

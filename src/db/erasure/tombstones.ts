@@ -1,4 +1,4 @@
-import type { Db } from '../db.ts';
+import { auditKeyOf, type Db } from '../db.ts';
 import { chainAuditEntries } from '../audit/hash.ts';
 import { insertAuditEntries, selectAuditHead } from '../audit/queries.ts';
 import {
@@ -51,16 +51,18 @@ export async function writeErasedVersions(
       throw new Error(`tenant ${p.tenantId}: a note pointer moved under the erasure's lock`);
     const audit = chainAuditEntries(
       await selectAuditHead(tx, p),
-      current.map((v) => ({
+      versions.map((v) => ({
         tenantId: p.tenantId,
         at: p.at,
         actor: p.actor,
         action: 'erase' as const,
         noteId: v.noteId,
-        fromVersion: v.version,
-        toVersion: v.version + 1,
+        fromVersion: v.version - 1,
+        toVersion: v.version,
         reason: p.reason,
+        version: v,
       })),
+      auditKeyOf(db),
     );
     await insertAuditEntries(tx, { tenantId: p.tenantId, entries: audit });
     return current.map((v) => v.noteId);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { redactContent, redactText } from '../../../policies/redaction-fields.ts';
 import type { NoteVersion } from '../../contracts/note.ts';
 import { selectAuditHead, insertAuditEntries } from '../audit/queries.ts';
-import type { Db, Queryable } from '../db.ts';
+import { auditKeyOf, type Db, type Queryable } from '../db.ts';
 import { BatchKeyReuseError } from '../errors.ts';
 import { withTenant } from '../tenant.ts';
 import { NoteBatch, type BatchResult, type ParsedNoteOp } from './ops.ts';
@@ -50,6 +50,7 @@ export async function applyNoteBatch(
       ops: b.ops.map(redactedOp),
       ...(await readState(tx, b.tenantId, b.ops)),
       auditHead: await selectAuditHead(tx, { tenantId: b.tenantId }),
+      ...(auditKeyOf(db) ? { auditKey: auditKeyOf(db) } : {}),
     });
     await writePlan(tx, b.tenantId, at, plan);
     const result: BatchResult = {

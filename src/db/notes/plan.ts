@@ -1,6 +1,7 @@
 import type { AuditAction, AuditEntry } from '../../contracts/audit.ts';
 import type { NoteStatus, NoteVersion } from '../../contracts/note.ts';
 import { chainAuditEntries } from '../audit/hash.ts';
+import type { AuditKey } from '../audit/keyed.ts';
 import { NoteAlreadyExistsError, NoteVersionConflictError, NoteVersionNotFoundError } from '../errors.ts';
 import { ContentChanges, type NoteChange, type ParsedNoteOp, type VersionAction } from './ops.ts';
 
@@ -37,6 +38,8 @@ export interface PlanInput {
   /** Persisted versions that rollbacks target, keyed `${noteId}#${version}`. */
   targets: Map<string, NoteVersion>;
   auditHead: { seq: number; hash: string } | undefined;
+  /** Signs the batch's audit entries (keyed entries); absent → legacy entries. */
+  auditKey?: AuditKey;
 }
 
 /** Status a version action writes unless the op names one. undefined → keep the current. */
@@ -88,9 +91,11 @@ export function planBatch(input: PlanInput): BatchPlan {
     });
   }
 
+  // pending[i] records versions[i]: each entry covers the digest of the version it wrote.
   const audit = chainAuditEntries(
     input.auditHead,
-    pending.map((p) => ({ tenantId: input.tenantId, at: input.at, actor: input.actor, ...p })),
+    pending.map((p, i) => ({ tenantId: input.tenantId, at: input.at, actor: input.actor, ...p, version: versions[i] })),
+    input.auditKey,
   );
   const changes = pending.map((p, i) => ({
     noteId: p.noteId,

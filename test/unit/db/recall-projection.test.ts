@@ -16,6 +16,7 @@ import { selectTextCandidates, selectVectorCandidates, type CandidateParams } fr
 import { rollbackNote } from '../../../src/rollback/note.ts';
 import { createOp, freshNoteId, freshTenant } from '../../helpers/notes.ts';
 import { portsForThisFile } from '../../helpers/use-cases.ts';
+import { unscoped } from '../../../src/db/unscoped.ts';
 
 // The recall projection (migration 0013) against the note store it is derived from, on PGlite:
 // after every kind of write, what recall can read is exactly the store's current, active, valid notes.
@@ -68,7 +69,7 @@ async function recallable(tenantId: string, text = ''): Promise<{ vector: string
 
 /** Of the given versions, those the store holds a vector for (read as the owner, from note_versions). */
 async function embedded(tenantId: string, keys: string[]): Promise<string[]> {
-  const { rows } = await ports.db.query(
+  const { rows } = await unscoped(ports.db).query(
     `SELECT note_id || '@' || version AS key FROM note_versions
       WHERE tenant_id = $1 AND embedding IS NOT NULL AND note_id || '@' || version = ANY($2::text[])`,
     [tenantId, keys],
@@ -212,7 +213,7 @@ describe('recall projection', () => {
     ]);
     const before = await ask(t, 'which database does Alpha use');
     // Dropped as the owner would drop it, outside any tenant transaction.
-    await ports.db.query(`DELETE FROM note_recall WHERE tenant_id = $1`, [t]);
+    await unscoped(ports.db).query(`DELETE FROM note_recall WHERE tenant_id = $1`, [t]);
     expect(await recallable(t, 'uses')).toEqual({ vector: [], text: [] });
     expect(await checkRecallProjection(ports.db, { tenantId: t, at: NOW.toISOString() })).toMatchObject({
       rows: 0,
@@ -247,9 +248,10 @@ describe('recall projection', () => {
     expect(rows.length).toBe(3);
     expect(new Set(rows.map((r) => r.version.tenantId))).toEqual(new Set([b]));
     // Negative control: the owner, outside row-level security, sees both tenants in the projection.
-    const { rows: all } = await ports.db.query(`SELECT DISTINCT tenant_id FROM note_recall WHERE tenant_id = ANY($1)`, [
-      [a, b],
-    ]);
+    const { rows: all } = await unscoped(ports.db).query(
+      `SELECT DISTINCT tenant_id FROM note_recall WHERE tenant_id = ANY($1)`,
+      [[a, b]],
+    );
     expect(all).toHaveLength(2);
   });
 });

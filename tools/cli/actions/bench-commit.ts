@@ -22,7 +22,8 @@ export async function commitBenchCommand(opts: CommitBenchOptions): Promise<void
     rows: opts.rows,
     driver: opts.driver,
     dimension: config.embedding.dimension,
-    ...(config.database.kind === 'postgres' ? { url: config.database.url } : {}),
+    // The owner login: the benchmark makes a schema and baseline tables of its own.
+    ...(config.database.kind === 'postgres' ? { url: config.database.migrationUrl ?? config.database.url } : {}),
     onProgress: (phase, done, total) => bar.update(done, total),
   });
   bar.done();

@@ -23,7 +23,8 @@ export async function recallBenchCommand(opts: RecallBenchOptions): Promise<void
     throw new UsageError(`--geometry: expected ${Object.keys(GEOMETRIES).join(' or ')}, got ${opts.geometry}`);
   const bars = new Map<string, ReturnType<typeof progress>>();
   const r = await runRecallBench({
-    url: config.database.url,
+    // The owner login: the benchmark makes a schema of its own, bulk-loads it and drops an index.
+    url: config.database.migrationUrl ?? config.database.url,
     notes: opts.notes,
     tenants: opts.tenants,
     queries: opts.queries,
