@@ -3,7 +3,7 @@
 # It runs in the admin-tools image (no node), so it carries the attributes itself: name=type pairs
 # equal to src/contracts/search-attributes.ts (test/unit/stack/search-attributes.test.ts keeps them so).
 set -eu
-SEARCH_ATTRIBUTES="NocturneTenant=Keyword NocturneTrigger=Keyword NocturneStatus=Keyword"
+SEARCH_ATTRIBUTES="NocturneTenant=Keyword NocturneTrigger=Keyword NocturneStatus=Keyword NocturneChangedNotes=KeywordList"
 
 temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1 \
   || temporal operator namespace create --namespace "$TEMPORAL_NAMESPACE" --retention 30d

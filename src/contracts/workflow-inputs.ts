@@ -22,8 +22,27 @@ export const ResumeState = z.object({
   spent: Spent,
   rejectedByRule: z.record(z.string(), z.number().int().min(0)),
   startedAtMs: z.number().int(),
+  /** What the run has published so far (its current details and changed-notes search attribute). */
+  published: z
+    .object({
+      total: z.number().int().min(0),
+      changes: z.array(
+        z.object({
+          noteId: z.string(),
+          action: z.string(),
+          fromVersion: z.number().int().nullable(),
+          toVersion: z.number().int(),
+          status: z.string(),
+          claim: z.string(),
+          previousClaim: z.string().optional(),
+        }),
+      ),
+      noteIds: z.array(z.string()),
+    })
+    .optional(),
 });
 export type ResumeState = z.infer<typeof ResumeState>;
+export type PublishedChanges = NonNullable<ResumeState['published']>;
 
 export const ConsolidateInput = z.object({
   tenantId: TenantId,

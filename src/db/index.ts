@@ -32,7 +32,7 @@ export {
   type NoteHistory,
 } from './notes/read.ts';
 export { selectCurrentVersion, selectCurrentVersionsPage, selectNoteVersions } from './notes/read-queries.ts';
-export { selectAppliedBatch } from './notes/write-queries.ts';
+export { selectAppliedBatch, selectVersions } from './notes/write-queries.ts';
 export { NoteVersionRow, VERSION_COLUMNS } from './notes/version-row.ts';
 export {
   NoteOp,
