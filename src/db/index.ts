@@ -31,7 +31,12 @@ export {
   type NotePage,
   type NoteHistory,
 } from './notes/read.ts';
-export { selectCurrentVersion, selectCurrentVersionsPage, selectNoteVersions } from './notes/read-queries.ts';
+export {
+  selectCurrentVersion,
+  selectCurrentVersionsByText,
+  selectCurrentVersionsPage,
+  selectNoteVersions,
+} from './notes/read-queries.ts';
 export { selectAppliedBatch, selectVersions } from './notes/write-queries.ts';
 export { NoteVersionRow, VERSION_COLUMNS } from './notes/version-row.ts';
 export {

@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
@@ -248,12 +249,12 @@ describe('a consolidation that meets a rollback', () => {
     expect(retiredNotes.length).toBeGreaterThan(0);
   });
 
-  it('a second conflict fails the run, and its run row ends failed (not running)', async () => {
+  it('a failing run ends its run row failed (not running)', async () => {
     const tenantId = `rbn-failed-${tag()}`;
     await secondDayPending(tenantId);
-    const retire = retireTouched(tenantId);
-    interfere = async (input) =>
-      retire({ ...input, batchNo: input.replan ? 2_000_000 + input.batchNo : input.batchNo });
+    interfere = async () => {
+      throw ApplicationFailure.nonRetryable('manifest unreadable', 'ArchiveManifestInvalid');
+    };
     const workflowId = `consolidate/${tenantId}/it-${tag()}`;
     try {
       const failure = await workflowFailure(
@@ -263,11 +264,12 @@ describe('a consolidation that meets a rollback', () => {
           args: [{ tenantId, trigger: 'manual', seed: 3 }],
         }),
       );
-      expect((failure.cause as { type?: string }).type).toBe('NoteVersionConflict');
+      expect((failure.cause as { type?: string }).type).toBe('ArchiveManifestInvalid');
     } finally {
       interfere = undefined;
     }
     const described = await client.workflow.getHandle(workflowId).describe();
+    expect(described.searchAttributes['NocturneStatus']).toEqual(['failed']);
     const runId = `${workflowId}/${described.runId}`;
     expect((await getRun(db, { tenantId, runId }))?.status).toBe('failed');
   });
