@@ -1,8 +1,11 @@
 import type { Client } from '@temporalio/client';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommittedChange, ConsolidationActivities, ReplayBatchResult } from '../../activities/index.ts';
 import { consolidateTenantWorkflow } from '../../workflows/consolidate-tenant.ts';
+import { progressQuery } from '../../workflows/consolidate-messages.ts';
 import { CHANGED_NOTES } from '../../src/contracts/search-attributes.ts';
 import { maybeRecordHistory, temporalClient, uniqueId, withWorker, workflowFailure } from '../helpers/temporal.ts';
 
@@ -139,5 +142,58 @@ describe('consolidateTenantWorkflow as seen from the Temporal UI', () => {
     const described = await client.workflow.getHandle(workflowId).describe();
     expect(described.searchAttributes['NocturneStatus']).toEqual(['failed']);
     await maybeRecordHistory(client, workflowId, 'consolidate-failed');
+  });
+});
+
+/** The CLI in its own process (async: the worker in this process must keep polling meanwhile). */
+async function nocturne(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await promisify(execFile)(process.execPath, ['bin/nocturne.mjs', ...args], { timeout: 120_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+describe('nocturne approve|reject <workflowId>', () => {
+  it.each([
+    ['approve', ['--operator', 'dana'], 'approve', 'completed'],
+    ['reject', ['--operator', 'dana', '--reason', 'claims look wrong'], 'reject', 'rejected'],
+  ] as const)('%s sends the staged run its decision', async (command, options, decision, status) => {
+    const calls: Calls = [];
+    const workflowId = uniqueId(`consolidate-staged-${command}`);
+    await withWorker(
+      {
+        ...fakes(calls),
+        resolveStaged: async (input: unknown) => {
+          calls.push({ name: 'resolveStaged', input });
+          return { changed: 2 };
+        },
+      } as Partial<ConsolidationActivities>,
+      async (taskQueue) => {
+        const handle = await client.workflow.start(consolidateTenantWorkflow, {
+          taskQueue,
+          workflowId,
+          args: [{ tenantId: 'acme', trigger: 'manual', mode: 'staged', seed: 1 }],
+        });
+        for (let i = 0; i < 100 && (await handle.query(progressQuery)).phase !== 'awaiting_approval'; i++)
+          await new Promise((r) => setTimeout(r, 200));
+        expect(await currentDetails(workflowId)).toContain(`nocturne approve ${workflowId}`);
+        const r = await nocturne(command, workflowId, ...options);
+        expect(r.code, r.stderr).toBe(0);
+        expect((await handle.result()).status).toBe(status);
+        const again = await nocturne('approve', workflowId, '--operator', 'dana');
+        expect(again.code).toBe(1);
+        expect(again.stderr).toMatch(/refused approve|not found|completed/);
+      },
+    );
+    expect(calls.find((c) => c.name === 'resolveStaged')?.input).toMatchObject({ decision, actor: 'dana' });
+  });
+
+  it('reject without a reason is a usage error', async () => {
+    const r = await nocturne('reject', 'consolidate/acme/x', '--operator', 'dana');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--reason/);
   });
 });
