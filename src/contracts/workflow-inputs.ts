@@ -83,7 +83,7 @@ export const SUCCESSOR_CHOICES = ['retire', 'keep'] as const;
  * One JSON object an operator pastes into the Temporal UI. Every field after `noteId` but the
  * reason and operator is optional, so older starters (and recorded histories) still decode:
  * - `toVersion`: the version to return to; absent → the one before the current (a version-1 note
- *   has none, so it is retired); `0` → retire.
+ *   has none, so it is retired; a retired or quarantined note stays so); `0` → retire.
  * - `action`: `retire` or `quarantine` takes the note out of recall (no `toVersion` then).
  * - `successor`: when the note was superseded and comes back, what becomes of the note that
  *   superseded it: `retire` (default) or `keep` (refused if the two would contradict).

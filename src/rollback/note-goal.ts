@@ -17,7 +17,8 @@ export interface GoalRequest {
 
 /**
  * The goal an input names. `toVersion` absent means the version before the current one; a
- * version-1 note has none, so going back means retiring it, as `toVersion: 0` does.
+ * version-1 note has none, so going back means retiring it, as `toVersion: 0` does, and a note
+ * already retired or quarantined stays so (reviving one takes a named version).
  */
 export function rollbackGoal(
   input: GoalRequest,
@@ -31,7 +32,9 @@ export function rollbackGoal(
     throw new PermanentFailure(`note ${input.noteId} was erased and cannot be rolled back`, FailureType.NoteErased);
   if (input.action === 'quarantine')
     return { current, goal: { kind: 'status', action: 'quarantine', status: 'quarantined' } };
-  const toVersion = input.action === 'retire' ? 0 : (input.toVersion ?? current.version - 1);
+  // A note already out of recall stays out unless a version is named: the same input twice is one rollback.
+  const outOfRecall = current.status === 'retired' || current.status === 'quarantined';
+  const toVersion = input.action === 'retire' ? 0 : (input.toVersion ?? (outOfRecall ? 0 : current.version - 1));
   if (toVersion === 0) return { current, goal: { kind: 'status', action: 'retire', status: 'retired' } };
   const target = versions.find((v) => v.version === toVersion);
   if (!target) {

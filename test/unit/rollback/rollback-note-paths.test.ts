@@ -60,6 +60,14 @@ describe('rollbackNote: retire or quarantine one note', () => {
     expect(await active(tenantId)).toEqual([good]);
   });
 
+  it('the same input without toVersion twice: the second finds the note retired and changes nothing', async () => {
+    const tenantId = freshTenantId('rb-twice');
+    const { good, newer } = await supersededPair(tenantId);
+    await rollbackNote(ports, request(tenantId, newer));
+    expect(await rollbackNote(ports, request(tenantId, newer))).toMatchObject({ noop: true, changes: [] });
+    expect(await active(tenantId)).toEqual([good]);
+  });
+
   it('quarantine takes the note out of recall with status quarantined; again is a no-op', async () => {
     const tenantId = freshTenantId('rb-quarantine');
     const { newer } = await supersededPair(tenantId);
