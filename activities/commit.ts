@@ -8,7 +8,7 @@ import {
 import { embedRunClaims } from '../src/consolidation/embed-run.ts';
 import { classified, heartbeats, type ActivityDeps } from './deps.ts';
 
-export type { BatchKey } from '../src/consolidation/commit.ts';
+export type { BatchKey, CommitResult, CommittedChange } from '../src/consolidation/commit.ts';
 
 export function createCommitActivities(deps: ActivityDeps) {
   return {

@@ -11,6 +11,7 @@ import { createRecordIndexActivities } from './record-index.ts';
 
 export type { ActivityDeps } from './deps.ts';
 export type { ReplayBatchResult } from './replay-batch.ts';
+export type { CommitResult, CommittedChange } from './commit.ts';
 export type { IndexRecordsInput, IndexRecordsResult } from './record-index.ts';
 
 /** Every activity the worker registers, closed over the injected ports. */

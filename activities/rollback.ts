@@ -5,7 +5,7 @@ export type { RollbackNoteInput as RollbackNoteActivityInput, RollbackResult } f
 
 export function createRollbackActivities(deps: ActivityDeps) {
   return {
-    /** Writes a new version equal to `toVersion`; a repeated rollback is a no-op. */
+    /** Rolls one note back (to a version, or out of recall) with its cascade; a repeated rollback is a no-op. */
     rollbackNote: classified((input: RollbackNoteInput) => rollbackNote(deps, input)),
   };
 }

@@ -15,7 +15,7 @@ until temporal operator cluster health --address "$TEMPORAL_ADDRESS" 2>/dev/null
   sleep 2
 done
 
-SEARCH_ATTRIBUTES="NocturneTenant=Keyword NocturneTrigger=Keyword NocturneStatus=Keyword"
+SEARCH_ATTRIBUTES="NocturneTenant=Keyword NocturneTrigger=Keyword NocturneStatus=Keyword NocturneChangedNotes=KeywordList"
 
 temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1 \
   || temporal operator namespace create --namespace "$TEMPORAL_NAMESPACE" --retention 30d

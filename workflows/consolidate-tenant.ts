@@ -1,5 +1,5 @@
 import {
-  condition,
+  ContinueAsNew,
   continueAsNew,
   patched,
   proxyActivities,
@@ -7,26 +7,22 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ConsolidationActivities, ReplayBatchResult } from '../activities/index.ts';
+import type { ConsolidationActivities } from '../activities/index.ts';
 import { seedFrom } from '../policies/random.ts';
 import { ConsolidateInput, DEFAULT_BUDGET, type ResumeState } from '../src/contracts/workflow-inputs.ts';
 import type { Budget, RunCounts } from '../src/contracts/run.ts';
 import { STATUS, TENANT, TRIGGER } from '../src/contracts/search-attributes.ts';
-import { COMMIT, BOOKKEEPING, REINDEX, REPLAY } from './activity-options.ts';
-import {
-  approveUpdate,
-  progressQuery,
-  rejectUpdate,
-  type ApprovalInput,
-  type ConsolidateProgress,
-} from './consolidate-messages.ts';
+import { BOOKKEEPING, REINDEX, REPLAY } from './activity-options.ts';
+import { awaitApproval, registerApproval } from './consolidate-approval.ts';
+import { accumulate, budgetStop, commitOrReplan, copyState, freshState, recordFailure } from './consolidate-steps.ts';
+import { emptyPublished, publishChanges, publishNotice, type RunHeading } from './consolidate-details.ts';
+import { progressQuery, type ConsolidateProgress } from './consolidate-messages.ts';
 import { indexWindowRecords } from './record-index-step.ts';
 import { parseWorkflowInput } from './workflow-input.ts';
 import { workflowNowIso, workflowNowMs } from './workflow-time.ts';
 
 const bookkeeping = proxyActivities<ConsolidationActivities>(BOOKKEEPING);
 const { replayBatch } = proxyActivities<ConsolidationActivities>(REPLAY);
-const { commitBatch } = proxyActivities<ConsolidationActivities>(COMMIT);
 const { reindexBatch } = proxyActivities<ConsolidationActivities>(REINDEX);
 
 export interface ConsolidateResult {
@@ -41,14 +37,27 @@ export interface ConsolidateResult {
   changedVersionsTruncated: boolean;
 }
 
+type Parsed = ReturnType<typeof ConsolidateInput.parse>;
+
 /** Plan → sample → replay in batches → propose → validate → commit → reindex → report (docs/ARCHITECTURE.md, "Workflows"). */
 export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<ConsolidateResult> {
   const input = parseWorkflowInput(ConsolidateInput, raw);
   const info = workflowInfo();
-  const budget: Budget = { ...DEFAULT_BUDGET, ...input.budget };
   const state: ResumeState = input.resume
     ? copyState(input.resume)
     : freshState(info.workflowId, info.runId, workflowNowMs());
+  try {
+    return await consolidate(raw, input, state);
+  } catch (error) {
+    // A run that fails must not stay `running` in its row (nor in the UI's NocturneStatus).
+    if (!(error instanceof ContinueAsNew) && patched('fail-run-row')) await recordFailure(input, state, error);
+    throw error;
+  }
+}
+
+async function consolidate(raw: ConsolidateInput, input: Parsed, state: ResumeState): Promise<ConsolidateResult> {
+  const info = workflowInfo();
+  const budget: Budget = { ...DEFAULT_BUDGET, ...input.budget };
   const firstBatchHere = state.nextBatch;
   const progress: ConsolidateProgress = {
     runId: state.runId,
@@ -65,6 +74,14 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
     { key: TRIGGER, value: input.trigger },
     { key: STATUS, value: 'running' },
   ]);
+  const heading: RunHeading = {
+    tenantId: input.tenantId,
+    trigger: input.trigger,
+    runId: state.runId,
+    workflowId: info.workflowId,
+  };
+  const published = state.published ?? emptyPublished();
+  state.published = published;
 
   const plan = await bookkeeping.planRun({
     runId: state.runId,
@@ -100,10 +117,12 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
       break;
     }
     accumulate(state, replayed);
-    const committed = await commitBatch({ ...batch, actor: info.workflowId, staged: input.mode === 'staged' });
+    const commit = { ...batch, actor: info.workflowId, staged: input.mode === 'staged' };
+    const committed = await commitOrReplan(commit, input, state, budget);
     state.counts.committed += committed.committed;
     state.counts.quarantined += committed.quarantined;
     state.spent.noteChanges += committed.committed + committed.quarantined;
+    if (committed.changes) publishChanges(published, heading, committed.changes, patched('publish-changed-notes'));
     await reindexBatch(batch);
     state.spent.seconds = (workflowNowMs() - state.startedAtMs) / 1000;
     const doneHere = state.nextBatch + 1 - firstBatchHere;
@@ -126,6 +145,7 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
   let status: ConsolidateResult['status'] = stopReason ? 'partial' : 'completed';
   if (input.mode === 'staged' && state.counts.committed + state.counts.quarantined > 0) {
     progress.phase = 'awaiting_approval';
+    publishNotice(published, heading, approvalNotice(info.workflowId));
     status = (await awaitApproval(approval, state.runId, input.tenantId, input.approvalTimeoutSeconds))
       ? status
       : 'rejected';
@@ -142,6 +162,7 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
     leftover,
   });
   upsertSearchAttributes([{ key: STATUS, value: status }]);
+  publishNotice(published, heading, `**${status}**`);
   progress.phase = 'done';
   return {
     runId: state.runId,
@@ -155,82 +176,5 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
   };
 }
 
-function freshState(workflowId: string, runId: string, now: number): ResumeState {
-  return {
-    runId: `${workflowId}/${runId}`,
-    nextBatch: 0,
-    counts: { sampled: 0, replayed: 0, proposed: 0, rejected: 0, committed: 0, quarantined: 0 },
-    spent: { episodes: 0, llmTokens: 0, noteChanges: 0, seconds: 0 },
-    rejectedByRule: {},
-    startedAtMs: now,
-  };
-}
-
-/** A private copy: the loop mutates its state, the input must keep the resume point. */
-function copyState(r: ResumeState): ResumeState {
-  return { ...r, counts: { ...r.counts }, spent: { ...r.spent }, rejectedByRule: { ...r.rejectedByRule } };
-}
-
-function budgetStop(state: ResumeState, budget: Budget, deadline: number): string | undefined {
-  if (workflowNowMs() >= deadline) return 'deadline reached';
-  if (state.spent.llmTokens >= budget.maxLlmTokens && budget.maxLlmTokens > 0) return 'LLM token budget spent';
-  if (state.spent.noteChanges >= budget.maxNoteChanges) return 'note change budget spent';
-  return undefined;
-}
-
-function accumulate(state: ResumeState, r: ReplayBatchResult): void {
-  state.counts.replayed += r.replayed;
-  state.spent.episodes += r.episodes;
-  state.counts.proposed += r.proposed;
-  for (const [rule, n] of Object.entries(r.rejectedByRule)) {
-    state.rejectedByRule[rule] = (state.rejectedByRule[rule] ?? 0) + n;
-    state.counts.rejected += n;
-  }
-}
-
-type Decision = { approve: boolean; by: ApprovalInput };
-
-/** Handlers exist from the start so the UI shows them; they refuse until the run awaits approval. */
-function registerApproval(progress: ConsolidateProgress): { decision?: Decision } {
-  const box: { decision?: Decision } = {};
-  const validator = (by: ApprovalInput) => {
-    if (typeof by?.operator !== 'string' || by.operator.trim() === '')
-      throw new Error('operator: required (who decides)');
-    if (progress.phase !== 'awaiting_approval') throw new Error(`run is ${progress.phase}, not awaiting approval`);
-    if (box.decision) throw new Error('run already decided');
-  };
-  setHandler(
-    approveUpdate,
-    (by) => {
-      box.decision = { approve: true, by };
-      return { accepted: true as const };
-    },
-    { validator },
-  );
-  setHandler(
-    rejectUpdate,
-    (by) => {
-      box.decision = { approve: false, by };
-      return { accepted: true as const };
-    },
-    { validator },
-  );
-  return box;
-}
-
-/** Waits for an operator's decision; no decision before the timeout means reject. */
-async function awaitApproval(
-  box: { decision?: Decision },
-  runId: string,
-  tenantId: string,
-  timeoutSeconds: number,
-): Promise<boolean> {
-  upsertSearchAttributes([{ key: STATUS, value: 'awaiting_approval' }]);
-  await condition(() => box.decision !== undefined, timeoutSeconds * 1000);
-  const decision = box.decision;
-  const approve = decision?.approve ?? false;
-  const actor = decision?.by.operator ?? 'approval-timeout';
-  const reason = decision?.by.reason ?? (decision ? '' : `no decision within ${timeoutSeconds}s`);
-  await bookkeeping.resolveStaged({ runId, tenantId, decision: approve ? 'approve' : 'reject', actor, reason });
-  return approve;
-}
+const approvalNotice = (workflowId: string) =>
+  `**Awaiting approval.** Decide with \`nocturne approve ${workflowId}\` or \`nocturne reject ${workflowId} --reason …\` (or send the \`approve\`/\`reject\` update).`;

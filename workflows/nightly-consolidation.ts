@@ -11,7 +11,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { ConsolidationActivities } from '../activities/index.ts';
 import type { Budget } from '../src/contracts/run.ts';
 import { STATUS, TENANT, TRIGGER } from '../src/contracts/search-attributes.ts';
-import { consolidationId, utcDay } from '../src/contracts/workflow-ids.ts';
+import { consolidationId, consolidationSummary, utcDay } from '../src/contracts/workflow-ids.ts';
 import { NightlyInput, type TenantOutcome, type TenantOutcomeKind } from '../src/contracts/workflow-inputs.ts';
 import { BOOKKEEPING } from './activity-options.ts';
 import { consolidateTenantWorkflow } from './consolidate-tenant.ts';
@@ -127,6 +127,7 @@ export async function consolidateExclusively(run: ExclusiveRun): Promise<TenantO
       ],
       // The monitor may continue-as-new while a run goes on; the run must not die with it.
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      staticSummary: consolidationSummary(run.tenantId, run.trigger),
       // Set at start, not only by the child's first task: shrinks the window the visibility guard misses.
       typedSearchAttributes: [
         { key: TENANT, value: run.tenantId },

@@ -11,7 +11,11 @@ const { reindexBatch } = proxyActivities<ConsolidationActivities>(REINDEX);
 
 /**
  * Operator rollback of one note, startable from the Temporal UI with one JSON input:
- * `{ "tenantId": "acme", "noteId": "…", "toVersion": 1, "reason": "…", "operator": "…" }`.
+ * `{ "tenantId": "acme", "noteId": "…", "reason": "…", "operator": "…" }` returns it to the version
+ * before (a version-1 note is retired); `"toVersion": n` names the version, `0` or
+ * `"action": "retire" | "quarantine"` takes it out of recall; `"successor": "retire" | "keep"`
+ * settles the note that superseded a revived one. Reindexes whatever the rollback wrote, also
+ * when a retried attempt finds its batch committed by the first.
  */
 export async function rollbackNoteWorkflow(raw: RollbackNoteInput): Promise<RollbackResult> {
   const input = parseWorkflowInput(RollbackNoteInput, raw);

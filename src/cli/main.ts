@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { EXIT, UsageError } from './errors.ts';
+import { registerApprove } from './commands/approve.ts';
 import { registerArchive } from './commands/archive.ts';
 import { registerAudit } from './commands/audit.ts';
 import { registerConflict } from './commands/conflict.ts';
@@ -41,6 +42,7 @@ export function buildProgram(options: MainOptions = {}): Command {
     registerStack,
     registerWorker,
     registerRun,
+    registerApprove,
     registerArchive,
     registerNotes,
     registerRecall,

@@ -3,11 +3,14 @@ import {
   NoteOp,
   selectRunBatch,
   selectRunBatches,
+  selectVersions,
   withTenant,
+  type NoteChange,
   type ParsedNoteOp,
 } from '../db/index.ts';
 import { FailureType } from '../contracts/failure-types.ts';
 import { PermanentFailure, type Ports } from '../ports.ts';
+import { storedBatchNo } from './replay-batch.ts';
 
 /** Approval batches are numbered after every replay batch, so their idempotency keys never collide. */
 export const APPROVAL_BATCH_OFFSET = 1_000_000;
@@ -21,6 +24,29 @@ export interface BatchKey {
 export interface CommitBatchInput extends BatchKey {
   actor: string;
   staged: boolean;
+  /** Commit the batch's re-planned operations (see ReplayBatchInput.replan). */
+  replan?: boolean;
+}
+
+/** Claims are cut to this many characters in what a commit reports (they travel in workflow history). @default 160 */
+export const CLAIM_EXCERPT = 160;
+
+/** One version a commit wrote, with what an operator needs to judge it. */
+export interface CommittedChange {
+  noteId: string;
+  action: string;
+  fromVersion: number | null;
+  toVersion: number;
+  status: string;
+  claim: string;
+  /** The claim before, when this version changed it. */
+  previousClaim?: string;
+}
+
+export interface CommitResult {
+  committed: number;
+  quarantined: number;
+  changes: CommittedChange[];
 }
 
 export interface ResolveStagedInput {
@@ -35,21 +61,50 @@ export interface ResolveStagedInput {
  * Commits a replayed batch in one transaction, idempotent on (run, batch). A staged run
  * writes new notes as `staged` and holds changes to existing notes until approval.
  */
-export async function commitBatch(
-  ports: Pick<Ports, 'db'>,
-  input: CommitBatchInput,
-): Promise<{ committed: number; quarantined: number }> {
-  const ops = (await storedOps(ports, input)).flatMap((op) => (input.staged ? stagedForm(op) : [op]));
-  if (ops.length === 0) return { committed: 0, quarantined: 0 };
+export async function commitBatch(ports: Pick<Ports, 'db'>, input: CommitBatchInput): Promise<CommitResult> {
+  const batchNo = storedBatchNo(input.batchNo, input.replan);
+  const stored = await storedOps(ports, { ...input, batchNo });
+  const ops = stored.flatMap((op) => (input.staged ? stagedForm(op) : [op]));
+  if (ops.length === 0) return { committed: 0, quarantined: 0, changes: [] };
   const result = await applyNoteBatch(ports.db, {
     tenantId: input.tenantId,
     runId: input.runId,
-    batchNo: input.batchNo,
+    batchNo,
     actor: input.actor,
     ops,
   });
   const quarantined = ops.filter((o) => o.op === 'create' && o.status === 'quarantined').length;
-  return { committed: result.changes.length - quarantined, quarantined };
+  const changes = await describeChanges(ports, input.tenantId, result.changes);
+  return { committed: result.changes.length - quarantined, quarantined, changes };
+}
+
+/** Each change with its claim (and the claim before, when it changed), cut to CLAIM_EXCERPT. */
+async function describeChanges(
+  ports: Pick<Ports, 'db'>,
+  tenantId: string,
+  changes: NoteChange[],
+): Promise<CommittedChange[]> {
+  const keys = changes.flatMap((c) => [
+    { noteId: c.noteId, version: c.toVersion },
+    ...(c.fromVersion === null ? [] : [{ noteId: c.noteId, version: c.fromVersion }]),
+  ]);
+  const versions = await withTenant(ports.db, tenantId, (tx) => selectVersions(tx, { tenantId, keys }));
+  const byKey = new Map(versions.map((v) => [`${v.noteId}#${v.version}`, v]));
+  const cut = (s: string) => (s.length > CLAIM_EXCERPT ? `${s.slice(0, CLAIM_EXCERPT - 1)}…` : s);
+  return changes.map((c) => {
+    const now = byKey.get(`${c.noteId}#${c.toVersion}`);
+    const before = c.fromVersion === null ? undefined : byKey.get(`${c.noteId}#${c.fromVersion}`);
+    const changed = before !== undefined && now !== undefined && before.claim !== now.claim;
+    return {
+      noteId: c.noteId,
+      action: c.action,
+      fromVersion: c.fromVersion,
+      toVersion: c.toVersion,
+      status: now?.status ?? 'unknown',
+      claim: cut(now?.claim ?? ''),
+      ...(changed ? { previousClaim: cut(before.claim) } : {}),
+    };
+  });
 }
 
 /** Approve: activate staged notes and apply held changes. Reject: retire staged notes, drop held changes. */

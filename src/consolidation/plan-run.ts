@@ -48,7 +48,7 @@ export interface PlanRunResult {
 export interface FinishRunInput {
   runId: string;
   tenantId: string;
-  status: 'completed' | 'partial' | 'rejected';
+  status: 'completed' | 'partial' | 'rejected' | 'failed';
   counts: RunCounts;
   spent: Spent;
   rejectedByRule: Record<string, number>;

@@ -24,7 +24,19 @@ export interface ReplayBatchInput {
    */
   window?: { from?: string | undefined; to?: string | undefined };
   llmTokensLeft: number;
+  /**
+   * Plan the batch again on the notes as they are now, because its commit met a note another
+   * writer (a rollback) had moved: stored under its own key, so the first plan stays as it was.
+   */
+  replan?: boolean;
 }
+
+/** A re-planned batch is stored and committed under this offset plus its number (never a key a run uses). */
+export const REPLAN_BATCH_OFFSET = 2_000_000;
+
+/** The key a batch's operations are stored and committed under. */
+export const storedBatchNo = (batchNo: number, replan: boolean | undefined): number =>
+  replan ? REPLAN_BATCH_OFFSET + batchNo : batchNo;
 
 export interface ReplayBatchResult {
   episodes: number;
@@ -55,10 +67,12 @@ export async function replayBatch(
   input: ReplayBatchInput,
   progress: Progress = SILENT,
 ): Promise<ReplayBatchResult> {
-  const key = { runId: input.runId, batchNo: input.batchNo };
+  const key = { runId: input.runId, batchNo: storedBatchNo(input.batchNo, input.replan) };
   const stored = await withTenant(ports.db, input.tenantId, (tx) => selectRunBatch(tx, key));
   if (stored) return stored.summary as ReplayBatchResult;
-  const planned = await withTenant(ports.db, input.tenantId, (tx) => selectBatchEpisodes(tx, key));
+  const planned = await withTenant(ports.db, input.tenantId, (tx) =>
+    selectBatchEpisodes(tx, { runId: input.runId, batchNo: input.batchNo }),
+  );
   const { episodes, missingObjects } = await loadEpisodes(ports.archive, input.tenantId, planned, {
     onObject: (objectKey) => progress.beat({ objectKey }),
     ...(input.window ? { window: input.window } : {}),

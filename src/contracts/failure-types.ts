@@ -24,6 +24,8 @@ export const FailureType = {
   NoteNotFound: 'NoteNotFound',
   NoteErased: 'NoteErased',
   InvalidRollbackTarget: 'InvalidRollbackTarget',
+  /** A rollback would leave two active notes contradicting each other in one slot (e.g. `successor: keep`). */
+  RollbackWouldContradict: 'RollbackWouldContradict',
   ErasureOrder: 'ErasureOrder',
   /** The archive already holds another chain head at this seq: the chain was rewritten since. */
   AuditHeadConflict: 'AuditHeadConflict',

@@ -61,3 +61,7 @@ export function rollbackNoteBatchRunId(requestId: string): string {
 export function rollbackRunBatchRunId(requestId: string): string {
   return `rollback-run/${requestId}`;
 }
+
+/** The one-line summary the Temporal UI shows for a consolidation: whose, and what started it. */
+export const consolidationSummary = (tenantId: string, trigger: string): string =>
+  `Consolidate tenant ${tenantId} (trigger: ${trigger})`;

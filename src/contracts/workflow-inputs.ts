@@ -22,8 +22,27 @@ export const ResumeState = z.object({
   spent: Spent,
   rejectedByRule: z.record(z.string(), z.number().int().min(0)),
   startedAtMs: z.number().int(),
+  /** What the run has published so far (its current details and changed-notes search attribute). */
+  published: z
+    .object({
+      total: z.number().int().min(0),
+      changes: z.array(
+        z.object({
+          noteId: z.string(),
+          action: z.string(),
+          fromVersion: z.number().int().nullable(),
+          toVersion: z.number().int(),
+          status: z.string(),
+          claim: z.string(),
+          previousClaim: z.string().optional(),
+        }),
+      ),
+      noteIds: z.array(z.string()),
+    })
+    .optional(),
 });
 export type ResumeState = z.infer<typeof ResumeState>;
+export type PublishedChanges = NonNullable<ResumeState['published']>;
 
 export const ConsolidateInput = z.object({
   tenantId: TenantId,
@@ -55,13 +74,38 @@ export const ConsolidateInput = z.object({
 });
 export type ConsolidateInput = z.input<typeof ConsolidateInput>;
 
-export const RollbackNoteInput = z.object({
-  tenantId: TenantId,
-  noteId: z.string().min(1),
-  toVersion: z.number().int().min(1),
-  reason: z.string().min(1).max(2000),
-  operator: z.string().min(1).max(256),
-});
+/** What a note rollback does: return to a version, or take the note out of recall. */
+export const ROLLBACK_ACTIONS = ['rollback', 'retire', 'quarantine'] as const;
+/** What becomes of the note that superseded a revived one. */
+export const SUCCESSOR_CHOICES = ['retire', 'keep'] as const;
+
+/**
+ * One JSON object an operator pastes into the Temporal UI. Every field after `noteId` but the
+ * reason and operator is optional, so older starters (and recorded histories) still decode:
+ * - `toVersion`: the version to return to; absent → the one before the current (a version-1 note
+ *   has none, so it is retired; a retired or quarantined note stays so); `0` → retire.
+ * - `action`: `retire` or `quarantine` takes the note out of recall (no `toVersion` then).
+ * - `successor`: when the note was superseded and comes back, what becomes of the note that
+ *   superseded it: `retire` (default) or `keep` (refused if the two would contradict).
+ */
+export const RollbackNoteInput = z
+  .object({
+    tenantId: TenantId,
+    noteId: z.string().min(1),
+    toVersion: z.number().int().min(0).optional(),
+    action: z.enum(ROLLBACK_ACTIONS).optional(),
+    successor: z.enum(SUCCESSOR_CHOICES).optional(),
+    reason: z.string().min(1).max(2000),
+    operator: z.string().min(1).max(256),
+  })
+  .refine((i) => i.action === undefined || i.action === 'rollback' || !i.toVersion, {
+    message: 'a version to return to and retire/quarantine exclude each other',
+    path: ['toVersion'],
+  })
+  .refine((i) => i.action !== 'rollback' || i.toVersion !== 0, {
+    message: '0 retires the note; action "rollback" needs a version from 1',
+    path: ['toVersion'],
+  });
 export type RollbackNoteInput = z.infer<typeof RollbackNoteInput>;
 
 export const RollbackRunInput = z.object({

@@ -34,9 +34,14 @@ export {
   type NotePage,
   type NoteHistory,
 } from './notes/read.ts';
-export { selectCurrentVersion, selectCurrentVersionsPage, selectNoteVersions } from './notes/read-queries.ts';
+export {
+  selectCurrentVersion,
+  selectCurrentVersionsByText,
+  selectCurrentVersionsPage,
+  selectNoteVersions,
+} from './notes/read-queries.ts';
 export { selectNotesMatching, type NoteSearch } from './notes/search-queries.ts';
-export { selectAppliedBatch } from './notes/write-queries.ts';
+export { selectAppliedBatch, selectVersions } from './notes/write-queries.ts';
 export { NoteVersionRow, VERSION_COLUMNS } from './notes/version-row.ts';
 export {
   NoteOp,

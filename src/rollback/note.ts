@@ -1,14 +1,18 @@
-import type { NoteVersion } from '../contracts/note.ts';
-import { FailureType } from '../contracts/failure-types.ts';
 import { rollbackNoteBatchRunId } from '../contracts/workflow-ids.ts';
-import { applyNoteBatch, getNoteHistory, selectSupersededBy, withTenant, type NoteOp } from '../db/index.ts';
-import { PermanentFailure, type Ports } from '../ports.ts';
-import { sameMemory } from './same-memory.ts';
+import { applyNoteBatch, getNoteHistory, selectAppliedBatch, withTenant, type NoteChange } from '../db/index.ts';
+import type { Ports } from '../ports.ts';
+import { planRollback } from './note-cascade.ts';
+import { rollbackGoal } from './note-goal.ts';
 
 export interface RollbackNoteInput {
   tenantId: string;
   noteId: string;
-  toVersion: number;
+  /** Absent → the version before the current one (a version-1 note is retired); 0 → retire. */
+  toVersion?: number | undefined;
+  /** `retire` or `quarantine` takes the note out of recall; `rollback` (the default) returns to a version. */
+  action?: 'rollback' | 'retire' | 'quarantine' | undefined;
+  /** A revived note's successor: retired (default) or kept. */
+  successor?: 'retire' | 'keep' | undefined;
   reason: string;
   operator: string;
   /** The workflow id: the idempotency key of the rollback's one batch. */
@@ -17,82 +21,48 @@ export interface RollbackNoteInput {
 
 export interface RollbackResult {
   noop: boolean;
-  changes: Array<{ noteId: string; fromVersion: number | null; toVersion: number }>;
+  /** Every version written: the note, its successor, notes it contradicted or restored. */
+  changes: Array<{ noteId: string; action?: string; fromVersion: number | null; toVersion: number }>;
+  /** True when an earlier attempt of this request committed: `changes` is what that attempt did. */
+  retried?: boolean;
+  /** Notes the cascade would have restored but left as they are, and why. */
+  skipped?: Array<{ noteId: string; why: string }>;
 }
 
 /**
- * Writes a new version equal to `toVersion` (history is never rewritten) and restores the
- * notes that the rolled-back versions superseded. Rolling back to what is already current
- * changes nothing, so a repeated rollback is a no-op.
+ * Rolls one note back in one audited batch keyed by the request (history is never rewritten:
+ * each change is a new version). Rolling back to what is already current changes nothing, so a
+ * repeated request is a no-op; a retried attempt of a request that committed reports that commit.
  */
 export async function rollbackNote(ports: Pick<Ports, 'db'>, input: RollbackNoteInput): Promise<RollbackResult> {
-  const { versions } = await getNoteHistory(ports.db, input);
-  const { current, target } = rollbackTarget(input, versions);
-  if (sameMemory(current, target)) return { noop: true, changes: [] };
-  const reason = `rollback to v${input.toVersion}: ${input.reason}`;
-  const ops: NoteOp[] = [
-    {
-      op: 'newVersion',
-      action: 'rollback',
-      noteId: input.noteId,
-      expectedVersion: current.version,
-      targetVersion: input.toVersion,
-      reason,
-    },
-    ...(await restoreSuperseded(ports, input, target, reason)),
-  ];
-  const result = await applyNoteBatch(ports.db, {
-    tenantId: input.tenantId,
-    runId: rollbackNoteBatchRunId(input.requestId),
-    batchNo: 0,
-    actor: input.operator,
-    ops,
-  });
-  return {
-    noop: false,
-    changes: result.changes.map((c) => ({ noteId: c.noteId, fromVersion: c.fromVersion, toVersion: c.toVersion })),
-  };
-}
-
-function rollbackTarget(
-  input: RollbackNoteInput,
-  versions: NoteVersion[],
-): { current: NoteVersion; target: NoteVersion } {
-  const current = versions.at(-1);
-  if (!current)
-    throw new PermanentFailure(`note ${input.noteId} not found in tenant ${input.tenantId}`, FailureType.NoteNotFound);
-  // Erasure is final: its versions are scrubbed, and a rollback must not revive a subject's data.
-  if (current.status === 'erased')
-    throw new PermanentFailure(`note ${input.noteId} was erased and cannot be rolled back`, FailureType.NoteErased);
-  const target = versions.find((v) => v.version === input.toVersion);
-  if (!target) {
-    throw new PermanentFailure(
-      `toVersion: note ${input.noteId} has versions 1..${current.version}, not ${input.toVersion}`,
-      FailureType.InvalidRollbackTarget,
-    );
+  const key = { tenantId: input.tenantId, runId: rollbackNoteBatchRunId(input.requestId), batchNo: 0 };
+  const committed = await withTenant(ports.db, input.tenantId, (tx) => selectAppliedBatch(tx, key));
+  if (committed) return { noop: false, retried: true, changes: committed.result.changes.map(brief), skipped: [] };
+  try {
+    return await planAndApply(ports, input, key);
+  } catch (error) {
+    // Another writer moved a note between the plan and the commit: plan once more on what is there now.
+    if ((error as Error).name !== 'NoteVersionConflictError') throw error;
+    return planAndApply(ports, input, key);
   }
-  return { current, target };
 }
 
-/** Notes the rolled-back versions superseded go back to the version before their supersession. */
-async function restoreSuperseded(
+async function planAndApply(
   ports: Pick<Ports, 'db'>,
   input: RollbackNoteInput,
-  target: NoteVersion,
-  reason: string,
-): Promise<NoteOp[]> {
-  const superseded = await withTenant(ports.db, input.tenantId, (tx) =>
-    selectSupersededBy(tx, { noteId: input.noteId }),
-  );
-  // Only supersessions written after the target version belong to what is rolled back.
-  return superseded
-    .filter((s) => s.createdAt > target.createdAt && s.version > 1)
-    .map((s): NoteOp => ({
-      op: 'newVersion',
-      action: 'rollback',
-      noteId: s.noteId,
-      expectedVersion: s.version,
-      targetVersion: s.version - 1,
-      reason: `restored: ${reason}`,
-    }));
+  key: { tenantId: string; runId: string; batchNo: number },
+): Promise<RollbackResult> {
+  const { versions } = await getNoteHistory(ports.db, input);
+  const { current, goal } = rollbackGoal(input, versions);
+  const plan = await planRollback(ports, input, current, goal);
+  if (plan.ops.length === 0) return { noop: true, changes: [], skipped: plan.skipped };
+  const result = await applyNoteBatch(ports.db, { ...key, actor: input.operator, ops: plan.ops });
+  return { noop: false, changes: result.changes.map(brief), skipped: plan.skipped };
 }
+
+const brief = (c: NoteChange) => ({
+  noteId: c.noteId,
+  action: c.action,
+  fromVersion: c.fromVersion,
+  toVersion: c.toVersion,
+});

@@ -103,12 +103,12 @@ describe('invalid input fails at once, non-retryably, naming the field', () => {
       /reason/,
     ],
     [
-      'rollbackNoteWorkflow with toVersion 0',
+      'rollbackNoteWorkflow with toVersion -1',
       (tq) =>
         client.workflow.execute(rollbackNoteWorkflow, {
           taskQueue: tq,
           workflowId: uniqueId('rn-bad'),
-          args: [{ tenantId: 'acme', noteId: 'N', toVersion: 0, reason: 'x', operator: 'o' }],
+          args: [{ tenantId: 'acme', noteId: 'N', toVersion: -1, reason: 'x', operator: 'o' }],
         }),
       /toVersion/,
     ],

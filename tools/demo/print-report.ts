@@ -29,16 +29,7 @@ export function formatDemoReport(r: DemoReport): string {
     out.push('', `Notes of ${t.tenantId}`);
     for (const n of t.notes) out.push(...formatNote(n));
   }
-  if (r.rollback) {
-    const rb = r.rollback;
-    out.push('', 'Rollback (rollbackNoteWorkflow)');
-    out.push(
-      `  note ${rb.noteId} rolled back to v${rb.toVersion}: now ${rb.statusAfter}; versions written: ${rb.first.changes.map((c) => `${c.noteId.slice(-6)} v${c.fromVersion}->v${c.toVersion}`).join(', ')}`,
-    );
-    out.push(
-      `  the same rollback again: ${rb.repeated.noop ? 'no change (already at that version)' : 'CHANGED SOMETHING'}`,
-    );
-  }
+  if (r.rollback) out.push(...formatRollback(r.rollback));
   if (r.recall) {
     out.push('', `Recall for the next task of acme: "${r.recall.query}"`);
     r.recall.notes.forEach((n, i) =>
@@ -65,4 +56,17 @@ function formatNote(n: NoteVersion): string[] {
     `      "${n.claim}"`,
     `      evidence: ${refs.slice(0, 4).join(', ')}${refs.length > 4 ? ` (+${refs.length - 4})` : ''}`,
   ];
+}
+
+function formatRollback(rb: NonNullable<DemoReport['rollback']>): string[] {
+  const out = ['', 'Rollback of the bad new note (rollbackNoteWorkflow, one JSON input)'];
+  out.push(`  note ${rb.noteId.slice(-6)} "${rb.claim}": now ${rb.statusAfter}`);
+  out.push('  the cascade, one audited batch:');
+  for (const c of rb.first.changes)
+    out.push(`    ${c.noteId.slice(-6)} v${c.fromVersion ?? '-'} -> v${c.toVersion} (${c.action ?? 'rollback'})`);
+  for (const s of rb.first.skipped ?? []) out.push(`    ${s.noteId.slice(-6)} left as it is (${s.why})`);
+  out.push(`  the same rollback again: ${rb.repeated.noop ? 'no change (already retired)' : 'CHANGED SOMETHING'}`);
+  out.push(`  active notes of ${rb.tenantId} afterwards (${rb.activeAfter.length}):`);
+  for (const n of rb.activeAfter) out.push(`    ${n.noteId.slice(-6)} v${n.version} ${n.kind}: "${n.claim}"`);
+  return out;
 }

@@ -41,11 +41,14 @@ export interface DemoReport {
   }>;
   rollback?: {
     tenantId: string;
+    /** The bad new note: it superseded an older one in the run. */
     noteId: string;
-    toVersion: number;
+    claim: string;
     first: RollbackResult;
     repeated: RollbackResult;
     statusAfter: string;
+    /** What recall can see afterwards: one consistent active set. */
+    activeAfter: NoteVersion[];
   };
   /** What the online agent gets back for a new task, after the runs. */
   recall?: RecallResult;
@@ -143,36 +146,38 @@ async function consolidateAndRollBack(
     const notes = (await listNotes(db, { tenantId, limit: 100 })).notes;
     tenants.push({ tenantId, ingest, scan, run, notes, auditChain: await verifyAuditChain(db, tenantId) });
   }
-  log('5/6 rolling back a superseded note from the Temporal side, twice (the second is a no-op) …');
+  log('5/6 rolling back the bad new note from the Temporal side, twice (the second is a no-op) …');
   const acme = tenants.find((t) => t.tenantId === 'acme');
-  const loser = acme?.notes.find((n) => n.status === 'superseded');
+  // The run let a correction supersede an older note; the operator decides the correction was wrong.
+  const bad = acme?.notes.find((n) => acme.notes.some((o) => o.status === 'superseded' && o.supersededBy === n.noteId));
   let rollback: DemoReport['rollback'];
-  if (acme && loser) {
+  if (acme && bad) {
+    // One JSON input, as pasted into the Temporal UI: no toVersion on a version-1 note retires it.
     const input = {
       tenantId: 'acme',
-      noteId: loser.noteId,
-      toVersion: 1,
+      noteId: bad.noteId,
       reason: 'v2 amounts are only in dollars for API v2 calls',
       operator: 'demo-operator',
     };
     const first = (await client.workflow.execute('rollbackNoteWorkflow', {
       taskQueue,
-      workflowId: rollbackNoteId('acme', loser.noteId, '1'),
+      workflowId: rollbackNoteId('acme', bad.noteId, '1'),
       args: [input],
     })) as RollbackResult;
     const repeated = (await client.workflow.execute('rollbackNoteWorkflow', {
       taskQueue,
-      workflowId: rollbackNoteId('acme', loser.noteId, '2'),
+      workflowId: rollbackNoteId('acme', bad.noteId, '2'),
       args: [input],
     })) as RollbackResult;
-    const after = (await listNotes(db, { tenantId: 'acme', limit: 100 })).notes.find((n) => n.noteId === loser.noteId);
+    const notesAfter = (await listNotes(db, { tenantId: 'acme', limit: 100 })).notes;
     rollback = {
       tenantId: 'acme',
-      noteId: loser.noteId,
-      toVersion: 1,
+      noteId: bad.noteId,
+      claim: bad.claim,
       first,
       repeated,
-      statusAfter: after?.status ?? 'missing',
+      statusAfter: notesAfter.find((n) => n.noteId === bad.noteId)?.status ?? 'missing',
+      activeAfter: notesAfter.filter((n) => n.status === 'active'),
     };
     acme.auditChain = await verifyAuditChain(db, 'acme');
   }

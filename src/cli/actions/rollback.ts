@@ -15,7 +15,13 @@ interface Common {
   json?: boolean;
 }
 
-export type RollbackNoteOptions = Common & { tenant: string; note: string; toVersion: string };
+export type RollbackNoteOptions = Common & {
+  tenant: string;
+  note: string;
+  toVersion?: string;
+  action?: string;
+  successor?: string;
+};
 export type RollbackRunOptions = Common & { run: string; tenant?: string };
 
 function printChanges(
@@ -31,7 +37,9 @@ export async function rollbackNoteCommand(opts: RollbackNoteOptions): Promise<vo
   const input = {
     tenantId: opts.tenant,
     noteId: opts.note,
-    toVersion: Number(opts.toVersion),
+    ...(opts.toVersion !== undefined ? { toVersion: Number(opts.toVersion) } : {}),
+    ...(opts.action !== undefined ? { action: opts.action } : {}),
+    ...(opts.successor !== undefined ? { successor: opts.successor } : {}),
     reason: opts.reason,
     operator: opts.operator,
   };
@@ -45,7 +53,11 @@ export async function rollbackNoteCommand(opts: RollbackNoteOptions): Promise<vo
   );
   if (opts.json) return printJson(started);
   printLine(`${opts.wait ? 'finished' : 'started'} ${started.workflowId}`);
-  if (started.result) printChanges(started.result.changes);
+  if (started.result) {
+    if (started.result.retried) printLine('  an earlier attempt of this request committed; what it did:');
+    printChanges(started.result.changes);
+    for (const s of started.result.skipped ?? []) printLine(`  ${s.noteId} left as it is (${s.why})`);
+  }
 }
 
 /** `nocturne rollback run` */

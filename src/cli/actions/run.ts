@@ -3,7 +3,7 @@ import type { ConsolidateResult } from '../../../workflows/consolidate-tenant.ts
 import { progressQuery } from '../../../workflows/consolidate-messages.ts';
 import { loadConfig } from '../../config.ts';
 import { ConsolidateInput, describeInputError } from '../../contracts/workflow-inputs.ts';
-import { consolidationId, utcDay } from '../../contracts/workflow-ids.ts';
+import { consolidationId, consolidationSummary, utcDay } from '../../contracts/workflow-ids.ts';
 import { withTemporalClient } from '../../runtime.ts';
 import { UsageError } from '../errors.ts';
 import { printJson, printLine, progress } from '../output.ts';
@@ -31,7 +31,12 @@ export async function runCommand(opts: RunOptions): Promise<void> {
     // run of one tenant under it while the first is running.
     const workflowId = consolidationId(input.tenantId, utcDay(Date.now()));
     const handle = await client.workflow
-      .start('consolidateTenantWorkflow', { taskQueue: config.temporal.taskQueue, workflowId, args: [input] })
+      .start('consolidateTenantWorkflow', {
+        taskQueue: config.temporal.taskQueue,
+        workflowId,
+        args: [input],
+        staticSummary: consolidationSummary(input.tenantId, 'manual'),
+      })
       .catch((error: unknown) => {
         if (error instanceof WorkflowExecutionAlreadyStartedError)
           throw new Error(`a consolidation of ${input.tenantId} is already running (${workflowId})`);

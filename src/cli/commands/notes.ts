@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { NOTE_STATUSES } from '../../contracts/note.ts';
+import type { FindOptions } from '../actions/notes-find.ts';
 import type { ListOptions, ShowOptions } from '../actions/notes.ts';
 
 export function registerNotes(program: Command): void {
@@ -20,6 +21,19 @@ export function registerNotes(program: Command): void {
       `\nExit codes:\n  0  listed (possibly none)\n  1  the store failed\n  2  bad usage or configuration`,
     )
     .action(async (opts: ListOptions) => (await import('../actions/notes.ts')).listNotesCommand(opts));
+
+  notes
+    .command('find')
+    .description('Find notes by words of their claim, in every status (the bad note behind an answer)')
+    .requiredOption('--tenant <id>', 'tenant whose notes to search')
+    .requiredOption('--text <words>', 'text the claim contains (case-insensitive)')
+    .option('--limit <n>', 'at most this many notes (1-1000)', '20')
+    .option('--json', 'print one JSON document instead of text')
+    .addHelpText(
+      'after',
+      `\nExit codes:\n  0  searched (possibly nothing found)\n  1  the store failed\n  2  bad usage or configuration`,
+    )
+    .action(async (opts: FindOptions) => (await import('../actions/notes-find.ts')).findNotesCommand(opts));
 
   notes
     .command('show')

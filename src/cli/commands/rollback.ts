@@ -8,10 +8,14 @@ export function registerRollback(program: Command): void {
 
   rollback
     .command('note')
-    .description('write a new version of a note equal to an earlier one, restoring what it superseded')
+    .description(
+      'write a new version of a note equal to an earlier one (or retire it), settling its successor and restoring what it superseded',
+    )
     .requiredOption('--tenant <id>', 'tenant of the note')
     .requiredOption('--note <id>', 'note id')
-    .requiredOption('--to-version <n>', 'version to return to')
+    .option('--to-version <n>', 'version to return to (default: the one before; 0 or a version-1 note: retire)')
+    .option('--action <action>', 'rollback (default), retire or quarantine')
+    .option('--successor <choice>', "a revived note's successor: retire (default) or keep")
     .requiredOption('--reason <text>', 'why (kept in the audit log)')
     .requiredOption('--operator <name>', 'who (the audit actor)')
     .option('--wait', 'wait for the result')

@@ -45,3 +45,21 @@ export async function selectNoteVersions(
   );
   return rows.map((r) => NoteVersionRow.parse(r));
 }
+
+/** Current versions, any status, whose claim contains `text` (case-insensitive), most recently changed first. */
+export async function selectCurrentVersionsByText(
+  tx: Queryable,
+  p: { tenantId: string; text: string; limit: number },
+): Promise<NoteVersion[]> {
+  const pattern = `%${p.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const { rows } = await tx.query(
+    `SELECT ${VERSION_COLUMNS}
+       FROM notes n JOIN note_versions v
+         ON v.tenant_id = n.tenant_id AND v.note_id = n.note_id AND v.version = n.current_version
+      WHERE n.tenant_id = $1 AND v.claim ILIKE $2
+      ORDER BY v.created_at DESC, n.note_id
+      LIMIT $3`,
+    [p.tenantId, pattern, p.limit],
+  );
+  return rows.map((r) => NoteVersionRow.parse(r));
+}

@@ -63,9 +63,21 @@ describe('consolidation use cases', () => {
     await planned(tenantId, 'run-1');
     await replayBatch(ports, { runId: 'run-1', tenantId, batchNo: 0, llmTokensLeft: 0 });
     const key = { runId: 'run-1', tenantId, batchNo: 0, actor: 'consolidate/test', staged: false };
-    expect(await commitBatch(ports, key)).toEqual({ committed: 1, quarantined: 0 });
+    const first = await commitBatch(ports, key);
+    expect(first).toMatchObject({ committed: 1, quarantined: 0 });
     const notes = await listNotes(ports.db, { tenantId, limit: 10 });
-    expect(await commitBatch(ports, key)).toEqual({ committed: 1, quarantined: 0 });
+    // What it reports for the operator: the created note with its claim, the same on a retry.
+    expect(first.changes).toEqual([
+      {
+        noteId: notes.notes[0]?.noteId,
+        action: 'create',
+        fromVersion: null,
+        toVersion: 1,
+        status: 'active',
+        claim: notes.notes[0]?.claim,
+      },
+    ]);
+    expect(await commitBatch(ports, key)).toEqual(first);
     expect(await listNotes(ports.db, { tenantId, limit: 10 })).toEqual(notes);
     expect(notes.notes).toHaveLength(1);
     expect(notes.notes[0]).toMatchObject({ status: 'active', version: 1, scope: { level: 'user', key: 'u-alice' } });

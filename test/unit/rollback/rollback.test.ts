@@ -42,12 +42,17 @@ describe('rollback use cases', () => {
     const request = { tenantId, noteId, toVersion: 1, reason: 'wrong', operator: 'ops', requestId: 'rb-1' };
     expect(await rollbackNote(ports, request)).toEqual({
       noop: false,
-      changes: [{ noteId, fromVersion: 2, toVersion: 3 }],
+      changes: [{ noteId, action: 'rollback', fromVersion: 2, toVersion: 3 }],
+      skipped: [],
     });
     const { versions } = await getNoteHistory(ports.db, { tenantId, noteId });
     expect(versions.map((v) => v.version)).toEqual([1, 2, 3]);
     expect(versions[2]?.claim).toBe(versions[0]?.claim);
-    expect(await rollbackNote(ports, { ...request, requestId: 'rb-2' })).toEqual({ noop: true, changes: [] });
+    expect(await rollbackNote(ports, { ...request, requestId: 'rb-2' })).toEqual({
+      noop: true,
+      changes: [],
+      skipped: [],
+    });
     expect((await getNoteHistory(ports.db, { tenantId, noteId })).versions).toHaveLength(3);
   });
 
