@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 import { seededRandom } from '../../policies/random.ts';
 import { openArchive, writeBatch } from '../../src/archive/index.ts';
+import { openNoteStore } from '../../src/runtime.ts';
 import { parseConfig } from '../../src/config.ts';
-import { getNoteHistory, listNotes, openDb, verifyAuditChain, type Db } from '../../src/db/index.ts';
+import { getNoteHistory, listNotes, verifyAuditChain, type Db } from '../../src/db/index.ts';
 import { scaledRecords } from '../../tools/demo/sample.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
 
@@ -71,7 +72,8 @@ async function outcome(tenantId: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  db = await openDb(config.database, { dimension: config.embedding.dimension });
+  // Opened as the worker opens it: with the audit key its keyed entries are verified with.
+  db = await openNoteStore(config);
   connection = await Connection.connect({ address: config.temporal.address });
   client = new Client({ connection });
 });

@@ -3,8 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 import { openArchive, writeBatch } from '../../src/archive/index.ts';
+import { openNoteStore } from '../../src/runtime.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
-import { getNoteHistory, listNotes, openDb, verifyAuditChain, withTenant, type Db } from '../../src/db/index.ts';
+import { getNoteHistory, listNotes, verifyAuditChain, withTenant, type Db } from '../../src/db/index.ts';
 import { STACK, stackEnv } from '../../src/stack/endpoints.ts';
 import { createWorker, type WorkerHandle } from '../../src/worker.ts';
 import { scaledRecords } from '../../tools/demo/sample.ts';
@@ -92,7 +93,8 @@ async function expectIntactHistory(tenantId: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  db = await openDb(direct.database, { dimension: direct.embedding.dimension });
+  // Opened as the worker opens it: with the audit key its keyed entries are verified with.
+  db = await openNoteStore(direct);
   proxies = {
     pg: await startFaultProxy({ host: STACK.host, port: STACK.postgres.port }, SEED),
     s3: await startFaultProxy({ host: STACK.host, port: STACK.s3.port }, SEED + 1),
