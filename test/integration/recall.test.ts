@@ -55,8 +55,17 @@ async function withoutRowSecurity(text: string, params: unknown[] = []): Promise
   try {
     await unscoped(owner)
       .transaction(async (tx) => {
-        await tx.query('ALTER TABLE note_versions NO FORCE ROW LEVEL SECURITY');
-        await tx.query('ALTER TABLE notes NO FORCE ROW LEVEL SECURITY');
+        // The recall projection's partitions carry their own FORCE, as every tenant table does.
+        const { rows: partitions } = await tx.query(
+          `SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'note_recall'::regclass`,
+        );
+        const tables = [
+          'note_versions',
+          'notes',
+          'note_recall',
+          ...partitions.map((r) => (r as { name: string }).name),
+        ];
+        for (const table of tables) await tx.query(`ALTER TABLE ${table} NO FORCE ROW LEVEL SECURITY`);
         rows = (await tx.query(text, params)).rows;
         throw new RolledBack();
       })
