@@ -8,7 +8,8 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as ClientSource from '../../src/client/index.ts';
 import { parseConfig } from '../../src/config.ts';
-import { applyNoteBatch, dropSchema, openDb } from '../../src/db/index.ts';
+import { applyNoteBatch, openDb } from '../../src/db/index.ts';
+import { dropSchema } from '../helpers/pipeline.ts';
 import { createEmbedder } from '../../src/embeddings/create.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
 import { createOp, freshNoteId, freshTenant } from '../helpers/notes.ts';
@@ -88,7 +89,7 @@ afterAll(async () => {
     serve.kill('SIGTERM');
     await exited;
   }
-  await dropSchema(base['DATABASE_URL']!, schema);
+  await dropSchema(schema);
 });
 
 describe('the built client package against nocturne serve', () => {

@@ -22,7 +22,7 @@ const failure = (p: Promise<unknown>): Promise<string> =>
 async function tenantTables(): Promise<string[]> {
   const { rows } = await unscoped(db).query(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
-      WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'
+      WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
         AND a.attname = 'tenant_id' AND NOT a.attisdropped ORDER BY 1`,
   );
   return rows.map((r) => (r as { name: string }).name);

@@ -168,7 +168,7 @@ describe('eraseSubjectWorkflow', () => {
   /** Every row of the tenant in any table of the schema (from the catalog), as text: the raw SQL search. */
   async function rowsMentioning(needle: string): Promise<string[]> {
     const { rows } = await unscoped(db).query(
-      `SELECT relname AS t FROM pg_class WHERE relnamespace = $1::regnamespace AND relkind = 'r' AND relname <> 'pgmigrations'`,
+      `SELECT relname AS t FROM pg_class WHERE relnamespace = $1::regnamespace AND relkind IN ('r', 'p') AND NOT relispartition AND relname <> 'pgmigrations'`,
       [schema],
     );
     const hits: string[] = [];
