@@ -38,7 +38,7 @@ function toolsServer(service: ApiService, tenantId: string, log: (line: string) 
         taskId: z.string().optional(),
       },
     },
-    (args) => answer('recall', () => service.recall(tenantId, args)),
+    (args) => answer('recall', () => service.recall({ tenantId, audit: false }, args)),
   );
   server.registerTool(
     'append_records',

@@ -17,7 +17,8 @@ import {
   type NoteResult,
   type RecordsResult,
 } from './contract.ts';
-import { ApiFailure, assertTenant, parseForTenant } from './http.ts';
+import type { Grant } from './auth.ts';
+import { ApiFailure, assertNoControlCharacters, assertTenant, parseForTenant } from './http.ts';
 import { archiveRecords, recordsFromMessages, withDefaultTenant } from './records.ts';
 
 export interface ApiServiceDeps {
@@ -43,7 +44,16 @@ export function createApiService(deps: ApiServiceDeps) {
     return deps.archive;
   };
   return {
-    async recall(tenantId: string, body: Record<string, unknown>): Promise<RecallResult> {
+    /** Point-in-time recall (`asOf`) shows what was later quarantined or erased: audit tokens only. */
+    async recall(caller: Pick<Grant, 'tenantId' | 'audit'>, body: Record<string, unknown>): Promise<RecallResult> {
+      const { tenantId } = caller;
+      assertNoControlCharacters(body);
+      if (body.asOf !== undefined && !caller.audit)
+        throw new ApiFailure(
+          403,
+          'forbidden',
+          'asOf (point-in-time recall) needs an audit token (NOCTURNE_AUDIT_TOKENS); this is an agent token',
+        );
       const parsed = RecallRequest.safeParse({ tenantId, ...body });
       if (!parsed.success) throw new ApiFailure(400, 'invalid_request', describeRequestIssues(parsed.error.issues));
       assertTenant(parsed.data.tenantId, tenantId);
@@ -57,6 +67,7 @@ export function createApiService(deps: ApiServiceDeps) {
 
     /** Raw records (`{records}`), or a conversation (`{sessionId, agentId, messages}`) archived as records. */
     async appendRecords(tenantId: string, body: Record<string, unknown>): Promise<RecordsResult> {
+      assertNoControlCharacters(body);
       const at = now();
       if ('messages' in body) {
         const req = parseForTenant(MessagesRequest, body, tenantId);
@@ -81,6 +92,7 @@ export function createApiService(deps: ApiServiceDeps) {
     },
 
     async reportConflict(tenantId: string, body: Record<string, unknown>): Promise<ConflictResult> {
+      assertNoControlCharacters(body);
       const req = parseForTenant(ConflictRequest, body, tenantId);
       if (!deps.conflicts) throw new ApiFailure(503, 'unavailable', 'this server has no Temporal client configured');
       try {
@@ -97,6 +109,7 @@ export function createApiService(deps: ApiServiceDeps) {
     },
 
     async feedback(tenantId: string, body: Record<string, unknown>): Promise<FeedbackResult> {
+      assertNoControlCharacters(body);
       const req = parseForTenant(FeedbackRequest, body, tenantId);
       try {
         const saved = await recordFeedback({ db: deps.db, archive: archive(), clock: now }, req);
@@ -120,12 +133,14 @@ export function createApiService(deps: ApiServiceDeps) {
     },
 
     async getNote(tenantId: string, noteId: string): Promise<NoteResult> {
+      assertNoControlCharacters({ noteId });
       const note = await withTenant(deps.db, tenantId, (tx) => selectCurrentVersion(tx, { tenantId, noteId }));
       if (!note) throw noSuchNote(noteId);
       return { tenantId, note };
     },
 
     async noteHistory(tenantId: string, noteId: string): Promise<NoteHistoryResult> {
+      assertNoControlCharacters({ noteId });
       const versions = await withTenant(deps.db, tenantId, (tx) => selectNoteVersions(tx, { tenantId, noteId }));
       const current = await withTenant(deps.db, tenantId, (tx) => selectCurrentVersion(tx, { tenantId, noteId }));
       if (!current || versions.length === 0) throw noSuchNote(noteId);
