@@ -2,6 +2,7 @@ import type { ArchiveStore } from '../archive/store.ts';
 import type { ConflictReporter } from '../conflicts/lazy-reporter.ts';
 import { ServiceUnavailableError } from '../conflicts/errors.ts';
 import { selectCurrentVersion, selectNoteVersions, withTenant, type Db } from '../db/index.ts';
+import type { NoteScope } from '../contracts/note.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import { FeedbackTargetError, recordFeedback } from '../feedback/record-feedback.ts';
 import { RecallRequest, type RecallResult } from '../recall/contract.ts';
@@ -45,7 +46,7 @@ export function createApiService(deps: ApiServiceDeps) {
   };
   return {
     /** Point-in-time recall (`asOf`) shows what was later quarantined or erased: audit tokens only. */
-    async recall(caller: Pick<Grant, 'tenantId' | 'audit'>, body: Record<string, unknown>): Promise<RecallResult> {
+    async recall(caller: Caller, body: Record<string, unknown>): Promise<RecallResult> {
       const { tenantId } = caller;
       assertNoControlCharacters(body);
       if (body.asOf !== undefined && !caller.audit)
@@ -58,7 +59,8 @@ export function createApiService(deps: ApiServiceDeps) {
       if (!parsed.success) throw new ApiFailure(400, 'invalid_request', describeRequestIssues(parsed.error.issues));
       assertTenant(parsed.data.tenantId, tenantId);
       try {
-        return await recall(deps.db, deps.embedder, parsed.data, deps.recallOptions);
+        const options = { ...deps.recallOptions, ...(caller.userId ? { visibleToUser: caller.userId } : {}) };
+        return await recall(deps.db, deps.embedder, parsed.data, options);
       } catch (error) {
         if (error instanceof InvalidRecallRequestError) throw new ApiFailure(400, 'invalid_request', error.message);
         throw error;
@@ -132,24 +134,41 @@ export function createApiService(deps: ApiServiceDeps) {
       }
     },
 
-    async getNote(tenantId: string, noteId: string): Promise<NoteResult> {
+    async getNote(caller: Caller, noteId: string): Promise<NoteResult> {
+      const { tenantId } = caller;
       assertNoControlCharacters({ noteId });
       const note = await withTenant(deps.db, tenantId, (tx) => selectCurrentVersion(tx, { tenantId, noteId }));
-      if (!note) throw noSuchNote(noteId);
+      if (!note || !visibleTo(caller, note.scope)) throw noSuchNote(noteId);
       return { tenantId, note };
     },
 
-    async noteHistory(tenantId: string, noteId: string): Promise<NoteHistoryResult> {
+    async noteHistory(caller: Caller, noteId: string): Promise<NoteHistoryResult> {
+      const { tenantId } = caller;
       assertNoControlCharacters({ noteId });
       const versions = await withTenant(deps.db, tenantId, (tx) => selectNoteVersions(tx, { tenantId, noteId }));
       const current = await withTenant(deps.db, tenantId, (tx) => selectCurrentVersion(tx, { tenantId, noteId }));
-      if (!current || versions.length === 0) throw noSuchNote(noteId);
+      if (!current || versions.length === 0 || !versions.every((v) => visibleTo(caller, v.scope)))
+        throw noSuchNote(noteId);
       return { tenantId, noteId, currentVersion: current.version, versions };
     },
   };
 }
 
 export type ApiService = ReturnType<typeof createApiService>;
+
+/** Who asks: the token's tenant, whether it may audit, and the user a user-bound token reads for. */
+export type Caller = Pick<Grant, 'tenantId' | 'audit' | 'userId'>;
+
+/**
+ * What a user-bound token may read: notes scoped to its user, and scopes wider than one user
+ * (agent, task type, tenant). Session notes and other users' notes stay hidden. Recall applies
+ * the same rule in SQL (src/recall/queries.ts).
+ */
+export function visibleTo(caller: Pick<Grant, 'userId'>, scope: NoteScope): boolean {
+  if (caller.userId === undefined) return true;
+  if (scope.level === 'user') return scope.key === caller.userId;
+  return scope.level !== 'session';
+}
 
 function noSuchNote(noteId: string): ApiFailure {
   return new ApiFailure(404, 'not_found', `no note ${noteId} in this tenant`);

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp, type ApiAppDeps } from '../../../src/api/app.ts';
 import { listNotes } from '../../../src/db/index.ts';
 import type { Embedder } from '../../../src/embeddings/embedder.ts';
+import { indexRecords } from '../../../src/record-index/index-records.ts';
 import {
   archiveRecords,
   consolidate,
@@ -19,8 +20,12 @@ const tenantId = freshTenantId('hard');
 const AGENT = 'agent-token-0123456789abcdef-a';
 const OTHER = 'agent-token-0123456789abcdef-b';
 const AUDIT = 'audit-token-0123456789abcdef-c';
+const USER_1 = 'user-one-token-0123456789abcdef';
+const USER_2 = 'user-two-token-0123456789abcdef';
 const tokens = [
   { tenantId, sha256: sha(AGENT) },
+  { tenantId, sha256: sha(USER_1), userId: 'user-1' },
+  { tenantId, sha256: sha(USER_2), userId: 'user-2' },
   { tenantId, sha256: sha(OTHER) },
   { tenantId, sha256: sha(AUDIT), role: 'audit' as const },
 ];
@@ -71,6 +76,7 @@ function gatedEmbedder(): { embedder: Embedder; release(): void } {
 beforeAll(async () => {
   await archiveRecords(ports, preferenceSession(tenantId, 'user-1'));
   await consolidate(ports, tenantId, 'run-1');
+  await indexRecords(ports, { tenantId });
   const note = (await listNotes(ports.db, { tenantId, limit: 10 })).notes[0];
   if (!note) throw new Error('the consolidation wrote no note');
   noteId = note.noteId;
@@ -162,6 +168,33 @@ describe('point-in-time recall', () => {
   });
 });
 
+describe('user-bound tokens', () => {
+  type Recalled = {
+    notes: Array<{ noteId: string; scope: { level: string; key: string } }>;
+    records: Array<{ userId?: string }>;
+  };
+  const recalled = async (token: string): Promise<Recalled> =>
+    (await (await app().recall(token, { query: 'show me reports as a table' })).json()) as Recalled;
+
+  it('read their own user-scoped notes and records', async () => {
+    const own = await recalled(USER_1);
+    expect(own.notes.map((n) => n.noteId)).toContain(noteId);
+    expect((await app().get(USER_1, `/v1/notes/${noteId}`)).status).toBe(200);
+  });
+
+  it("never see another user's notes or records, by recall or by id", async () => {
+    const everything = await recalled(AGENT);
+    expect(everything.notes.map((n) => n.noteId)).toContain(noteId);
+    expect(everything.records.some((r) => r.userId === 'user-1')).toBe(true);
+    const other = await recalled(USER_2);
+    expect(other.notes.map((n) => n.noteId)).not.toContain(noteId);
+    expect(other.notes.filter((n) => n.scope.level === 'user' || n.scope.level === 'session')).toEqual([]);
+    expect(other.records.filter((r) => r.userId !== 'user-2')).toEqual([]);
+    expect((await app().get(USER_2, `/v1/notes/${noteId}`)).status).toBe(404);
+    expect((await app().get(USER_2, `/v1/notes/${noteId}/history`)).status).toBe(404);
+  });
+});
+
 describe('token grants', () => {
   it('refuses to build an app whose token list holds one digest twice', () => {
     expect(() =>
@@ -170,6 +203,6 @@ describe('token grants', () => {
         embedder: ports.embedder,
         tokens: [...tokens, { tenantId: 'other', sha256: sha(AGENT) }],
       }),
-    ).toThrow(/entry 1 and API tokens entry 4 hold the same token/);
+    ).toThrow(/entry 1 and API tokens entry 6 hold the same token/);
   });
 });
