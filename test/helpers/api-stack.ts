@@ -4,11 +4,11 @@ import { listen, type RunningServer } from '../../src/api/server.ts';
 import { openArchive, type ArchiveStore } from '../../src/archive/index.ts';
 import { createLazyConflictReporter } from '../../src/conflicts/lazy-reporter.ts';
 import type { Config } from '../../src/config.ts';
-import { applyNoteBatch, dropSchema, openDb, type Db } from '../../src/db/index.ts';
+import { applyNoteBatch, openDb, type Db } from '../../src/db/index.ts';
 import { createHashingEmbedder } from '../../src/embeddings/hashing.ts';
 import { connectTemporal } from '../../src/runtime.ts';
 import { createOp, freshNoteId, freshTenant } from './notes.ts';
-import { pipelineConfig } from './pipeline.ts';
+import { dropSchema, pipelineConfig } from './pipeline.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -86,7 +86,8 @@ export async function startApiOnStack(name: string, temporalAddress?: string): P
       await conflicts.close();
       await archive.close();
       await db.close();
-      await dropSchema(config.database.kind === 'postgres' ? config.database.url : '', schema);
+      // The owner login: the runtime login owns no schema.
+      await dropSchema(schema);
     },
   };
 }
