@@ -113,6 +113,23 @@ export const envSchema = z.object({
    */
   NOCTURNE_API_TOKENS: z.string().optional(),
   /**
+   * Audit tokens, the same syntax as NOCTURNE_API_TOKENS: everything an agent token may do, plus
+   * point-in-time recall (`asOf`). Messages never echo the value.
+   */
+  NOCTURNE_AUDIT_TOKENS: z.string().optional(),
+  /** Per-token token bucket: sustained requests per second and the burst above it. */
+  NOCTURNE_API_RATE_PER_SECOND: z.coerce.number().min(0.01).max(100_000).default(20),
+  NOCTURNE_API_RATE_BURST: z.coerce.number().int().min(1).max(100_000).default(40),
+  /** Requests one token may have in flight at once. */
+  NOCTURNE_API_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(8),
+  /** A request still running after this many milliseconds is answered 504. */
+  NOCTURNE_API_DEADLINE_MS: z.coerce.number().int().min(10).max(600_000).default(15_000),
+  /** PEM certificate and key files: `nocturne serve` speaks HTTPS with them. */
+  NOCTURNE_API_TLS_CERT: z.string().min(1).optional(),
+  NOCTURNE_API_TLS_KEY: z.string().min(1).optional(),
+  /** Plain HTTP on a non-loopback host (e.g. behind a private network or a TLS proxy): an explicit choice. */
+  NOCTURNE_API_ALLOW_PLAINTEXT: envBoolean.optional(),
+  /**
    * Operators of the note inspector (`/inspector`): `name:token,name:sha256=<hex>,…`. The name is
    * what the audit records as the actor of a rollback. A role apart from the tenants' tokens.
    */
@@ -152,7 +169,18 @@ export interface Config {
     conflictCooldownSeconds: number;
   };
   /** The recall HTTP API and the note inspector. Tokens are kept as sha256 digests only. */
-  api: { host: string; port: number; tokens: ApiToken[]; operators: OperatorToken[] };
+  api: {
+    host: string;
+    port: number;
+    tokens: ApiToken[];
+    operators: OperatorToken[];
+    /** Per-token rate, concurrency and deadline; absent → the defaults of `DEFAULT_API_LIMITS`. */
+    limits?: ApiLimits;
+    /** HTTPS certificate and key files. */
+    tls?: { certFile: string; keyFile: string };
+    /** Plain HTTP beyond loopback was chosen explicitly. */
+    allowPlaintext?: boolean;
+  };
   dataDir: string;
   /** In CI a missing service is a failure, never a skip. */
   strictServices: boolean;
@@ -162,7 +190,20 @@ export interface ApiToken {
   tenantId: string;
   /** sha256 hex digest of the bearer token. */
   sha256: string;
+  /** `audit` may also ask for point-in-time recall (`asOf`). @default 'agent' */
+  role?: 'agent' | 'audit';
+  /** Set by `tenant/user:token`: the token reads only this user's notes and wider scopes. */
+  userId?: string;
 }
+
+export interface ApiLimits {
+  ratePerSecond: number;
+  burst: number;
+  concurrency: number;
+  deadlineMs: number;
+}
+
+export const DEFAULT_API_LIMITS: ApiLimits = { ratePerSecond: 20, burst: 40, concurrency: 8, deadlineMs: 15_000 };
 
 export interface OperatorToken {
   /** Who the audit names when this token starts a rollback. */
@@ -171,21 +212,46 @@ export interface OperatorToken {
   sha256: string;
 }
 
-const API_TENANT = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const OPERATOR_NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
 /** A bearer token must be long enough not to be guessed. */
 export const MIN_API_TOKEN_LENGTH = 24;
 
-/** Parses NOCTURNE_API_TOKENS. Errors name the entry by position, never by its content. */
-export function parseApiTokens(value: string | undefined): ApiToken[] {
-  return parseNamedTokens(value, 'NOCTURNE_API_TOKENS', {
+/** `tenant` or `tenant/user`: a token bound to one user of its tenant. */
+const API_OWNER = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(\/[A-Za-z0-9_.@+-]{1,128})?$/;
+
+/**
+ * Parses NOCTURNE_API_TOKENS (`tenant:token`, `tenant:sha256=<hex>`, either with `tenant/user`
+ * in front) or, with `role: 'audit'`, NOCTURNE_AUDIT_TOKENS. Errors name the entry by position,
+ * never by its content.
+ */
+export function parseApiTokens(value: string | undefined, role: 'agent' | 'audit' = 'agent'): ApiToken[] {
+  const variable = role === 'audit' ? 'NOCTURNE_AUDIT_TOKENS' : 'NOCTURNE_API_TOKENS';
+  return parseNamedTokens(value, variable, {
     label: 'tenant',
-    valid: 'tenant id',
-    pattern: API_TENANT,
-  }).map(({ name, sha256 }) => ({
-    tenantId: name,
-    sha256,
-  }));
+    valid: 'tenant id (or tenant/user)',
+    pattern: API_OWNER,
+  }).map(({ name, sha256 }) => {
+    const [tenantId = name, userId] = name.split('/');
+    return { tenantId, sha256, ...(role === 'audit' ? { role } : {}), ...(userId ? { userId } : {}) };
+  });
+}
+
+/**
+ * One token, one grant: a digest that appears twice (for two tenants, or as agent and audit token)
+ * is refused, naming the entries by position and never the token.
+ */
+export function refuseDuplicateTokens(lists: Array<{ variable: string; tokens: readonly { sha256: string }[] }>): void {
+  const seen = new Map<string, string>();
+  for (const { variable, tokens } of lists)
+    tokens.forEach((t, i) => {
+      const here = `${variable} entry ${i + 1}`;
+      const first = seen.get(t.sha256);
+      if (first)
+        throw new ConfigError(
+          `invalid configuration: ${first} and ${here} hold the same token: each token may grant one tenant and one role`,
+        );
+      seen.set(t.sha256, here);
+    });
 }
 
 /** Parses NOCTURNE_OPERATOR_TOKENS (`operator:token` or `operator:sha256=<hex>`), like the tenant tokens. */
@@ -282,14 +348,36 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       conflictThreshold: e.NOCTURNE_CONFLICT_THRESHOLD,
       conflictCooldownSeconds: e.NOCTURNE_CONFLICT_COOLDOWN_SECONDS,
     },
-    api: {
-      host: e.NOCTURNE_API_HOST,
-      port: e.NOCTURNE_API_PORT,
-      tokens: parseApiTokens(e.NOCTURNE_API_TOKENS),
-      operators: parseOperatorTokens(e.NOCTURNE_OPERATOR_TOKENS),
-    },
+    api: apiConfig(e),
     dataDir: e.NOCTURNE_DATA_DIR,
     strictServices: e.NOCTURNE_STRICT_SERVICES ?? e.CI ?? false,
+  };
+}
+
+function apiConfig(e: Env): Config['api'] {
+  const agents = parseApiTokens(e.NOCTURNE_API_TOKENS);
+  const auditors = parseApiTokens(e.NOCTURNE_AUDIT_TOKENS, 'audit');
+  refuseDuplicateTokens([
+    { variable: 'NOCTURNE_API_TOKENS', tokens: agents },
+    { variable: 'NOCTURNE_AUDIT_TOKENS', tokens: auditors },
+  ]);
+  if (Boolean(e.NOCTURNE_API_TLS_CERT) !== Boolean(e.NOCTURNE_API_TLS_KEY))
+    throw new ConfigError('invalid configuration: NOCTURNE_API_TLS_CERT and NOCTURNE_API_TLS_KEY: set both or neither');
+  return {
+    host: e.NOCTURNE_API_HOST,
+    port: e.NOCTURNE_API_PORT,
+    tokens: [...agents, ...auditors],
+    operators: parseOperatorTokens(e.NOCTURNE_OPERATOR_TOKENS),
+    limits: {
+      ratePerSecond: e.NOCTURNE_API_RATE_PER_SECOND,
+      burst: e.NOCTURNE_API_RATE_BURST,
+      concurrency: e.NOCTURNE_API_CONCURRENCY,
+      deadlineMs: e.NOCTURNE_API_DEADLINE_MS,
+    },
+    ...(e.NOCTURNE_API_TLS_CERT && e.NOCTURNE_API_TLS_KEY
+      ? { tls: { certFile: e.NOCTURNE_API_TLS_CERT, keyFile: e.NOCTURNE_API_TLS_KEY } }
+      : {}),
+    allowPlaintext: e.NOCTURNE_API_ALLOW_PLAINTEXT ?? false,
   };
 }
 

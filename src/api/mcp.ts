@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ChatMessage, FEEDBACK_VERDICTS } from './contract.ts';
 import { ApiFailure } from './http.ts';
 import { MAX_RECORDS_BODY_BYTES } from './routes/v1.ts';
-import type { ApiService } from './service.ts';
+import type { ApiService, Caller } from './service.ts';
 
 type ToolAnswer = { content: Array<{ type: 'text'; text: string }>; isError?: boolean };
 
@@ -13,7 +13,8 @@ type ToolAnswer = { content: Array<{ type: 'text'; text: string }>; isError?: bo
  * through the same service (and the same validation) as the HTTP routes; a refused call is a
  * tool error with the route's status and one-line reason, which the model can read and fix.
  */
-function toolsServer(service: ApiService, tenantId: string, log: (line: string) => void): McpServer {
+function toolsServer(service: ApiService, caller: Caller, log: (line: string) => void): McpServer {
+  const { tenantId } = caller;
   const server = new McpServer({ name: 'nocturne', version: '1.0.0' });
   const answer = async (tool: string, work: () => Promise<unknown>): Promise<ToolAnswer> => {
     try {
@@ -38,7 +39,7 @@ function toolsServer(service: ApiService, tenantId: string, log: (line: string) 
         taskId: z.string().optional(),
       },
     },
-    (args) => answer('recall', () => service.recall(tenantId, args)),
+    (args) => answer('recall', () => service.recall({ ...caller, audit: false }, args)),
   );
   server.registerTool(
     'append_records',
@@ -72,7 +73,7 @@ function toolsServer(service: ApiService, tenantId: string, log: (line: string) 
     },
     (args) =>
       answer('get_note', () =>
-        args.history ? service.noteHistory(tenantId, args.noteId) : service.getNote(tenantId, args.noteId),
+        args.history ? service.noteHistory(caller, args.noteId) : service.getNote(caller, args.noteId),
       ),
   );
   server.registerTool(
@@ -97,9 +98,9 @@ function definedOnly(args: Record<string, unknown>): Record<string, unknown> {
  */
 export async function handleMcpRequest(
   request: Request,
-  p: { service: ApiService; tenantId: string; log: (line: string) => void },
+  p: { service: ApiService; caller: Caller; log: (line: string) => void },
 ): Promise<Response> {
-  const server = toolsServer(p.service, p.tenantId, p.log);
+  const server = toolsServer(p.service, p.caller, p.log);
   const transport = new WebStandardStreamableHTTPServerTransport({
     enableJsonResponse: true,
     maxRequestBodySize: MAX_RECORDS_BODY_BYTES,

@@ -44,7 +44,8 @@ const SCHEMAS: Record<string, z.ZodType> = {
   ApiError: ApiErrorBody,
 };
 
-const AUTH_ERRORS = [401, 403];
+/** What every authenticated route may answer: no or another tenant's token, the token's limits, the deadline. */
+const AUTH_ERRORS = [401, 403, 429, 504];
 
 export const V1_ROUTES: RouteSpec[] = [
   {

@@ -2,6 +2,7 @@ import type { ArchiveStore } from '../archive/store.ts';
 import type { ConflictReporter } from '../conflicts/lazy-reporter.ts';
 import { ServiceUnavailableError } from '../conflicts/errors.ts';
 import { selectCurrentVersion, selectNoteVersions, withTenant, type Db } from '../db/index.ts';
+import type { NoteScope } from '../contracts/note.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import { FeedbackTargetError, recordFeedback } from '../feedback/record-feedback.ts';
 import { RecallRequest, type RecallResult } from '../recall/contract.ts';
@@ -17,7 +18,8 @@ import {
   type NoteResult,
   type RecordsResult,
 } from './contract.ts';
-import { ApiFailure, assertTenant, parseForTenant } from './http.ts';
+import type { Grant } from './auth.ts';
+import { ApiFailure, assertNoControlCharacters, assertTenant, parseForTenant } from './http.ts';
 import { archiveRecords, recordsFromMessages, withDefaultTenant } from './records.ts';
 
 export interface ApiServiceDeps {
@@ -43,12 +45,22 @@ export function createApiService(deps: ApiServiceDeps) {
     return deps.archive;
   };
   return {
-    async recall(tenantId: string, body: Record<string, unknown>): Promise<RecallResult> {
+    /** Point-in-time recall (`asOf`) shows what was later quarantined or erased: audit tokens only. */
+    async recall(caller: Caller, body: Record<string, unknown>): Promise<RecallResult> {
+      const { tenantId } = caller;
+      assertNoControlCharacters(body);
+      if (body.asOf !== undefined && !caller.audit)
+        throw new ApiFailure(
+          403,
+          'forbidden',
+          'asOf (point-in-time recall) needs an audit token (NOCTURNE_AUDIT_TOKENS); this is an agent token',
+        );
       const parsed = RecallRequest.safeParse({ tenantId, ...body });
       if (!parsed.success) throw new ApiFailure(400, 'invalid_request', describeRequestIssues(parsed.error.issues));
       assertTenant(parsed.data.tenantId, tenantId);
       try {
-        return await recall(deps.db, deps.embedder, parsed.data, deps.recallOptions);
+        const options = { ...deps.recallOptions, ...(caller.userId ? { visibleToUser: caller.userId } : {}) };
+        return await recall(deps.db, deps.embedder, parsed.data, options);
       } catch (error) {
         if (error instanceof InvalidRecallRequestError) throw new ApiFailure(400, 'invalid_request', error.message);
         throw error;
@@ -57,6 +69,7 @@ export function createApiService(deps: ApiServiceDeps) {
 
     /** Raw records (`{records}`), or a conversation (`{sessionId, agentId, messages}`) archived as records. */
     async appendRecords(tenantId: string, body: Record<string, unknown>): Promise<RecordsResult> {
+      assertNoControlCharacters(body);
       const at = now();
       if ('messages' in body) {
         const req = parseForTenant(MessagesRequest, body, tenantId);
@@ -81,6 +94,7 @@ export function createApiService(deps: ApiServiceDeps) {
     },
 
     async reportConflict(tenantId: string, body: Record<string, unknown>): Promise<ConflictResult> {
+      assertNoControlCharacters(body);
       const req = parseForTenant(ConflictRequest, body, tenantId);
       if (!deps.conflicts) throw new ApiFailure(503, 'unavailable', 'this server has no Temporal client configured');
       try {
@@ -97,6 +111,7 @@ export function createApiService(deps: ApiServiceDeps) {
     },
 
     async feedback(tenantId: string, body: Record<string, unknown>): Promise<FeedbackResult> {
+      assertNoControlCharacters(body);
       const req = parseForTenant(FeedbackRequest, body, tenantId);
       try {
         const saved = await recordFeedback({ db: deps.db, archive: archive(), clock: now }, req);
@@ -119,22 +134,41 @@ export function createApiService(deps: ApiServiceDeps) {
       }
     },
 
-    async getNote(tenantId: string, noteId: string): Promise<NoteResult> {
+    async getNote(caller: Caller, noteId: string): Promise<NoteResult> {
+      const { tenantId } = caller;
+      assertNoControlCharacters({ noteId });
       const note = await withTenant(deps.db, tenantId, (tx) => selectCurrentVersion(tx, { tenantId, noteId }));
-      if (!note) throw noSuchNote(noteId);
+      if (!note || !visibleTo(caller, note.scope)) throw noSuchNote(noteId);
       return { tenantId, note };
     },
 
-    async noteHistory(tenantId: string, noteId: string): Promise<NoteHistoryResult> {
+    async noteHistory(caller: Caller, noteId: string): Promise<NoteHistoryResult> {
+      const { tenantId } = caller;
+      assertNoControlCharacters({ noteId });
       const versions = await withTenant(deps.db, tenantId, (tx) => selectNoteVersions(tx, { tenantId, noteId }));
       const current = await withTenant(deps.db, tenantId, (tx) => selectCurrentVersion(tx, { tenantId, noteId }));
-      if (!current || versions.length === 0) throw noSuchNote(noteId);
+      if (!current || versions.length === 0 || !versions.every((v) => visibleTo(caller, v.scope)))
+        throw noSuchNote(noteId);
       return { tenantId, noteId, currentVersion: current.version, versions };
     },
   };
 }
 
 export type ApiService = ReturnType<typeof createApiService>;
+
+/** Who asks: the token's tenant, whether it may audit, and the user a user-bound token reads for. */
+export type Caller = Pick<Grant, 'tenantId' | 'audit' | 'userId'>;
+
+/**
+ * What a user-bound token may read: notes scoped to its user, and scopes wider than one user
+ * (agent, task type, tenant). Session notes and other users' notes stay hidden. Recall applies
+ * the same rule in SQL (src/recall/queries.ts).
+ */
+export function visibleTo(caller: Pick<Grant, 'userId'>, scope: NoteScope): boolean {
+  if (caller.userId === undefined) return true;
+  if (scope.level === 'user') return scope.key === caller.userId;
+  return scope.level !== 'session';
+}
 
 function noSuchNote(noteId: string): ApiFailure {
   return new ApiFailure(404, 'not_found', `no note ${noteId} in this tenant`);

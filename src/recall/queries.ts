@@ -21,6 +21,8 @@ export interface CandidateParams {
   /** Query text for the full-text match (content tokens, stop words removed). */
   queryText: string;
   limit: number;
+  /** A user-bound API token's user: only notes scoped to that user or wider than a user ($7). */
+  userId?: string | undefined;
 }
 
 export interface SqlOptions {
@@ -29,11 +31,17 @@ export interface SqlOptions {
    * alone keeps other tenants out. @default true
    */
   tenantPredicate?: boolean;
+  /** $7 is a user id: session notes and other users' notes are left out. */
+  visibleToUser?: boolean;
 }
 
-const SCOPE_FILTER = (alias: string): string =>
+const SCOPE_FILTER = (alias: string, opts: SqlOptions): string =>
   `($3::jsonb IS NULL OR (${alias}.scope_level, ${alias}.scope_key) IN
-     (SELECT x.level, x.key FROM jsonb_to_recordset($3::jsonb) AS x(level text, key text)))`;
+     (SELECT x.level, x.key FROM jsonb_to_recordset($3::jsonb) AS x(level text, key text)))` +
+  (opts.visibleToUser
+    ? ` AND (${alias}.scope_level IN ('agent', 'task_type', 'tenant')
+          OR (${alias}.scope_level = 'user' AND ${alias}.scope_key = $7::text))`
+    : '');
 
 const tenantFilter = (alias: string, opts: SqlOptions): string =>
   opts.tenantPredicate === false ? `$1::text IS NOT NULL` : `${alias}.tenant_id = $1::text`;
@@ -55,7 +63,7 @@ function pointInTimeEligibleSql(opts: SqlOptions): string {
                          WHERE e.tenant_id = v.tenant_id AND e.note_id = v.note_id AND e.status = 'erased')
         AND v.valid_from <= $2::timestamptz
         AND (v.valid_until IS NULL OR v.valid_until > $2::timestamptz)
-        AND ${SCOPE_FILTER('v')}`;
+        AND ${SCOPE_FILTER('v', opts)}`;
 }
 
 /*
@@ -67,7 +75,7 @@ function currentEligibleSql(opts: SqlOptions): string {
   return `${tenantFilter('r', opts)}
         AND r.valid_from <= $2::timestamptz
         AND (r.valid_until IS NULL OR r.valid_until > $2::timestamptz)
-        AND ${SCOPE_FILTER('r')}`;
+        AND ${SCOPE_FILTER('r', opts)}`;
 }
 
 // plainto_tsquery ANDs every word, so a question would only match claims containing all of
@@ -142,7 +150,12 @@ function params(p: CandidateParams): unknown[] {
     toSql(p.queryVector),
     p.queryText,
     p.limit,
+    ...(p.userId !== undefined ? [p.userId] : []),
   ];
+}
+
+function userOptions(p: CandidateParams, opts: SqlOptions): SqlOptions {
+  return p.userId !== undefined ? { ...opts, visibleToUser: true } : opts;
 }
 
 function parseRows(rows: unknown[]): CandidateRow[] {
@@ -170,7 +183,7 @@ export async function selectVectorCandidates(
   exact: boolean,
   opts: SqlOptions = {},
 ): Promise<CandidateRow[]> {
-  const { rows } = await tx.query(vectorCandidatesSql(p.pointInTime, exact, opts), params(p));
+  const { rows } = await tx.query(vectorCandidatesSql(p.pointInTime, exact, userOptions(p, opts)), params(p));
   return parseRows(rows);
 }
 
@@ -180,7 +193,7 @@ export async function selectTextCandidates(
   opts: SqlOptions = {},
 ): Promise<CandidateRow[]> {
   if (p.queryText.trim() === '') return [];
-  const { rows } = await tx.query(textCandidatesSql(p.pointInTime, opts), params(p));
+  const { rows } = await tx.query(textCandidatesSql(p.pointInTime, userOptions(p, opts)), params(p));
   return parseRows(rows);
 }
 

@@ -33,6 +33,11 @@ export interface RecallOptions {
   fusion?: FusionPolicy;
   /** @default () => new Date() */
   now?: () => Date;
+  /**
+   * A user-bound API token's user: only notes scoped to this user or to an agent, task type or
+   * the tenant, and only this user's raw records. Set by the server, never by the request.
+   */
+  visibleToUser?: string;
 }
 
 export class InvalidRecallRequestError extends Error {
@@ -67,7 +72,7 @@ export async function recall(
   const now = (options.now ?? (() => new Date()))();
   const at = req.asOf !== undefined ? new Date(req.asOf) : now;
   const [queryVector] = await embed(embedder, req.query);
-  const params = candidateParams(req, at, queryVector);
+  const params = { ...candidateParams(req, at, queryVector), userId: options.visibleToUser };
   const read = req.include.includes('notes') ? await readCandidates(db, embedder, params) : NO_NOTES;
   const records: RecordChannels = req.include.includes('records')
     ? await readRecordCandidates(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) })

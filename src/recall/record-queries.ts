@@ -31,6 +31,8 @@ export interface RecordParams {
   /** The embedder of the query: only vectors of the same model are compared. */
   model: string;
   limit: number;
+  /** A user-bound API token's user: only that user's records ($8). */
+  userId?: string | undefined;
 }
 
 /*
@@ -44,6 +46,8 @@ const ELIGIBLE = `r.tenant_id = $1::text
           WHERE x.level = 'tenant' OR (x.level = 'user' AND x.key = r.user_id)
              OR (x.level = 'agent' AND x.key = r.agent_id) OR (x.level = 'task_type' AND x.key = r.task_type)))`;
 
+const eligible = (user: boolean): string => `${ELIGIBLE}${user ? ' AND r.user_id = $8::text' : ''}`;
+
 // Any of the query's content words, as note recall does (src/recall/queries.ts).
 const TSQUERY = `replace(plainto_tsquery('simple', $5::text)::text, ' & ', ' | ')::tsquery`;
 
@@ -52,22 +56,24 @@ const SELECTED = `r.record_id, r.object_key, r.line, r.content_hash, r.session_i
        CASE WHEN r.embedding_model = $7::text THEN (r.embedding <=> $4::vector)::float8 END AS distance`;
 
 /** Nearest records by cosine; `exact` forces an exact scan (see the note channel's twin). */
-export function recordVectorSql(exact: boolean): string {
+export function recordVectorSql(exact: boolean, user = false): string {
   const order = exact ? `(r.embedding <=> $4::vector) + 0` : `r.embedding <=> $4::vector`;
   return `WITH c AS MATERIALIZED (
     SELECT ${SELECTED}, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
       FROM record_index r
-     WHERE r.embedding IS NOT NULL AND r.embedding_model = $7::text AND ${ELIGIBLE}
+     WHERE r.embedding IS NOT NULL AND r.embedding_model = $7::text AND ${eligible(user)}
      ORDER BY ${order}
      LIMIT $6::int)
   SELECT * FROM c ORDER BY distance, record_id`;
 }
 
-export const RECORD_TEXT_SQL = `SELECT ${SELECTED}, ts_rank(r.fts, q.q)::float8 AS text_rank
+export const recordTextSql = (user = false): string => `SELECT ${SELECTED}, ts_rank(r.fts, q.q)::float8 AS text_rank
     FROM record_index r, (SELECT ${TSQUERY} AS q) q
-   WHERE r.fts @@ q.q AND ${ELIGIBLE}
+   WHERE r.fts @@ q.q AND ${eligible(user)}
    ORDER BY text_rank DESC, r.record_id
    LIMIT $6::int`;
+
+export const RECORD_TEXT_SQL = recordTextSql();
 
 const Row = z
   .object({
@@ -103,7 +109,8 @@ const Row = z
 
 function params(p: RecordParams): unknown[] {
   const scopes = p.scopes && p.scopes.length > 0 ? JSON.stringify(p.scopes) : null;
-  return [p.tenantId, p.at, scopes, toSql(p.queryVector), p.queryText, p.limit, p.model];
+  const user = p.userId !== undefined ? [p.userId] : [];
+  return [p.tenantId, p.at, scopes, toSql(p.queryVector), p.queryText, p.limit, p.model, ...user];
 }
 
 export async function selectRecordVectorCandidates(
@@ -111,12 +118,12 @@ export async function selectRecordVectorCandidates(
   p: RecordParams,
   exact: boolean,
 ): Promise<RecordRow[]> {
-  const { rows } = await tx.query(recordVectorSql(exact), params(p));
+  const { rows } = await tx.query(recordVectorSql(exact, p.userId !== undefined), params(p));
   return rows.map((r) => Row.parse(r));
 }
 
 export async function selectRecordTextCandidates(tx: Queryable, p: RecordParams): Promise<RecordRow[]> {
   if (p.queryText.trim() === '') return [];
-  const { rows } = await tx.query(RECORD_TEXT_SQL, params(p));
+  const { rows } = await tx.query(recordTextSql(p.userId !== undefined), params(p));
   return rows.map((r) => Row.parse(r));
 }

@@ -5,11 +5,10 @@ import { openArchive, type ArchiveStore } from '../../src/archive/index.ts';
 import { createLazyConflictReporter } from '../../src/conflicts/lazy-reporter.ts';
 import type { Config } from '../../src/config.ts';
 import { applyNoteBatch, openDb, type Db } from '../../src/db/index.ts';
-import { dropSchema } from './pipeline.ts';
 import { createHashingEmbedder } from '../../src/embeddings/hashing.ts';
 import { connectTemporal } from '../../src/runtime.ts';
 import { createOp, freshNoteId, freshTenant } from './notes.ts';
-import { pipelineConfig } from './pipeline.ts';
+import { dropSchema, pipelineConfig } from './pipeline.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -87,6 +86,7 @@ export async function startApiOnStack(name: string, temporalAddress?: string): P
       await conflicts.close();
       await archive.close();
       await db.close();
+      // The owner login: the runtime login owns no schema.
       await dropSchema(schema);
     },
   };

@@ -17,6 +17,7 @@ const tenantA = freshTenant('a');
 const tenantB = freshTenant('b');
 const tokenA = `tok-a-${randomBytes(16).toString('hex')}`;
 const tokenB = `tok-b-${randomBytes(16).toString('hex')}`;
+const auditA = `tok-audit-a-${randomBytes(16).toString('hex')}`;
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 let db: Db;
@@ -57,6 +58,7 @@ beforeAll(async () => {
     tokens: [
       { tenantId: tenantA, sha256: sha(tokenA) },
       { tenantId: tenantB, sha256: sha(tokenB) },
+      { tenantId: tenantA, sha256: sha(auditA), role: 'audit' },
     ],
     log: (l) => logged.push(l),
   });
@@ -100,7 +102,8 @@ describe('recall HTTP API', () => {
     ],
     ['a JSON array', [1, 2], /^\(body\): expected a JSON object$/],
   ])('rejects %s with 400 and the reason', async (_name, body, reason) => {
-    const res = await post(body, tokenA);
+    // asOf is for audit tokens only (an agent token gets 403 before validation).
+    const res = await post(body, JSON.stringify(body).includes('asOf') ? auditA : tokenA);
     expect(res.status).toBe(400);
     expect(res.body.error?.reason).toMatch(reason);
   });

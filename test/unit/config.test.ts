@@ -114,7 +114,14 @@ describe('parseConfig', () => {
   });
 
   it('reads the recall API: loopback by default, tokens kept only as sha256 digests', () => {
-    expect(parseConfig({}).api).toEqual({ host: '127.0.0.1', port: 8787, tokens: [], operators: [] });
+    expect(parseConfig({}).api).toEqual({
+      host: '127.0.0.1',
+      port: 8787,
+      tokens: [],
+      operators: [],
+      limits: { ratePerSecond: 20, burst: 40, concurrency: 8, deadlineMs: 15_000 },
+      allowPlaintext: false,
+    });
     const secret = 'a-long-enough-bearer-token-0001';
     const digest = createHash('sha256').update('other-tenant-token-000000001').digest('hex');
     const c = parseConfig({

@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { assertSafeBinding } from '../../src/api/server.ts';
 import { envSchema, parseConfig } from '../../src/config.ts';
 
 // No Docker engine runs on the development machines, so the compose file is checked by
@@ -83,6 +84,13 @@ describe('docker-compose.yml', () => {
       expect(config.embedding.dimension).toBe(1024);
     },
   );
+
+  it('opens the API on the compose network by the explicit plain-HTTP opt-in only', () => {
+    const api = parseConfig(environmentOf('api')).api;
+    expect(api.host).toBe('0.0.0.0');
+    expect(() => assertSafeBinding(api.host, api)).not.toThrow();
+    expect(() => assertSafeBinding(api.host, { ...api, allowPlaintext: false })).toThrow(/plain HTTP/);
+  });
 
   it('runs the API and applies the nightly Schedule from the same image as the worker', () => {
     expect(service('api').build).toEqual(service('worker').build);

@@ -13,7 +13,7 @@ export const MAX_RECORDS_BODY_BYTES = 4 * 1024 * 1024;
  */
 export function mountV1Routes(app: Hono<ApiEnv>, service: ApiService): void {
   const small = limitBody(MAX_BODY_BYTES);
-  app.post('/v1/recall', small, async (c) => c.json(await service.recall(tenant(c), await readObject(c))));
+  app.post('/v1/recall', small, async (c) => c.json(await service.recall(c.get('grant'), await readObject(c))));
   app.post('/v1/records', limitBody(MAX_RECORDS_BODY_BYTES), async (c) => {
     if (isNdjson(c.req.header('content-type')))
       return c.json(await service.appendNdjson(tenant(c), parseNdjson(await c.req.text())));
@@ -23,8 +23,8 @@ export function mountV1Routes(app: Hono<ApiEnv>, service: ApiService): void {
     c.json(await service.reportConflict(tenant(c), await readObject(c)), 202),
   );
   app.post('/v1/feedback', small, async (c) => c.json(await service.feedback(tenant(c), await readObject(c)), 201));
-  app.get('/v1/notes/:id', async (c) => c.json(await service.getNote(tenant(c), noteId(c))));
-  app.get('/v1/notes/:id/history', async (c) => c.json(await service.noteHistory(tenant(c), noteId(c))));
+  app.get('/v1/notes/:id', async (c) => c.json(await service.getNote(c.get('grant'), noteId(c))));
+  app.get('/v1/notes/:id/history', async (c) => c.json(await service.noteHistory(c.get('grant'), noteId(c))));
 }
 
 function tenant(c: Context<ApiEnv>): string {

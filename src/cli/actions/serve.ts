@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { createApiApp } from '../../api/app.ts';
-import { listen } from '../../api/server.ts';
+import { assertSafeBinding, listen, PlaintextRefusedError } from '../../api/server.ts';
 import type { ArchiveStore } from '../../archive/index.ts';
 import { loadConfig, type Config } from '../../config.ts';
 import type { Db } from '../../db/index.ts';
@@ -26,6 +26,7 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   const host = opts.host ?? config.api.host;
   if (config.api.tokens.length === 0)
     throw new UsageError('NOCTURNE_API_TOKENS is empty: no tenant could call the API (tenant:token,…)');
+  refusePlaintextBeyondLoopback(host, config);
   const embedder = await openRecallEmbedder(config);
   const archive = await openArchiveStore(config);
   const conflicts = await lazyConflicts(config);
@@ -38,9 +39,15 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
         archive,
         conflicts,
         tokens: config.api.tokens,
+        ...(config.api.limits ? { limits: config.api.limits } : {}),
         ...(inspector ? { inspector: inspector.app } : {}),
       });
-      const server = await listen(app, { host, port });
+      const server = await listen(app, {
+        host,
+        port,
+        ...(config.api.tls ? { tls: config.api.tls } : {}),
+        allowPlaintext: config.api.allowPlaintext ?? false,
+      });
       const tenants = new Set(config.api.tokens.map((t) => t.tenantId)).size;
       warn(
         `Nocturne API on ${server.url} (/v1, /mcp, docs at /docs) for ${tenants} tenant(s); embeddings ${embedder.name}`,
@@ -50,8 +57,6 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
           ? `note inspector on ${server.url}/inspector for ${config.api.operators.length} operator(s)`
           : 'note inspector off (no NOCTURNE_OPERATOR_TOKENS)',
       );
-      if (host !== '127.0.0.1' && host !== '::1' && host !== 'localhost')
-        warn(`warning: bound to ${host}, not loopback: put TLS in front of it`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
@@ -100,6 +105,14 @@ async function openInspector(config: Config, db: Db): Promise<{ app: Hono; close
       if (temporal) await (await temporal).close();
     },
   };
+}
+
+function refusePlaintextBeyondLoopback(host: string, config: Config): void {
+  try {
+    assertSafeBinding(host, config.api);
+  } catch (error) {
+    throw error instanceof PlaintextRefusedError ? new UsageError(error.message) : error;
+  }
 }
 
 function parsePort(value: string): number {
