@@ -1,6 +1,6 @@
 import type { KnownNote } from '../../policies/reconcile.ts';
 import type { Episode } from '../contracts/episode.ts';
-import type { NoteScope, NoteVersion } from '../contracts/note.ts';
+import { contentOf, type NoteScope, type NoteVersion } from '../contracts/note.ts';
 import { selectCurrentInScopes, selectCurrentVersion, withTenant, type Db } from '../db/index.ts';
 
 /** Active notes in the scopes these episodes touch, plus the notes they recalled (see `recalledByEpisode`). */
@@ -45,20 +45,6 @@ function toKnownNote(v: NoteVersion): KnownNote {
     noteId: v.noteId,
     version: v.version,
     status: v.status,
-    content: {
-      scope: v.scope,
-      kind: v.kind,
-      claim: v.claim,
-      evidence: v.evidence,
-      sourceKind: v.sourceKind,
-      confidence: v.confidence,
-      importance: v.importance,
-      validFrom: v.validFrom,
-      validUntil: v.validUntil,
-      sourceCount: v.sourceCount,
-      lastConfirmedAt: v.lastConfirmedAt,
-      contradictedAt: v.contradictedAt,
-      ...(v.structure ? { structure: v.structure } : {}),
-    },
+    content: { ...contentOf(v), sourceCount: v.sourceCount },
   };
 }

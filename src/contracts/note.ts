@@ -84,3 +84,22 @@ export const NoteVersion = z.object({
   createdAt: IsoDateTime,
 });
 export type NoteVersion = z.infer<typeof NoteVersion>;
+
+/** A stored version read as the content a writer supplies, for the rules that compare claims. */
+export function contentOf(v: NoteVersion): NoteContent {
+  return {
+    scope: v.scope,
+    kind: v.kind,
+    claim: v.claim,
+    evidence: v.evidence,
+    sourceKind: v.sourceKind,
+    confidence: v.confidence,
+    importance: v.importance,
+    validFrom: v.validFrom,
+    validUntil: v.validUntil,
+    sourceCount: v.sourceCount,
+    lastConfirmedAt: v.lastConfirmedAt,
+    contradictedAt: v.contradictedAt,
+    ...(v.structure ? { structure: v.structure } : {}),
+  };
+}

@@ -10,7 +10,8 @@ import {
   type NoteOp,
 } from '../db/index.ts';
 import { PermanentFailure, type Ports } from '../ports.ts';
-import { contentOf, endContent, endStatus, goalOp, type RollbackGoal } from './note-goal.ts';
+import { contentOf } from '../contracts/note.ts';
+import { endContent, endStatus, goalOp, type RollbackGoal } from './note-goal.ts';
 
 /** Statuses recall (or an approval) can bring to an agent. */
 const RECALLABLE = new Set(['active', 'staged']);

@@ -1,4 +1,4 @@
-import type { NoteContent, NoteStatus, NoteVersion } from '../contracts/note.ts';
+import { contentOf, type NoteContent, type NoteStatus, type NoteVersion } from '../contracts/note.ts';
 import { FailureType } from '../contracts/failure-types.ts';
 import type { NoteOp } from '../db/index.ts';
 import { PermanentFailure } from '../ports.ts';
@@ -67,24 +67,5 @@ export function goalOp(current: NoteVersion, goal: RollbackGoal, reason: string)
     action: 'rollback',
     targetVersion: goal.target.version,
     reason: `rollback to v${goal.target.version}: ${reason}`,
-  };
-}
-
-/** A stored version read as the content a writer supplies, for the rules that compare claims. */
-export function contentOf(v: NoteVersion): NoteContent {
-  return {
-    scope: v.scope,
-    kind: v.kind,
-    claim: v.claim,
-    evidence: v.evidence,
-    sourceKind: v.sourceKind,
-    confidence: v.confidence,
-    importance: v.importance,
-    validFrom: v.validFrom,
-    validUntil: v.validUntil,
-    sourceCount: v.sourceCount,
-    lastConfirmedAt: v.lastConfirmedAt,
-    contradictedAt: v.contradictedAt,
-    ...(v.structure ? { structure: v.structure } : {}),
   };
 }
