@@ -23,8 +23,10 @@ import {
   insertMemoryUsage,
   listNotes,
   verifyAuditChain,
+  getAuditHead,
   type Db,
 } from '../../src/db/index.ts';
+import { verifyTenantAudit } from '../../src/audit/anchor.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
 import { demoRecords } from '../../tools/demo/sample.ts';
 import { resolveEvidence } from '../../src/episodes/episodes.ts';
@@ -114,13 +116,17 @@ describe('rollbackRunWorkflow', () => {
     expect((await getRun(db, { tenantId, runId: second.runId }))?.status).toBe('rolled_back');
   });
 
-  it('writes new versions (history kept) with one audit entry each, and the chain verifies', async () => {
+  it('writes new versions (history kept) with one audit entry each, and the chain verifies up to the head it published', async () => {
     for (const c of second.changedVersions) {
       const h = await getNoteHistory(db, { tenantId, noteId: c.noteId });
       expect(h.versions.length).toBeGreaterThan(c.toVersion - 1);
       expect(h.audit.length).toBe(h.versions.length);
     }
     expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
+    // The rollback's own entries are anchored in the archive, not only the consolidations' ones.
+    const verified = await verifyTenantAudit({ db, archive }, tenantId);
+    expect(verified.chain).toMatchObject({ ok: true });
+    expect(verified.latestPublished).toBe((await getAuditHead(db, tenantId))?.seq);
   });
 
   it('a second identical rollback changes nothing', async () => {
