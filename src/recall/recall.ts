@@ -1,6 +1,7 @@
 import {
   candidateIdf,
   DEFAULT_RECALL_SCORE_POLICY,
+  isBroaderThanRequest,
   explainScore,
   lexicalMatch,
   scoreCandidate,
@@ -78,7 +79,14 @@ export async function recall(
     ? await readRecordCandidates(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) })
     : { vector: [], text: [] };
   const merged = withoutDiscredited(mergeCandidates(read.vector, read.text));
-  const scored = scoreCandidates(merged.rows, { query: req.query, at, embedder, policy, vectorPath: read.vectorPath });
+  const scored = scoreCandidates(merged.rows, {
+    query: req.query,
+    at,
+    embedder,
+    policy,
+    vectorPath: read.vectorPath,
+    requestedLevels: normalizeScopes(req.scope)?.map((s) => s.level),
+  });
   const assembly = assembleContext(
     scored.filter((c) => c.parts.score > 0),
     { k: Math.max(req.k, fusion.depth.notes), tokenBudget: undefined, policy },
@@ -169,6 +177,8 @@ interface ScoringContext {
   embedder: Embedder;
   policy: RecallScorePolicy;
   vectorPath: VectorPath;
+  /** Scope levels the request names (undefined: every scope of the tenant). */
+  requestedLevels: NoteScope['level'][] | undefined;
 }
 
 /** Each candidate's score parts under the policy, and the one-line reason a caller reads. */
@@ -188,6 +198,7 @@ function scoreCandidates(candidates: CandidateRow[], ctx: ScoringContext): Score
         kind: c.version.kind,
         lastConfirmedAt: new Date(c.version.lastConfirmedAt),
         at: ctx.at,
+        broaderThanRequest: isBroaderThanRequest(c.version.scope.level, ctx.requestedLevels),
       },
       ctx.policy,
     );
