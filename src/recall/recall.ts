@@ -39,6 +39,12 @@ export interface RecallOptions {
    * the tenant, and only this user's raw records. Set by the server, never by the request.
    */
   visibleToUser?: string;
+  /**
+   * The caller's deadline (the API aborts it when a request outlives its own). Once aborted,
+   * recall stops at its next step: no further query, no usage logged for the task, and it
+   * rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 export class InvalidRecallRequestError extends Error {
@@ -72,9 +78,12 @@ export async function recall(
   const fusion = options.fusion ?? DEFAULT_FUSION_POLICY;
   const now = (options.now ?? (() => new Date()))();
   const at = req.asOf !== undefined ? new Date(req.asOf) : now;
+  const goOn = () => options.signal?.throwIfAborted();
   const [queryVector] = await embed(embedder, req.query);
+  goOn();
   const params = { ...candidateParams(req, at, queryVector), userId: options.visibleToUser };
   const read = req.include.includes('notes') ? await readCandidates(db, embedder, params) : NO_NOTES;
+  goOn();
   const records: RecordChannels = req.include.includes('records')
     ? await readRecordCandidates(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) })
     : { vector: [], text: [] };
@@ -94,6 +103,7 @@ export async function recall(
   const settled = settleConflicts(assembly.items);
   const selection = selectFused(settled.items, records, { k: req.k, tokenBudget: req.tokenBudget, policy: fusion });
   const notes = recalledNotes(selection);
+  goOn();
   const usageLogged = await logUsage(db, req, notes, now);
   return {
     tenantId: req.tenantId,
