@@ -1,5 +1,6 @@
 import {
   clearNextEmbeddings,
+  lockTenantAgainstLease,
   countReindexable,
   markReindexPending,
   markReindexSwitched,
@@ -10,7 +11,6 @@ import {
   withTenant,
   writeNextEmbeddings,
 } from '../db/index.ts';
-import { lockTenantAgainstLease } from '../db/tenant-lock.ts';
 import { FailureType } from '../contracts/failure-types.ts';
 import { PermanentFailure, SILENT, type Ports, type Progress } from '../ports.ts';
 
