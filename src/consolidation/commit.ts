@@ -1,5 +1,6 @@
 import {
   applyNoteBatch,
+  assertRunNotFenced,
   NoteOp,
   selectErasedAmong,
   selectRunBatch,
@@ -109,7 +110,11 @@ async function describeChanges(
 
 /** Approve: activate staged notes and apply held changes. Reject: retire staged notes, drop held changes. */
 export async function resolveStaged(ports: Pick<Ports, 'db'>, input: ResolveStagedInput): Promise<{ changed: number }> {
-  const batches = await withTenant(ports.db, input.tenantId, (tx) => selectRunBatches(tx, { runId: input.runId }));
+  const batches = await withTenant(ports.db, input.tenantId, async (tx) => {
+    // Refused even when an erasure left nothing to apply: the operator learns why this run cannot be approved.
+    if (input.decision === 'approve') await assertRunNotFenced(tx, input);
+    return selectRunBatches(tx, { runId: input.runId });
+  });
   let changed = 0;
   for (const b of batches) {
     const ops = b.ops.map((o) => NoteOp.parse(o));
