@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { tenantPrefix, type ArchiveStore } from '../../src/archive/index.ts';
+import { readObject, tenantPrefix, type ArchivedRecord, type ArchiveStore } from '../../src/archive/index.ts';
 import { withTenant, type Db } from '../../src/db/index.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
 
@@ -32,4 +32,12 @@ export async function objectsMentioning(archive: ArchiveStore, tenantId: string,
     if (text.includes(needle)) hits.push(o.key);
   }
   return hits;
+}
+
+/** Every record of the tenant's archive, with where it is stored. */
+export async function archivedRecords(archive: ArchiveStore, tenantId: string): Promise<ArchivedRecord[]> {
+  const out: ArchivedRecord[] = [];
+  for await (const o of archive.list(tenantPrefix(tenantId)))
+    if (o.key.endsWith('.jsonl.gz')) for await (const r of readObject(archive, o.key)) out.push(r);
+  return out;
 }

@@ -27,7 +27,7 @@ import { awaitErasureAndForget, startErasure } from '../../src/erasure/start.ts'
 import { beginReindex, reembedPage, switchEmbeddings } from '../../src/reindex/rebuild.ts';
 import { openEmbedder } from '../../src/runtime.ts';
 import { demoRecords } from '../../tools/demo/sample.ts';
-import { objectsMentioning, rowsMentioning } from '../helpers/erasure-search.ts';
+import { archivedRecords, objectsMentioning, rowsMentioning } from '../helpers/erasure-search.ts';
 import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 
 // Erasure that finishes and leaves nothing, on the real stack: a user whose id is part of session
@@ -64,13 +64,6 @@ function records(tenantId: string): RawRecordInput[] {
 
 const wordsOf = (rs: RawRecordInput[]) =>
   rs.filter((r) => r.userId === SUBJECT && r.source === 'user' && (r.text ?? '').length >= 12).map((r) => r.text ?? '');
-
-async function archived(tenantId: string): Promise<ArchivedRecord[]> {
-  const out: ArchivedRecord[] = [];
-  for await (const o of archive.list(tenantPrefix(tenantId)))
-    if (o.key.endsWith('.jsonl.gz')) for await (const r of readObject(archive, o.key)) out.push(r);
-  return out;
-}
 
 const consolidateStart = (tenantId: string, mode: 'active' | 'staged') =>
   client.workflow.start('consolidateTenantWorkflow', {
@@ -116,7 +109,7 @@ describe('erasing a user whose id is part of session and task ids', () => {
   beforeAll(async () => {
     await writeBatch(archive, { tenantId, producer: 'it', records: rs });
     await (await consolidateStart(tenantId, 'active')).result();
-    const all = await archived(tenantId);
+    const all = await archivedRecords(archive, tenantId);
     const alices = all.find((r) => r.record.userId === SUBJECT && r.record.kind === 'user_correction');
     const bobs = all.find((r) => r.record.userId === 'u-bob' && r.record.kind === 'user_message');
     const ref = (r?: ArchivedRecord) => ({

@@ -30,6 +30,7 @@ import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipelin
 import { rewriteWithoutSubject } from '../../src/erasure/archive.ts';
 import { awaitErasureAndForget, startErasure } from '../../src/erasure/start.ts';
 import {
+  archivedRecords as archivedRecordsOf,
   objectsMentioning as objectsMentioningIn,
   rowsMentioning as rowsMentioningIn,
 } from '../helpers/erasure-search.ts';
@@ -164,12 +165,7 @@ describe('eraseSubjectWorkflow', () => {
   const SHARED = '01KB00000000000000000SHARE';
   let sharedBefore: EvidenceRef[];
 
-  async function archivedRecords(t = tenantId): Promise<ArchivedRecord[]> {
-    const out: ArchivedRecord[] = [];
-    for await (const o of archive.list(tenantPrefix(t)))
-      if (o.key.endsWith('.jsonl.gz')) for await (const r of readObject(archive, o.key)) out.push(r);
-    return out;
-  }
+  const archivedRecords = (t = tenantId) => archivedRecordsOf(archive, t);
 
   const rowsMentioning = (needle: string) => rowsMentioningIn(db, schema, tenantId, needle);
   const objectsMentioning = (needle: string) => objectsMentioningIn(archive, tenantId, needle);
