@@ -212,6 +212,17 @@ describe('erasing a user whose id is part of session and task ids', () => {
     expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
   });
 
+  it('refuses to roll the note back to the scrubbed version', async () => {
+    const failure = await client.workflow
+      .execute('rollbackNoteWorkflow', {
+        taskQueue: config.temporal.taskQueue,
+        workflowId: `rollback-note/${tenantId}/it-${tag()}`,
+        args: [{ tenantId, noteId: NOTE, toVersion: 1, reason: 'undo', operator: 'ops@it' }],
+      })
+      .catch((e: unknown) => e);
+    expect((failure as { cause?: { cause?: { type?: string } } }).cause?.cause?.type).toBe('NoteErased');
+  });
+
   it('keeps neither the working set nor the request', async () => {
     expect(await count(tenantId, `SELECT count(*)::int AS n FROM erasure_work`)).toBe(0);
     expect(await count(tenantId, `SELECT count(*)::int AS n FROM erasure_requests`)).toBe(0);
