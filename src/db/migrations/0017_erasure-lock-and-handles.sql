@@ -137,10 +137,11 @@ $$;
 
 -- Everything else the verification scan checks, driven by the erasure's own working set (read
 -- here, never taken from the caller): a session or task id that contains the user id makes
--- run_episodes and memory_usage rows match, so they are deleted; feedback rows that cite the
--- subject's records or belong to erased notes are deleted; and older versions of notes that
--- stay (their current version no longer cites the subject) are scrubbed when they cite the
--- subject's records or quote the subject's words, as erased notes' versions are.
+-- run_episodes and memory_usage rows match, so they are deleted; run work citing the subject's
+-- records is deleted too (a fenced run cannot use it, and it names erased records); feedback
+-- rows that cite the subject's records or belong to erased notes are deleted; and older versions
+-- of notes that stay (their current version no longer cites the subject) are scrubbed when they
+-- cite the subject's records or quote the subject's words, as erased notes' versions are.
 CREATE FUNCTION nocturne_scrub_subject(p_subject text)
 RETURNS TABLE (episodes integer, usage_rows integer, feedback integer, versions integer)
 LANGUAGE plpgsql SECURITY DEFINER AS $$
@@ -161,6 +162,11 @@ BEGIN
      AND (EXISTS (SELECT 1 FROM unnest(needles) x WHERE strpos(r.episode_key || r.parts::text, x) > 0)
           OR EXISTS (SELECT 1 FROM unnest(records) x WHERE strpos(r.parts::text, x) > 0));
   GET DIAGNOSTICS episodes = ROW_COUNT;
+  -- Stored operations and rejections citing erased records: no run may apply them any more.
+  DELETE FROM run_batches r
+   WHERE r.tenant_id = t AND EXISTS (SELECT 1 FROM unnest(records) x WHERE strpos(r.ops::text, x) > 0);
+  DELETE FROM run_rejections r
+   WHERE r.tenant_id = t AND EXISTS (SELECT 1 FROM unnest(records) x WHERE strpos(r.proposal::text, x) > 0);
   DELETE FROM memory_usage u
    WHERE u.tenant_id = t AND EXISTS (SELECT 1 FROM unnest(needles) x WHERE strpos(u.task_id, x) > 0);
   GET DIAGNOSTICS usage_rows = ROW_COUNT;
