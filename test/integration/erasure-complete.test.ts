@@ -239,13 +239,13 @@ describe('erasing a user whose id is part of session and task ids', () => {
             .then(() => 'present')
             .catch((e: unknown) => (e instanceof WorkflowNotFoundError ? 'gone' : String(e))),
         // The server deletes asynchronously, after the close of the execution is fully processed.
-        { timeout: 120_000, interval: 2000 },
+        { timeout: 180_000, interval: 2000 },
       )
       .toBe('gone');
     const inputs = await remainingInputs();
     expect(inputs.length).toBeGreaterThan(0);
     expect(inputs.filter((i) => i.includes(SUBJECT))).toEqual([]);
-  }, 240_000);
+  }, 300_000);
 });
 
 describe('an erasure during a staged run', () => {
