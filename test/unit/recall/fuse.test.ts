@@ -76,6 +76,7 @@ describe('selectFused', () => {
         k: 10,
         tokenBudget: undefined,
         policy,
+        query: 'q',
       },
     );
     expect(rankingOf(out)).toEqual([
@@ -89,7 +90,7 @@ describe('selectFused', () => {
     const out = selectFused(
       [note('N1', ['R1'])],
       { vector: [record('R1'), record('R2')], text: [record('R1'), record('R3')] },
-      { k: 2, tokenBudget: undefined, policy },
+      { k: 2, tokenBudget: undefined, policy, query: 'q' },
     );
     expect(rankingOf(out)).toEqual([
       { type: 'note', id: 'N1' },
@@ -107,6 +108,7 @@ describe('selectFused', () => {
         k: 10,
         tokenBudget: 20,
         policy,
+        query: 'q',
       },
     );
     expect(rankingOf(out).map((i) => i.id)).toEqual(['N1', 'R2']);
