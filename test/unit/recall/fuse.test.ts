@@ -46,7 +46,7 @@ function note(noteId: string, citing: string[], claim = `claim of ${noteId}`): A
   return { version, parts, why: '', tokens: Math.ceil(claim.length / 4), duplicates: [] };
 }
 
-function record(recordId: string, text = `text of ${recordId}`): RecordRow {
+function record(recordId: string, text = `text of ${recordId}`, observedAt = AT): RecordRow {
   return {
     recordId,
     objectKey: 'k',
@@ -56,7 +56,7 @@ function record(recordId: string, text = `text of ${recordId}`): RecordRow {
     userId: 'u',
     agentId: 'a',
     kind: 'user_message',
-    observedAt: AT,
+    observedAt,
     speaker: 'u',
     text,
     distance: 0.2,
@@ -114,5 +114,26 @@ describe('selectFused', () => {
     expect(rankingOf(out).map((i) => i.id)).toEqual(['N1', 'R2']);
     expect(out.overBudget).toBe(1);
     expect(out.tokens).toBeLessThanOrEqual(20);
+  });
+
+  it('puts a newer raw record that updates a note’s value above the note', () => {
+    const older = note('N1', ['R0'], 'The Zotero library has 45 sources, tagged by theme.');
+    const newer = record('R1', "I've added 52 sources to my Zotero library.", '2026-06-20T00:00:00.000Z');
+    const query = 'How many sources are in my Zotero library?';
+    const ranked = (updatesFirst: boolean) =>
+      rankingOf(
+        selectFused(
+          [older],
+          { vector: [record('R2'), newer], text: [] },
+          {
+            k: 10,
+            tokenBudget: undefined,
+            policy: { ...policy, updatesFirst },
+            query,
+          },
+        ),
+      ).map((i) => i.id);
+    expect(ranked(false)).toEqual(['N1', 'R2', 'R1']);
+    expect(ranked(true)).toEqual(['R1', 'N1', 'R2']);
   });
 });
