@@ -29,7 +29,7 @@ export const DEFAULT_FUSION_POLICY: FusionPolicy = {
   k: 60,
   weights: { notes: 2, recordVector: 1, recordText: 1 },
   depth: { notes: 50, recordVector: 50, recordText: 50 },
-  updatesFirst: true,
+  updatesFirst: false,
 };
 
 export interface Ranking {

@@ -30,8 +30,8 @@ const RECORD = 'r:';
 
 /**
  * The answer's order: the ranked notes (near-duplicates already folded) and the two record
- * channels fused by reciprocal rank, newer values of what the query asks about moved above the
- * older ones they update (policies/recall-updates.ts), then walked best first into at most k items within the
+ * channels fused by reciprocal rank (with `updatesFirst`, newer values of what the query asks
+ * about swapped above the older ones they update: policies/recall-updates.ts), then walked best first into at most k items within the
  * token budget. A record a kept note cites as evidence is not repeated: the note shows it
  * already (and a record kept before such a note came is dropped again, freeing its place).
  */
@@ -53,9 +53,14 @@ export function selectFused(
   const recordById = new Map([...records.text, ...records.vector].map((r) => [recordKey(r), r]));
   const viewOf = (f: Fused): UpdateView => {
     const note = noteById.get(f.id);
-    if (note) return { text: note.version.claim, observedAt: note.version.validFrom };
+    if (note)
+      return {
+        text: note.version.claim,
+        observedAt: note.version.validFrom,
+        speaker: note.version.structure?.subject.id,
+      };
     const row = recordById.get(f.id) as RecordRow;
-    return { text: row.text, observedAt: row.observedAt };
+    return { text: row.text, observedAt: row.observedAt, speaker: row.speaker };
   };
   const fused = policy.updatesFirst ? updatesFirst(ranked, opts.query, viewOf) : ranked;
   const out: FusedSelection = { items: [], tokens: 0, overBudget: 0, citedByNotes: 0 };

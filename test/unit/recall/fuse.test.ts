@@ -116,15 +116,15 @@ describe('selectFused', () => {
     expect(out.tokens).toBeLessThanOrEqual(20);
   });
 
-  it('puts a newer raw record that updates a note’s value above the note', () => {
-    const older = note('N1', ['R0'], 'The Zotero library has 45 sources, tagged by theme.');
-    const newer = record('R1', "I've added 52 sources to my Zotero library.", '2026-06-20T00:00:00.000Z');
+  it('with updatesFirst, puts a newer record that updates an older one’s value above it', () => {
+    const older = record('R0', 'My Zotero library has 45 sources, tagged by theme.');
+    const newer = record('R1', 'My Zotero library has 52 sources now, tagged by theme.', '2026-06-20T00:00:00.000Z');
     const query = 'How many sources are in my Zotero library?';
     const ranked = (updatesFirst: boolean) =>
       rankingOf(
         selectFused(
-          [older],
-          { vector: [record('R2'), newer], text: [] },
+          [],
+          { vector: [older, record('R2'), newer], text: [] },
           {
             k: 10,
             tokenBudget: undefined,
@@ -133,7 +133,7 @@ describe('selectFused', () => {
           },
         ),
       ).map((i) => i.id);
-    expect(ranked(false)).toEqual(['N1', 'R2', 'R1']);
-    expect(ranked(true)).toEqual(['R1', 'N1', 'R2']);
+    expect(ranked(false)).toEqual(['R0', 'R2', 'R1']);
+    expect(ranked(true)).toEqual(['R1', 'R2', 'R0']);
   });
 });
