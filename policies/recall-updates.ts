@@ -20,7 +20,7 @@ import { contentTokens, jaccard, sentences } from './text.ts';
  * Off by default (`FusionPolicy.updatesFirst`): on BEAM's 10 public chats, applied to BM25's
  * ranking of raw turns, it ranked the update above the original in 6 of 10 questions instead of
  * 4 on the tuning chats (1–5) and 5 instead of 4 on the others, but lowered evidence recall@5 by
- * 4 and 3 points; a looser rule (no speaker or similarity condition, moves instead of swaps) cost
+ * 3.9 and 2.6 points (`tools/eval/updates-offline.ts`); a looser rule (no speaker or similarity condition, moves instead of swaps) cost
  * half of recall@5. Not measured on Nocturne's own ranking.
  */
 
