@@ -21,7 +21,7 @@ import { contentTokens, jaccard, sentences } from './text.ts';
  * ranking of raw turns, it ranked the update above the original in 6 of 10 questions instead of
  * 4 on the tuning chats (1–5) and 5 instead of 4 on the others, but lowered evidence recall@5 by
  * 3.9 and 2.6 points (`tools/eval/updates-offline.ts`); a looser rule (no speaker or similarity condition, moves instead of swaps) cost
- * half of recall@5. Not measured on Nocturne's own ranking.
+ * 7 to 14 points of recall@5. Not measured on Nocturne's own ranking.
  */
 
 /** Query words two items' focus sentences must share to be about the same thing. @default 2 */
