@@ -15,13 +15,14 @@ import { contentTokens, jaccard, sentences } from './text.ts';
  * (its focus); the two must be said by the same speaker, their focuses must share at least
  * UPDATE_SHARED_QUERY_WORDS of the query's words and be alike apart from their numbers, and each
  * must hold a number (an amount, a count, a date, a time of day) the other lacks. The two swap
- * places; nothing is dropped and nothing enters the answer that was not near it.
+ * places; nothing is dropped, and no item moves more than UPDATE_REACH places.
  *
  * Off by default (`FusionPolicy.updatesFirst`): on BEAM's 10 public chats, applied to BM25's
  * ranking of raw turns, it ranked the update above the original in 6 of 10 questions instead of
  * 4 on the tuning chats (1–5) and 5 instead of 4 on the others, but lowered evidence recall@5 by
- * 3.9 and 2.6 points (`tools/eval/updates-offline.ts`); a looser rule (no speaker or similarity condition, moves instead of swaps) cost
- * 7 to 14 points of recall@5. Not measured on Nocturne's own ranking.
+ * 3.9 and 2.6 points (`tools/eval/updates-offline.ts`); looser rules (no speaker or similarity
+ * condition, moves instead of swaps) cost 7 to 14 points of recall@5. Not measured on Nocturne's
+ * own ranking.
  */
 
 /** Query words two items' focus sentences must share to be about the same thing. @default 2 */
