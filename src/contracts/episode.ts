@@ -24,6 +24,8 @@ export const FINDING_TYPES = [
   'factual_conflict',
   'outdated_constraint',
   'omitted_step',
+  'reported_problem',
+  'failed_approach',
   'stated_preference',
   'stated_fact',
   'tool_content',

@@ -101,7 +101,12 @@ export async function recall(
     { k: Math.max(req.k, fusion.depth.notes), tokenBudget: undefined, policy },
   );
   const settled = settleConflicts(assembly.items);
-  const selection = selectFused(settled.items, records, { k: req.k, tokenBudget: req.tokenBudget, policy: fusion });
+  const selection = selectFused(settled.items, records, {
+    k: req.k,
+    tokenBudget: req.tokenBudget,
+    policy: fusion,
+    query: req.query,
+  });
   const notes = recalledNotes(selection);
   goOn();
   const usageLogged = await logUsage(db, req, notes, now);
