@@ -25,9 +25,6 @@ const LEDGER_IN_LOOP = /"is_in_loop"\s*:\s*\{\s*"reason"\s*:\s*"((?:[^"\\]|\\.)*
 /** Longest report quoted in a lesson, in characters. @default 300 */
 export const MAX_REPORT_CHARS = 300;
 
-const isFailure = (r: ArchivedRecord): boolean =>
-  r.record.kind === 'error' || r.record.outcome?.status === 'failure' || (r.record.tags ?? []).includes('failure');
-
 /** The agent behind a speaker label: `Orchestrator (thought)` speaks for the Orchestrator. */
 const agentOf = (r: ArchivedRecord): string | undefined =>
   r.record.kind === 'agent_message' ? (r.record.role ?? '').replace(/\s*\(.*\)\s*$/, '') || undefined : undefined;
@@ -75,19 +72,6 @@ export function reportedProblems(ep: Episode): Finding[] {
       },
     ];
   });
-}
-
-/**
- * A failed multi-agent run with no lesson of its own (`lessons`: the findings already drawn
- * from it): the approach its first agent step set, cited with the failed outcome.
- */
-export function failedApproach(ep: Episode, lessons: readonly Finding[]): Finding[] {
-  const failed = ep.records.find((r) => r.record.kind === 'task_outcome' && isFailure(r));
-  if (!failed || lessons.length > 0 || !multiAgent(ep)) return [];
-  const plan = ep.records.slice(1).find((r) => agentOf(r) !== undefined && (r.record.text ?? '').trim() !== '');
-  if (!plan) return [];
-  const opening = sentences(plan.record.text ?? '')[0] ?? '';
-  return [{ type: 'failed_approach', episodeKey: ep.key, summary: clip(opening), evidence: [plan, failed] }];
 }
 
 function clip(text: string): string {

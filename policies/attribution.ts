@@ -1,7 +1,7 @@
 import type { ArchivedRecord, Episode, Finding } from '../src/contracts/episode.ts';
 import { trialContrasts, toolOf } from './attribution-contrast.ts';
 import { contradictsTool, preferences, statedFacts } from './attribution-statements.ts';
-import { failedApproach, reportedProblems } from './attribution-problems.ts';
+import { reportedProblems } from './attribution-problems.ts';
 
 export { PREFERENCE_MARKERS, STATED_FACT_MAX_CHARS, STATED_FACT_MIN_WORDS } from './attribution-statements.ts';
 
@@ -14,15 +14,11 @@ const isFailure = (r: ArchivedRecord): boolean =>
   r.record.kind === 'error' || r.record.outcome?.status === 'failure' || (r.record.tags ?? []).includes('failure');
 
 export function attributeEpisode(episode: Episode, successfulPeers: readonly Episode[] = []): Finding[] {
-  const lessons = [
+  return [
     ...toolErrors(episode),
     ...corrections(episode),
     ...reportedProblems(episode),
     ...trialContrasts(episode, successfulPeers),
-  ];
-  return [
-    ...lessons,
-    ...failedApproach(episode, lessons),
     ...preferences(episode),
     ...statedFacts(episode),
     ...outdatedConstraints(episode),

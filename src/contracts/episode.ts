@@ -25,7 +25,6 @@ export const FINDING_TYPES = [
   'outdated_constraint',
   'omitted_step',
   'reported_problem',
-  'failed_approach',
   'stated_preference',
   'stated_fact',
   'tool_content',

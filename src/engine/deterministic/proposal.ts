@@ -73,7 +73,6 @@ const IMPORTANCE: Record<Finding['type'], number> = {
   tool_error: 0.7,
   omitted_step: 0.6,
   reported_problem: 0.6,
-  failed_approach: 0.4,
   tool_content: 0.4,
   episode_digest: 0.5,
 };

@@ -124,47 +124,11 @@ describe('problems one agent reports about another agent’s step', () => {
       ]),
     );
     expect(findings.map((f) => f.type)).not.toContain('reported_problem');
-    expect(findings.map((f) => f.type)).not.toContain('failed_approach');
   });
 
   it('takes the report from the opening of a message, not from code further down', () => {
     expect(reportedProblem(`Here is the script.\n${'x = 1\n'.repeat(150)}except ValueError: print("error")`)).toBe(
       undefined,
     );
-  });
-});
-
-describe('the approach of a failed multi-agent run with no visible slip', () => {
-  const quiet: Step[] = [
-    task,
-    {
-      role: 'Music_Expert',
-      text: 'Let us list the studio albums from the discography and count those from 2000 to 2009.',
-    },
-    { role: 'Verification_Expert', text: 'I agree with the count of three albums. TERMINATE' },
-    { kind: 'task_outcome' },
-  ];
-
-  it('is a lesson citing the first agent step and the failed outcome', async () => {
-    const { notes } = await lessonsOf(run(quiet));
-    expect(notes).toContainEqual({
-      kind: 'strategy',
-      claim: 'Let us list the studio albums from the discography and count those from 2000 to 2009.',
-      steps: [1, 3],
-    });
-  });
-
-  it('is not written when the run has a lesson of its own (a failing tool)', async () => {
-    const [first, second, ...rest] = quiet;
-    const { findings } = await lessonsOf(
-      run([
-        first as Step,
-        second as Step,
-        { kind: 'error', text: 'exitcode: 1 (execution failed)\nCode output: NameError: name "albums" is not defined' },
-        ...rest,
-      ]),
-    );
-    expect(findings.map((f) => f.type)).toContain('tool_error');
-    expect(findings.map((f) => f.type)).not.toContain('failed_approach');
   });
 });
