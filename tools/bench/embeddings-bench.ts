@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { createOpenAiEmbedder } from '../../src/embeddings/openai.ts';
 import { STACK } from '../../src/stack/endpoints.ts';
 import { checkEmbeddingServer } from '../../src/stack/embeddings.ts';
@@ -35,6 +35,12 @@ export interface LayoutMeasure {
 
 export interface EmbeddingsBenchReport {
   setup: { passages: number; chars: number; batchSize: number; rounds: number; cores: number; model: string };
+  /**
+   * One-minute load average before and after: a machine busy with other work gives the
+   * multi-core layouts less than the cores they were meant to use (an oversubscribed OpenMP
+   * server suffers most), so the ratios are comparable only between runs at similar load.
+   */
+  loadAverage: { before: number; after: number };
   layouts: Record<LayoutName, LayoutMeasure>;
   ratios: { twoThreadsVsOneThread: number; twoServersVsOneThread: number };
   best: LayoutName;
@@ -114,6 +120,7 @@ const round2 = (x: number): number => Number(x.toFixed(2));
 
 export async function runEmbeddingsBench(o: EmbeddingsBenchOptions): Promise<EmbeddingsBenchReport> {
   const log = o.onProgress ?? (() => {});
+  const loadBefore = round2(loadavg()[0] ?? 0);
   const [a, b, c] = [startServer(o.ports[0], 1), startServer(o.ports[1], 2), startServer(o.ports[2], 1)];
   const servers = [a, b, c];
   try {
@@ -167,6 +174,7 @@ export async function runEmbeddingsBench(o: EmbeddingsBenchOptions): Promise<Emb
         cores: availableParallelism(),
         model: STACK.embeddings.model,
       },
+      loadAverage: { before: loadBefore, after: round2(loadavg()[0] ?? 0) },
       layouts: { oneThread: one, twoThreads: two, twoServers: spread },
       ratios,
       best,

@@ -91,10 +91,10 @@ function registerEmbeddingsBench(bench: Command): void {
     .description(
       'passages/s of the local embedding server: one --threads 1 server vs one --threads 2 server vs two --threads 1 servers with batches spread (starts its own servers)',
     )
-    .option('--passages <n>', 'passages per layout and round', positiveInt('--passages'), 96)
+    .option('--passages <n>', 'passages per layout and round', positiveInt('--passages'), 64)
     .option('--chars <n>', 'characters per passage', positiveInt('--chars'), 600)
     .option('--batch-size <n>', 'passages per request', positiveInt('--batch-size'), 16)
-    .option('--rounds <n>', 'rounds; the layouts take turns in each', positiveInt('--rounds'), 2)
+    .option('--rounds <n>', 'rounds; the layouts take turns in each', positiveInt('--rounds'), 3)
     .option('--ports <a,b,c>', 'three free loopback ports for the servers it starts', '8097,8096,8095')
     .option('--json', 'one JSON document on stdout')
     .action(async (opts: EmbeddingsBenchOptions) =>

@@ -33,6 +33,7 @@ export async function embeddingsBenchCommand(opts: EmbeddingsBenchOptions): Prom
   printLine(
     `${s.model}: ${s.passages} passages of ${s.chars} characters per layout and round, batches of ${s.batchSize}, ${s.rounds} rounds, ${s.cores} cores`,
   );
+  printLine(`  load average ${r.loadAverage.before} before, ${r.loadAverage.after} after`);
   for (const l of Object.values(r.layouts))
     printLine(`  ${l.description.padEnd(48)} ${l.passagesPerSecond} passages/s  (${l.seconds.join(', ')} s)`);
   printLine(`  --threads 2 / --threads 1       ${r.ratios.twoThreadsVsOneThread}`);
