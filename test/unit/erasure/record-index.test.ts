@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
-import { withTenant } from '../../../src/db/index.ts';
+import { commitBatch } from '../../../src/consolidation/commit.ts';
+import { embedRunClaims } from '../../../src/consolidation/embed-run.ts';
+import { planRun } from '../../../src/consolidation/plan-run.ts';
+import { replayBatch } from '../../../src/consolidation/replay-batch.ts';
+import { listNotes, withTenant } from '../../../src/db/index.ts';
+import { textHash } from '../../../src/embeddings/cached.ts';
 import { eraseSubjectNotes } from '../../../src/erasure/notes.ts';
 import { eraseArchiveObjects } from '../../../src/erasure/objects.ts';
 import { scrubSubjectData, verifyErasure } from '../../../src/erasure/scrub.ts';
@@ -54,5 +59,44 @@ describe('erasure and the record index', () => {
     expect(after.texts).toContain(BOB);
     expect(after.texts.join(' ')).not.toContain('locker');
     expect(await verifyErasure(ports, subject)).toMatchObject({ clean: true });
+  });
+
+  it("deletes the cached vectors of the erased notes' claims", async () => {
+    const tenantId = freshTenantId('erase-claims');
+    await archiveRecords(ports, preferenceSession(tenantId, 'u-alice'));
+    const runId = 'run-1';
+    const plan = await planRun(ports, {
+      runId,
+      workflowId: `consolidate/${tenantId}/2026-11-05`,
+      tenantId,
+      window: {},
+      budget: { maxEpisodes: 100, maxLlmTokens: 0, maxNoteChanges: 100, deadlineSeconds: 600 },
+      trigger: 'manual',
+      mode: 'active',
+      seed: 1,
+      now: '2026-11-05T12:00:00.000Z',
+    });
+    for (let batchNo = 0; batchNo < plan.batches; batchNo++) {
+      await replayBatch(ports, { runId, tenantId, batchNo, llmTokensLeft: 0 });
+      await commitBatch(ports, { runId, tenantId, batchNo, actor: 'consolidate/test', staged: false });
+      await embedRunClaims(ports, { runId, tenantId, batchNo });
+    }
+    const claims = (await listNotes(ports.db, { tenantId, limit: 10 })).notes.map((n) => textHash(n.claim));
+    expect(claims.length).toBeGreaterThan(0);
+    const cachedClaims = () =>
+      withTenant(ports.db, tenantId, async (tx) =>
+        (await tx.query(`SELECT content_hash FROM embedding_cache`)).rows
+          .map((r) => (r as { content_hash: string }).content_hash)
+          .filter((h) => claims.includes(h)),
+      );
+    expect(await cachedClaims()).toHaveLength(claims.length);
+
+    const subject = { tenantId, userId: 'u-alice' };
+    const prepared = await prepareErasure(ports, subject);
+    await eraseSubjectNotes(ports, subject);
+    await eraseArchiveObjects(ports, { ...subject, objectKeys: prepared.objectKeys });
+    const scrubbed = await scrubSubjectData(ports, subject);
+    expect(scrubbed.embeddingCacheRowsDeleted).toBeGreaterThanOrEqual(claims.length);
+    expect(await cachedClaims()).toEqual([]);
   });
 });
