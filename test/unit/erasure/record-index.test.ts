@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
-import { commitBatch } from '../../../src/consolidation/commit.ts';
 import { embedRunClaims } from '../../../src/consolidation/embed-run.ts';
-import { planRun } from '../../../src/consolidation/plan-run.ts';
-import { replayBatch } from '../../../src/consolidation/replay-batch.ts';
 import { listNotes, withTenant } from '../../../src/db/index.ts';
 import { textHash } from '../../../src/embeddings/cached.ts';
 import { eraseSubjectNotes } from '../../../src/erasure/notes.ts';
@@ -11,7 +8,13 @@ import { eraseArchiveObjects } from '../../../src/erasure/objects.ts';
 import { scrubSubjectData, verifyErasure } from '../../../src/erasure/scrub.ts';
 import { prepareErasure } from '../../../src/erasure/work.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
-import { archiveRecords, freshTenantId, portsForThisFile, preferenceSession } from '../../helpers/use-cases.ts';
+import {
+  archiveRecords,
+  consolidate,
+  freshTenantId,
+  portsForThisFile,
+  preferenceSession,
+} from '../../helpers/use-cases.ts';
 
 // Erasure covers the raw-record index and the embedding cache: the subject's rows go, the
 // scan checks both tables, and indexing again brings back only the other users' records.
@@ -64,23 +67,8 @@ describe('erasure and the record index', () => {
   it("deletes the cached vectors of the erased notes' claims", async () => {
     const tenantId = freshTenantId('erase-claims');
     await archiveRecords(ports, preferenceSession(tenantId, 'u-alice'));
-    const runId = 'run-1';
-    const plan = await planRun(ports, {
-      runId,
-      workflowId: `consolidate/${tenantId}/2026-11-05`,
-      tenantId,
-      window: {},
-      budget: { maxEpisodes: 100, maxLlmTokens: 0, maxNoteChanges: 100, deadlineSeconds: 600 },
-      trigger: 'manual',
-      mode: 'active',
-      seed: 1,
-      now: '2026-11-05T12:00:00.000Z',
-    });
-    for (let batchNo = 0; batchNo < plan.batches; batchNo++) {
-      await replayBatch(ports, { runId, tenantId, batchNo, llmTokensLeft: 0 });
-      await commitBatch(ports, { runId, tenantId, batchNo, actor: 'consolidate/test', staged: false });
-      await embedRunClaims(ports, { runId, tenantId, batchNo });
-    }
+    await consolidate(ports, tenantId, 'run-1');
+    await embedRunClaims(ports, { runId: 'run-1', tenantId, batchNo: 0 });
     const claims = (await listNotes(ports.db, { tenantId, limit: 10 })).notes.map((n) => textHash(n.claim));
     expect(claims.length).toBeGreaterThan(0);
     const cachedClaims = () =>
