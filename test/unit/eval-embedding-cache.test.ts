@@ -111,7 +111,7 @@ describe("the worker's embedder in an evaluation", () => {
     const one = countedEmbedder(first.embedder, openEmbeddingCache(dir).store, firstCounts);
     const vectors = await one.embed(['claim a', 'record b']);
     await one.embed(['a question'], { kind: 'query' });
-    expect(firstCounts).toEqual({ passagesEmbedded: 2, passagesAsked: 2, queriesEmbedded: 1 });
+    expect(firstCounts).toEqual({ passagesEmbedded: 2, passagesAsked: 2, queriesEmbedded: 1, queriesAsked: 0 });
 
     const second = countingEmbedder();
     const secondCounts = emptyCounts();
@@ -119,6 +119,21 @@ describe("the worker's embedder in an evaluation", () => {
     expect(await two.embed(['claim a', 'record b'])).toEqual(vectors);
     await two.embed(['a question'], { kind: 'query' });
     expect(second.asked).toEqual(['query:a question']);
-    expect(secondCounts).toEqual({ passagesEmbedded: 0, passagesAsked: 2, queriesEmbedded: 1 });
+    expect(secondCounts).toEqual({ passagesEmbedded: 0, passagesAsked: 2, queriesEmbedded: 1, queriesAsked: 0 });
+  });
+
+  it('with cacheQueries, embeds a question once across runs, as a query, apart from the same text as a passage', async () => {
+    const first = countingEmbedder();
+    const one = countedEmbedder(first.embedder, openEmbeddingCache(dir).store, emptyCounts(), true);
+    const [asQuery] = await one.embed(['same text'], { kind: 'query' });
+    await one.embed(['same text']);
+    expect(first.asked).toEqual(['query:same text', 'passage:same text']);
+
+    const second = countingEmbedder();
+    const counts = emptyCounts();
+    const two = countedEmbedder(second.embedder, openEmbeddingCache(dir).store, counts, true);
+    expect(await two.embed(['same text'], { kind: 'query' })).toEqual([asQuery]);
+    expect(second.asked).toEqual([]);
+    expect(counts).toMatchObject({ queriesAsked: 1, queriesEmbedded: 0 });
   });
 });

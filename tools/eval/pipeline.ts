@@ -47,6 +47,8 @@ interface EvalPipelineOptions {
   ablate?: readonly AblationName[];
   /** Where the worker's passage vectors are kept between runs. @default none (every passage embedded) */
   embeddingStore?: VectorStore;
+  /** Keep question vectors there too (recall latency then leaves out embedding the question). @default false */
+  cacheQueries?: boolean;
   log?: (line: string) => void;
 }
 
@@ -90,7 +92,8 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
   const handle = await createWorker(config, {
     db,
     log: options.log ?? (() => {}),
-    wrapEmbedder: (embedder) => countedEmbedder(embedder, options.embeddingStore, embeddingCounts),
+    wrapEmbedder: (embedder) =>
+      countedEmbedder(embedder, options.embeddingStore, embeddingCounts, options.cacheQueries ?? false),
   });
   const running = handle.run();
   const { client, close: closeClient } = await connectTemporal(config);

@@ -29,6 +29,8 @@ interface EvalOptions {
   notesSample?: number;
   /** Where the dense baseline keeps passage embeddings between runs; none when absent. */
   embeddingCacheDir?: string;
+  /** Cache question vectors too (latencies then leave out embedding the question). @default false */
+  cacheQueries?: boolean;
   /** Parts of the pipeline switched off for this run (tools/eval/ablations.ts). */
   ablate?: readonly AblationName[];
   env: NodeJS.ProcessEnv;
@@ -63,6 +65,7 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
     ...(opts.keep ? { keep: true } : {}),
     ...(opts.ablate ? { ablate: opts.ablate } : {}),
     ...(cache ? { embeddingStore: cache.store } : {}),
+    ...(opts.cacheQueries ? { cacheQueries: true } : {}),
   });
   const ablations = describeAblations(pipeline.ablations);
   for (const line of ablations) opts.log(`ablation ${line}`);
@@ -72,9 +75,9 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   } finally {
     await pipeline.close();
   }
-  const embeddings = embeddingReport(pipeline.embeddingCounts, cache);
+  const embeddings = embeddingReport(pipeline.embeddingCounts, cache, opts.cacheQueries ?? false);
   opts.log(
-    `embeddings: ${embeddings.embedded} texts embedded (${embeddings.passagesEmbedded} passages, ${embeddings.queriesEmbedded} queries), ${embeddings.passagesCached} passages read from the cache (${embeddings.denseTurnsCached} of them the dense baseline's turns)`,
+    `embeddings: ${embeddings.embedded} texts embedded (${embeddings.passagesEmbedded} passages, ${embeddings.queriesEmbedded} queries), ${embeddings.passagesCached} passages read from the cache (${embeddings.denseTurnsCached} of them the dense baseline's turns)${opts.cacheQueries ? `, ${embeddings.queriesCached} queries read from the cache` : ''}`,
   );
   return reportRun(opts, selected, runs, {
     startedAt,
@@ -88,7 +91,7 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
  * What the run asked of the embedding model. Passages the dense baseline read from its cache
  * never reached the worker's embedder; its misses did, and are counted there.
  */
-function embeddingReport(counts: EmbeddingCounts, cache: EmbeddingCache | undefined) {
+function embeddingReport(counts: EmbeddingCounts, cache: EmbeddingCache | undefined, cacheQueries: boolean) {
   const denseTurnsCached = cache?.counts.cached ?? 0;
   const passagesCached = counts.passagesAsked - counts.passagesEmbedded + denseTurnsCached;
   return {
@@ -97,6 +100,9 @@ function embeddingReport(counts: EmbeddingCounts, cache: EmbeddingCache | undefi
     queriesEmbedded: counts.queriesEmbedded,
     passagesCached,
     denseTurnsCached,
+    queriesCached: counts.queriesAsked > 0 ? counts.queriesAsked - counts.queriesEmbedded : 0,
+    /** With cached questions, latencies leave out embedding the question. */
+    cacheQueries,
   };
 }
 
