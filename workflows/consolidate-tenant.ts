@@ -141,7 +141,9 @@ async function consolidate(raw: ConsolidateInput, input: Parsed, state: ResumeSt
     }
   }
 
-  const vectorsStep = vectorsAfterCommit ? await startRunVectors(input.tenantId, state.runId) : undefined;
+  // A run that wrote no version has nothing to embed.
+  const wrote = state.counts.committed + state.counts.quarantined > 0;
+  const vectorsStep = vectorsAfterCommit && wrote ? await startRunVectors(input.tenantId, state.runId) : undefined;
   // The raw-record index follows the archive, not the note budget: a partial run indexes its window too.
   if (patched('index-raw-records')) {
     progress.phase = 'indexing';
