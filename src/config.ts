@@ -36,6 +36,14 @@ export function isTimeZone(name: string): boolean {
 }
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'expected an http(s) URL' });
+/** One http(s) URL or several separated by commas (kept as written; the embedder splits it). */
+const httpUrls = z
+  .string()
+  .trim()
+  .refine(
+    (value) => value.split(',').every((part) => httpUrl.safeParse(part.trim()).success),
+    'expected an http(s) URL, or several separated by commas',
+  );
 
 /** Environment variable name → schema. Keys are the variable names so errors can name them. */
 export const envSchema = z.object({
@@ -70,7 +78,8 @@ export const envSchema = z.object({
     .regex(/^[a-z0-9][a-z0-9_-]{0,47}$/, 'lowercase letters, digits, _ or -, at most 48')
     .optional(),
   NOCTURNE_EMBEDDING_PROVIDER: z.enum(['openai', 'ollama', 'lexical']).default('openai'),
-  NOCTURNE_EMBEDDING_URL: httpUrl.default('http://127.0.0.1:8089/v1'),
+  /** One embedding server, or several separated by commas (batches are spread over them). */
+  NOCTURNE_EMBEDDING_URL: httpUrls.default('http://127.0.0.1:8089/v1'),
   NOCTURNE_EMBEDDING_MODEL: z.string().min(1).default('multilingual-e5-small'),
   NOCTURNE_EMBEDDING_DIM: z.coerce.number().int().min(2).max(16000).default(384),
   NOCTURNE_EMBEDDING_SIMILARITY_FLOOR: z.coerce.number().min(0).max(0.99).optional(),
@@ -151,6 +160,7 @@ export interface Config {
   };
   embedding: {
     provider: 'openai' | 'ollama' | 'lexical';
+    /** One server URL, or several separated by commas. */
     url: string;
     model: string;
     dimension: number;

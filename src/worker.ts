@@ -43,14 +43,22 @@ export interface WorkerHandle {
  */
 export async function createWorker(
   config: Config,
-  options: { db?: Db; log?: (line: string) => void; sdkLogLevel?: LogLevel; embeddingFallback?: 'lexical' } = {},
+  options: {
+    db?: Db;
+    log?: (line: string) => void;
+    sdkLogLevel?: LogLevel;
+    embeddingFallback?: 'lexical';
+    /** Wraps the configured embedder (an evaluation adds a cache kept between its runs). */
+    wrapEmbedder?: (embedder: Embedder) => Embedder;
+  } = {},
 ): Promise<WorkerHandle> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   installRuntime(options.sdkLogLevel ?? 'WARN');
-  const embedder = await openEmbedder(config, {
+  const configured = await openEmbedder(config, {
     ...(options.embeddingFallback ? { fallback: options.embeddingFallback } : {}),
     log,
   });
+  const embedder = options.wrapEmbedder ? options.wrapEmbedder(configured) : configured;
   const archive = await openArchiveStore(config);
   const db = options.db ?? (await openNoteStore(config));
   const engine = createEngine(config);

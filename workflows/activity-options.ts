@@ -67,3 +67,19 @@ export const RECORD_INDEX: ActivityOptions = {
     nonRetryableErrorTypes: NON_RETRYABLE,
   },
 };
+
+/**
+ * Embedding a run's claims after they committed (indexNoteVectorsWorkflow). Nothing waits on it
+ * but recall quality, so it outlasts an embedding server that is down for a while (about three
+ * hours of attempts) instead of failing; each attempt resumes where the last one stopped.
+ */
+export const NOTE_VECTORS: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: {
+    initialInterval: '5s',
+    maximumInterval: '5 minutes',
+    maximumAttempts: 40,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
+};

@@ -17,6 +17,7 @@ import { awaitApproval, registerApproval } from './consolidate-approval.ts';
 import { accumulate, budgetStop, commitOrReplan, copyState, freshState, recordFailure } from './consolidate-steps.ts';
 import { emptyPublished, publishChanges, publishNotice, type RunHeading } from './consolidate-details.ts';
 import { progressQuery, type ConsolidateProgress } from './consolidate-messages.ts';
+import { startRunVectors, type RunVectors } from './index-note-vectors.ts';
 import { indexWindowRecords } from './record-index-step.ts';
 import { parseWorkflowInput } from './workflow-input.ts';
 import { workflowNowIso, workflowNowMs } from './workflow-time.ts';
@@ -35,6 +36,8 @@ export interface ConsolidateResult {
   leftover: { batches: number; reason?: string };
   changedVersions: Array<{ noteId: string; fromVersion: number | null; toVersion: number }>;
   changedVersionsTruncated: boolean;
+  /** The run's claims are embedded by a step of their own after they commit (absent in runs from before it). */
+  vectors?: RunVectors;
 }
 
 type Parsed = ReturnType<typeof ConsolidateInput.parse>;
@@ -82,6 +85,9 @@ async function consolidate(raw: ConsolidateInput, input: Parsed, state: ResumeSt
   };
   const published = state.published ?? emptyPublished();
   state.published = published;
+  // Notes commit without waiting for their vectors: the batch loop no longer embeds; one step
+  // after the loop does (indexNoteVectorsWorkflow).
+  const vectorsAfterCommit = patched('vectors-after-commit');
 
   const plan = await bookkeeping.planRun({
     runId: state.runId,
@@ -123,7 +129,7 @@ async function consolidate(raw: ConsolidateInput, input: Parsed, state: ResumeSt
     state.counts.quarantined += committed.quarantined;
     state.spent.noteChanges += committed.committed + committed.quarantined;
     if (committed.changes) publishChanges(published, heading, committed.changes, patched('publish-changed-notes'));
-    await reindexBatch(batch);
+    if (!vectorsAfterCommit) await reindexBatch(batch);
     state.spent.seconds = (workflowNowMs() - state.startedAtMs) / 1000;
     const doneHere = state.nextBatch + 1 - firstBatchHere;
     const historyFull = workflowInfo().continueAsNewSuggested || doneHere >= input.batchesPerExecution;
@@ -135,11 +141,15 @@ async function consolidate(raw: ConsolidateInput, input: Parsed, state: ResumeSt
     }
   }
 
+  // A run that wrote no version has nothing to embed.
+  const wrote = state.counts.committed + state.counts.quarantined > 0;
+  const vectorsStep = vectorsAfterCommit && wrote ? await startRunVectors(input.tenantId, state.runId) : undefined;
   // The raw-record index follows the archive, not the note budget: a partial run indexes its window too.
   if (patched('index-raw-records')) {
     progress.phase = 'indexing';
     await indexWindowRecords(input.tenantId, input.window);
   }
+  const vectors = vectorsStep ? await vectorsStep.wait(input.vectorWaitSeconds) : undefined;
 
   const leftover = { batches: plan.batches - state.nextBatch, ...(stopReason ? { reason: stopReason } : {}) };
   let status: ConsolidateResult['status'] = stopReason ? 'partial' : 'completed';
@@ -173,6 +183,7 @@ async function consolidate(raw: ConsolidateInput, input: Parsed, state: ResumeSt
     spent: state.spent,
     leftover,
     ...report,
+    ...(vectors ? { vectors } : {}),
   };
 }
 

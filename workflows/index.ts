@@ -6,3 +6,4 @@ export { eraseSubjectWorkflow } from './erase-subject.ts';
 export { nightlyConsolidationWorkflow } from './nightly-consolidation.ts';
 export { conflictMonitorWorkflow } from './conflict-monitor.ts';
 export { reindexWorkflow } from './reindex.ts';
+export { indexNoteVectorsWorkflow } from './index-note-vectors.ts';

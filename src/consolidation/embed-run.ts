@@ -1,17 +1,19 @@
 import { selectUnembedded, updateEmbedding, withTenant } from '../db/index.ts';
 import { SILENT, type Ports, type Progress } from '../ports.ts';
+import { tenantEmbedder } from '../record-index/embedding-cache.ts';
 import type { BatchKey } from './commit.ts';
 
 /** Claims embedded per request to the embedding server. @default 64 */
 export const EMBED_BATCH = 64;
 
-/** Embeds the claims of versions this run wrote that have no embedding yet. */
+/** Embeds the claims of versions this run wrote that have no embedding yet (through the tenant's cache and lane). */
 export async function embedRunClaims(
   ports: Pick<Ports, 'db' | 'embedder'>,
   input: BatchKey,
   progress: Progress = SILENT,
 ): Promise<{ embedded: number; embedder: string }> {
-  const { db, embedder } = ports;
+  const { db } = ports;
+  const embedder = tenantEmbedder(ports.embedder, db, input.tenantId);
   let embedded = 0;
   for (;;) {
     const pending = await withTenant(db, input.tenantId, (tx) =>

@@ -26,6 +26,16 @@ export function tenantOfRunId(runId: string): string | undefined {
   return m?.[1] !== undefined && TenantId.safeParse(m[1]).success ? m[1] : undefined;
 }
 
+/**
+ * The step that embeds a consolidation run's claims after they commit, one per run:
+ * `note-vectors/<tenant>/<Temporal run id of the run's first execution>` (the last part of the
+ * run id a consolidation records; the consolidation's workflow id is left out so that the id
+ * is the same when a recorded history is replayed under another workflow id).
+ */
+export function noteVectorsId(tenantId: string, runId: string): string {
+  return `note-vectors/${tenantId}/${runId.slice(runId.lastIndexOf('/') + 1)}`;
+}
+
 /** A tenant's conflict monitor, one per tenant: `conflicts/<tenant>`. */
 export function conflictMonitorId(tenantId: string): string {
   return `conflicts/${tenantId}`;

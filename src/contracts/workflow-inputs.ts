@@ -70,9 +70,25 @@ export const ConsolidateInput = z.object({
    * execution stays far below 4,096 history events (about 20 events per batch). @default 100
    */
   batchesPerExecution: z.number().int().min(1).max(150).default(100),
+  /**
+   * Notes commit without waiting for their vectors: a separate workflow embeds the run's claims
+   * (note-vectors/<run id>). The run waits for it this long at the end, so that normally the
+   * run's notes have vectors when it reports; a slow or failing embedding server costs the run
+   * at most this wait, and the step goes on by itself. 0: do not wait. @default 120
+   */
+  vectorWaitSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(6 * 3600)
+    .default(120),
   resume: ResumeState.optional(),
 });
 export type ConsolidateInput = z.input<typeof ConsolidateInput>;
+
+/** The step that embeds the claims a consolidation run committed. */
+export const IndexNoteVectorsInput = z.object({ tenantId: TenantId, runId: z.string().min(1).max(500) });
+export type IndexNoteVectorsInput = z.input<typeof IndexNoteVectorsInput>;
 
 /** What a note rollback does: return to a version, or take the note out of recall. */
 export const ROLLBACK_ACTIONS = ['rollback', 'retire', 'quarantine'] as const;

@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EmbeddingUnavailableError, type EmbedKind, type Embedder } from './embedder.ts';
+import { FairQueue } from './fair-queue.ts';
 
 /** How an embedder splits, parallelises and retries its requests. */
 export interface BatchingOptions {
   /** Texts per request. @default 64 */
   batchSize?: number;
-  /** Requests in flight at once (small local servers serialise anyway). @default 2 */
+  /** Requests in flight at once per server (small local servers serialise anyway). @default 2 */
   concurrency?: number;
   /** Attempts per request, the first included. @default 5 */
   maxAttempts?: number;
@@ -99,38 +100,54 @@ export async function withRetries<T>(fn: () => Promise<T>, source: string, optio
   }
 }
 
+/** The lane of callers that name none. */
+export const DEFAULT_LANE = 'default';
+
+/** Where an embedder's requests wait: its queue over its servers, and the caller's lane in it. */
+export interface Dispatch {
+  queue: FairQueue;
+  lane: string;
+}
+
+/** A batch not sent because another batch of the same call failed for good; not transient. */
+class BatchCancelled extends Error {
+  override name = 'BatchCancelled';
+}
+
 /**
- * Embeds `texts` in batches of `batchSize` with at most `concurrency` requests in flight, each
- * retried on transient errors; results come back in input order. The first permanent error
- * fails the whole call (no partial result: callers write vectors only for a complete page).
+ * Embeds `texts` in batches of `batchSize` (smaller when that leaves a server idle), each retried on transient errors; results come back
+ * in input order. The batches wait in `dispatch`'s queue (by default one of their own, with
+ * `concurrency` requests in flight); every attempt takes a turn there, so a retry may go to
+ * another server and backs off without holding a slot. The first permanent error fails the
+ * whole call and the batches still waiting are not sent (no partial result: callers write
+ * vectors only for a complete page).
  */
 export async function embedInBatches(
   texts: readonly string[],
-  call: (batch: string[]) => Promise<number[][]>,
+  call: (batch: string[], server: number) => Promise<number[][]>,
   source: string,
   options: BatchingOptions = {},
+  dispatch?: Dispatch,
 ): Promise<number[][]> {
   const o = resolveBatching(options);
-  const batches: string[][] = [];
-  for (let i = 0; i < texts.length; i += o.batchSize) batches.push(texts.slice(i, i + o.batchSize));
-  const results: number[][][] = new Array<number[][]>(batches.length);
-  let next = 0;
+  const { queue, lane } = dispatch ?? { queue: new FairQueue(1, o.concurrency), lane: DEFAULT_LANE };
   let failed = false;
-  const lane = async (): Promise<void> => {
-    while (!failed && next < batches.length) {
-      const index = next++;
-      try {
-        results[index] = await embedSplittingTooLarge(batches[index] as string[], call, source, o);
-      } catch (error) {
+  const send = (batch: string[]): Promise<number[][]> =>
+    queue.run(lane, (server) =>
+      failed ? Promise.reject(new BatchCancelled(`${source}: cancelled`)) : call(batch, server),
+    );
+  // Never fewer batches than servers: twenty claims on two servers are two batches of ten.
+  const size = Math.min(o.batchSize, Math.max(1, Math.ceil(texts.length / queue.servers)));
+  const batches: string[][] = [];
+  for (let i = 0; i < texts.length; i += size) batches.push(texts.slice(i, i + size));
+  const results = await Promise.all(
+    batches.map((batch) =>
+      embedSplittingTooLarge(batch, send, source, o).catch((error: unknown) => {
         failed = true;
         throw error;
-      }
-    }
-  };
-  const lanes = Array.from({ length: Math.min(o.concurrency, batches.length) }, () => lane());
-  const settled = await Promise.allSettled(lanes);
-  const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (rejected) throw rejected.reason;
+      }),
+    ),
+  );
   return results.flat();
 }
 
@@ -174,17 +191,42 @@ export function requestTimeoutMs(
   return (options.timeoutMs ?? 30_000) + Math.ceil((chars / 1000) * (options.timeoutPerKiloCharMs ?? 5_000));
 }
 
-/** An Embedder from one request function: batching, bounded concurrency and retries as above; passages unless asked otherwise. */
+/**
+ * An Embedder from one request function over `servers` servers: batching, retries, and one
+ * fair queue for every call (`concurrency` requests in flight per server, lanes taking turns);
+ * passages unless asked otherwise.
+ */
 export function batchedEmbedder(
   source: string,
   dimension: number,
-  request: (batch: string[], kind: EmbedKind) => Promise<number[][]>,
+  request: (batch: string[], kind: EmbedKind, server: number) => Promise<number[][]>,
   options: BatchingOptions,
+  servers = 1,
 ): Embedder {
+  const queue = new FairQueue(servers, resolveBatching(options).concurrency);
   return {
     name: source,
     dimension,
     embed: (texts, embedOptions) =>
-      embedInBatches(texts, (batch) => request(batch, embedOptions?.kind ?? 'passage'), source, options),
+      embedInBatches(
+        texts,
+        (batch, server) => request(batch, embedOptions?.kind ?? 'passage', server),
+        source,
+        options,
+        { queue, lane: embedOptions?.lane ?? DEFAULT_LANE },
+      ),
   };
+}
+
+/**
+ * The servers of a URL setting: one URL, or several separated by commas (one server per core
+ * spreads batches over the cores; see docs/BENCHMARKS.md, embeddings).
+ */
+export function splitUrls(url: string): string[] {
+  const urls = url
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u.length > 0);
+  if (urls.length === 0) throw new RangeError('no embedding server URL given');
+  return urls;
 }

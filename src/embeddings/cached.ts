@@ -38,3 +38,13 @@ export function createCachedEmbedder(inner: Embedder, cache: EmbeddingCache): Em
     },
   };
 }
+
+/** The same embedder with `lane` (a tenant id) as every call's default lane in the fair queue. */
+export function inLane(inner: Embedder, lane: string): Embedder {
+  return {
+    name: inner.name,
+    dimension: inner.dimension,
+    ...(inner.similarityFloor !== undefined ? { similarityFloor: inner.similarityFloor } : {}),
+    embed: (texts, options = {}) => inner.embed(texts, { lane, ...options }),
+  };
+}

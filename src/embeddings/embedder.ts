@@ -7,6 +7,11 @@ export type EmbedKind = 'passage' | 'query';
 export interface EmbedOptions {
   /** Claims are stored as passages; recall embeds its query as `query`. @default 'passage' */
   kind?: EmbedKind;
+  /**
+   * Whose work this is, usually the tenant id. Requests of different lanes take turns on the
+   * servers (FairQueue), so one tenant's large batch does not hold up another's. @default 'default'
+   */
+  lane?: string;
 }
 
 /** The embedding port: texts in, unit vectors of a fixed dimension out, in input order. */

@@ -1,10 +1,13 @@
 import { OpenAIEmbedding } from '@llamaindex/openai';
 import { z } from 'zod';
-import { batchedEmbedder, requestTimeoutMs, type BatchingOptions } from './batching.ts';
+import { batchedEmbedder, requestTimeoutMs, splitUrls, type BatchingOptions } from './batching.ts';
 import { checkVectors, EmbeddingError, type EmbedKind, type Embedder } from './embedder.ts';
 
 export interface OpenAiEmbedderOptions extends BatchingOptions {
-  /** Base URL of an OpenAI-compatible server, e.g. `http://127.0.0.1:8089/v1`. */
+  /**
+   * Base URL of an OpenAI-compatible server, e.g. `http://127.0.0.1:8089/v1`, or several
+   * separated by commas: batches then go to whichever server has the fewest in flight.
+   */
   url: string;
   model: string;
   /** Every vector is checked against it (config.embedding.dimension). */
@@ -50,15 +53,18 @@ export function decodeBase64Floats(b64: string): number[] {
  */
 export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
   const source = `openai:${options.model}`;
-  const llamaindex = new OpenAIEmbedding({
-    model: options.model,
-    baseURL: options.url,
-    apiKey: options.apiKey ?? 'not-needed',
-    maxRetries: 0,
-    timeout: options.timeoutMs ?? 30_000,
-  });
-  const request = async (input: string[], kind: EmbedKind): Promise<number[][]> => {
-    const client = await llamaindex.session;
+  const servers = splitUrls(options.url).map(
+    (baseURL) =>
+      new OpenAIEmbedding({
+        model: options.model,
+        baseURL,
+        apiKey: options.apiKey ?? 'not-needed',
+        maxRetries: 0,
+        timeout: options.timeoutMs ?? 30_000,
+      }),
+  );
+  const request = async (input: string[], kind: EmbedKind, server: number): Promise<number[][]> => {
+    const client = await (servers[server] as OpenAIEmbedding).session;
     const body = {
       model: options.model,
       input,
@@ -78,5 +84,5 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
     checkVectors(vectors, input.length, options.dimension, source);
     return vectors;
   };
-  return batchedEmbedder(source, options.dimension, request, options);
+  return batchedEmbedder(source, options.dimension, request, options, servers.length);
 }

@@ -2,6 +2,7 @@ import {
   redactAudit,
   scanDatabaseForSubject,
   scrubErasedNotes,
+  deleteCachedClaimVectors,
   scrubRunWork,
   scrubSubjectRows,
   deleteSubjectFromRecordIndex,
@@ -48,9 +49,11 @@ export async function scrubSubjectData(ports: Pick<Ports, 'db'>, input: SubjectI
   const { subject, read } = subjectWork(ports.db, input);
   const needles = await read('needle');
   const recordIds = await read('record');
-  const { notes, runWork, rows, index } = await withTenant(ports.db, input.tenantId, async (tx) => {
+  const { notes, runWork, rows, index, cachedClaims } = await withTenant(ports.db, input.tenantId, async (tx) => {
     const noteIds = await selectErasedNoteIds(tx);
+    const cachedClaims = await deleteCachedClaimVectors(tx, { noteIds });
     return {
+      cachedClaims,
       notes: await scrubErasedNotes(tx, { noteIds }),
       runWork: await scrubRunWork(tx, { needles }),
       rows: await scrubSubjectRows(tx, { subject }),
@@ -66,7 +69,7 @@ export async function scrubSubjectData(ports: Pick<Ports, 'db'>, input: SubjectI
     auditEntriesRedacted: audit.redacted,
     auditEntriesRelinked: audit.relinked,
     recordIndexRowsDeleted: index.records,
-    embeddingCacheRowsDeleted: index.cached,
+    embeddingCacheRowsDeleted: index.cached + cachedClaims,
     runEpisodesDeleted: rows.episodes,
     usageRowsByTaskDeleted: rows.usageRows,
     feedbackRowsDeleted: rows.feedback,

@@ -6,6 +6,8 @@ export interface ScoredCandidate {
   version: NoteVersion;
   parts: ScoreParts;
   why: string;
+  /** The version has no vector yet (its indexing has not caught up): found by full text alone. */
+  vectorPending?: boolean;
 }
 
 export interface AssembledItem extends ScoredCandidate {

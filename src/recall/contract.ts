@@ -72,6 +72,17 @@ export const RecalledNote = z.object({
   sourceKind: z.enum(SOURCE_KINDS).optional(),
   /** True when the note rests on tool or retrieved output alone: data a tool reported, to be checked, never an instruction. */
   toolDerived: z.boolean().optional(),
+  /**
+   * True when the note has no vector yet: notes commit before their claims are embedded, and
+   * until the indexing step catches up such a note is found by full text alone (its score has
+   * no vector part). Absent otherwise.
+   */
+  vectorPending: z
+    .boolean()
+    .optional()
+    .describe(
+      'true when the note has no vector yet (committed before its claim was embedded; the indexing step catches up): found by full text alone, its score has no vector part',
+    ),
 });
 export type RecalledNote = z.infer<typeof RecalledNote>;
 

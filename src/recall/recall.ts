@@ -121,11 +121,19 @@ export async function recall(
     records: recalledRecords(selection),
     ranking: rankingOf(selection),
     fusion: fusion.name,
-    warnings: read.warning === undefined ? [] : [read.warning],
+    warnings: [...(read.warning === undefined ? [] : [read.warning]), ...pendingWarning(notes)],
     tokens: selection.tokens,
     tokenBudget: req.tokenBudget ?? null,
     stats: statsOf({ read, records, merged, assembly, settled, selection, usageLogged }),
   };
+}
+
+/** Returned notes without a vector are named in the warnings too, for a caller that reads only those. */
+function pendingWarning(notes: ReadonlyArray<{ vectorPending?: boolean | undefined }>): string[] {
+  const pending = notes.filter((n) => n.vectorPending).length;
+  return pending === 0
+    ? []
+    : [`${pending} returned note(s) have no vector yet (indexing is catching up): found by full text only`];
 }
 
 const NO_NOTES: CandidateRead = { vector: [], text: [], vectorPath: 'none', warning: undefined };
@@ -218,7 +226,12 @@ function scoreCandidates(candidates: CandidateRow[], ctx: ScoringContext): Score
       ctx.policy,
     );
     const vectorState = c.distance !== null ? 'compared' : ctx.vectorPath === 'none' ? 'other_model' : 'not_embedded';
-    return { version: c.version, parts, why: explainScore(parts, vectorState) };
+    return {
+      version: c.version,
+      parts,
+      why: explainScore(parts, vectorState),
+      ...(vectorState === 'not_embedded' ? { vectorPending: true } : {}),
+    };
   });
 }
 

@@ -26,6 +26,7 @@ export function recalledNotes(selection: FusedSelection): RecalledNote[] {
     sourceKind: item.version.sourceKind,
     // Validation lets tool and retrieved records alone back only tool facts and inferences.
     toolDerived: item.version.sourceKind === 'tool_fact',
+    ...(item.vectorPending ? { vectorPending: true } : {}),
   }));
 }
 

@@ -10,7 +10,7 @@ import {
   withTenant,
   type IndexedRecord,
 } from '../db/index.ts';
-import { createCachedEmbedder, textHash } from '../embeddings/cached.ts';
+import { createCachedEmbedder, inLane, textHash } from '../embeddings/cached.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import { SILENT, type Ports, type Progress } from '../ports.ts';
 import { tenantEmbeddingCache } from './embedding-cache.ts';
@@ -54,7 +54,7 @@ export async function indexRecords(
 ): Promise<IndexRecordsResult> {
   const { tenantId } = input;
   const window = input.window ?? {};
-  const counter = countingEmbedder(ports.embedder);
+  const counter = countingEmbedder(inLane(ports.embedder, tenantId));
   const embedder = createCachedEmbedder(counter, tenantEmbeddingCache(ports.db, tenantId));
   const skip = (keys: string[]) =>
     withTenant(ports.db, tenantId, (tx) => selectIndexedObjects(tx, { objectKeys: keys }));

@@ -6,4 +6,4 @@ export {
   type IndexRecordsInput,
   type IndexRecordsResult,
 } from './index-records.ts';
-export { tenantEmbeddingCache } from './embedding-cache.ts';
+export { tenantEmbedder, tenantEmbeddingCache } from './embedding-cache.ts';

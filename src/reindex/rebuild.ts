@@ -13,6 +13,7 @@ import {
 } from '../db/index.ts';
 import { FailureType } from '../contracts/failure-types.ts';
 import { PermanentFailure, SILENT, type Ports, type Progress } from '../ports.ts';
+import { tenantEmbedder } from '../record-index/embedding-cache.ts';
 
 /**
  * Rebuilding a tenant's embeddings with another model: the new vectors are written beside the
@@ -89,7 +90,9 @@ export async function reembedPage(
   );
   if (page.length === 0) return { embedded: 0, after: null };
   const claims = page.map((p) => p.claim);
-  const vectors = await progress.during(ports.embedder.embed(claims, { kind: 'passage' }));
+  // Through the tenant's cache: a rebuild with the model a claim was embedded with costs no request.
+  const embedder = tenantEmbedder(ports.embedder, ports.db, input.tenantId);
+  const vectors = await progress.during(embedder.embed(claims, { kind: 'passage' }));
   progress.beat({ embedded: page.length });
   await withTenant(ports.db, input.tenantId, async (tx) => {
     await lockTenantAgainstLease(tx, input);

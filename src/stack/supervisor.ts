@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { STACK } from './endpoints.ts';
-import { embeddings } from './embeddings.ts';
+import { embeddings, embeddings2 } from './embeddings.ts';
 import { RUN_DIR, logFile } from './paths.ts';
 import { postgres } from './postgres.ts';
 import { isAlive, logTail, portOpen, runningPid, sleep, terminate, waitUntil } from './process.ts';
@@ -9,7 +9,13 @@ import { s3 } from './s3.ts';
 import { SERVICE_NAMES, type Service, type ServiceName } from './service.ts';
 import { temporal } from './temporal.ts';
 
-export const SERVICES: Record<ServiceName, Service> = { temporal, postgres, s3, embeddings };
+export const SERVICES: Record<ServiceName, Service> = {
+  temporal,
+  postgres,
+  s3,
+  embeddings,
+  'embeddings-2': embeddings2,
+};
 
 export interface UpOptions {
   /** Services to bring up. @default all */

@@ -55,6 +55,12 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(doc.components.schemas.FeedbackRequest?.properties ?? {})).toEqual(
       expect.arrayContaining(['noteId', 'verdict', 'taskId']),
     );
+    // A note found by full text alone because its vector is not written yet says so.
+    expect(doc.components.schemas.RecallResult?.properties?.['notes']).toMatchObject({
+      items: {
+        properties: { vectorPending: { type: 'boolean', description: expect.stringMatching(/no vector yet/) } },
+      },
+    });
     expect(doc.paths['/v1/records']?.post?.requestBody).toMatchObject({
       content: { 'application/json': { schema: { oneOf: expect.any(Array) } } },
     });

@@ -224,6 +224,12 @@ describe('recall: eligibility', () => {
     const v2 = result.notes.find((n) => n.noteId === revised.noteId);
     expect(v2?.parts.vector).toBe(0);
     expect(v2?.why).toContain('not embedded yet');
+    // The result says so in fields, not only in prose: the note and a warning.
+    expect(v2?.vectorPending).toBe(true);
+    expect(result.notes.find((n) => n.noteId === active.noteId)?.vectorPending).toBeUndefined();
+    expect(result.warnings).toContain(
+      '1 returned note(s) have no vector yet (indexing is catching up): found by full text only',
+    );
     expect(v2?.evidence.length).toBe(1);
   });
 

@@ -23,7 +23,10 @@ describe('local stack', () => {
       ['postgres', 'running', true],
       ['s3', 'running', true],
       ['embeddings', 'running', true],
+      ['embeddings-2', 'running', true],
     ]);
+    // One embedding server per core; the environment names both, and the embedder spreads over them.
+    expect(stackEnv()['NOCTURNE_EMBEDDING_URL']).toBe('http://127.0.0.1:8089/v1,http://127.0.0.1:8090/v1');
   });
 
   it('Temporal answers on the default namespace with the Nocturne search attributes', async () => {

@@ -26,6 +26,14 @@ describe('parseConfig', () => {
     expect(c.embedding.dimension).toBe(1024);
   });
 
+  it('reads one embedding server URL or several separated by commas, and refuses a bad one', () => {
+    const two = 'http://127.0.0.1:8089/v1, http://127.0.0.1:8090/v1';
+    expect(parseConfig({ NOCTURNE_EMBEDDING_URL: two }).embedding.url).toBe(two);
+    expect(() => parseConfig({ NOCTURNE_EMBEDDING_URL: 'http://127.0.0.1:8089/v1,ftp://x' })).toThrow(
+      /NOCTURNE_EMBEDDING_URL.*several separated by commas/,
+    );
+  });
+
   it('reads the owner login that migrates beside the runtime login', () => {
     const c = parseConfig({
       DATABASE_URL: 'postgres://app:p@127.0.0.1:5432/db',

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Embedder, EmbedOptions } from '../../src/embeddings/embedder.ts';
 import { dense } from '../../tools/eval/baselines/dense.ts';
 import { openEmbeddingCache } from '../../tools/eval/baselines/embedding-cache.ts';
+import { countedEmbedder, emptyCounts } from '../../tools/eval/embedding-counts.ts';
 
 /** An embedder that records what it was asked, with vectors no float32 could hold exactly. */
 function countingEmbedder(name = 'test-model') {
@@ -100,5 +101,39 @@ describe('a run that fails halfway', () => {
     const healthy: Embedder = { ...failing, embed: async (batch) => (asked.push(batch.length), batch.map(() => [1])) };
     await openEmbeddingCache(dir).passages(healthy, texts);
     expect(asked).toEqual([600 - 512]);
+  });
+});
+
+describe("the worker's embedder in an evaluation", () => {
+  it('embeds no passage a run before embedded, counts what reached the model, and always embeds questions', async () => {
+    const first = countingEmbedder();
+    const firstCounts = emptyCounts();
+    const one = countedEmbedder(first.embedder, openEmbeddingCache(dir).store, firstCounts);
+    const vectors = await one.embed(['claim a', 'record b']);
+    await one.embed(['a question'], { kind: 'query' });
+    expect(firstCounts).toEqual({ passagesEmbedded: 2, passagesAsked: 2, queriesEmbedded: 1, queriesAsked: 0 });
+
+    const second = countingEmbedder();
+    const secondCounts = emptyCounts();
+    const two = countedEmbedder(second.embedder, openEmbeddingCache(dir).store, secondCounts);
+    expect(await two.embed(['claim a', 'record b'])).toEqual(vectors);
+    await two.embed(['a question'], { kind: 'query' });
+    expect(second.asked).toEqual(['query:a question']);
+    expect(secondCounts).toEqual({ passagesEmbedded: 0, passagesAsked: 2, queriesEmbedded: 1, queriesAsked: 0 });
+  });
+
+  it('with cacheQueries, embeds a question once across runs, as a query, apart from the same text as a passage', async () => {
+    const first = countingEmbedder();
+    const one = countedEmbedder(first.embedder, openEmbeddingCache(dir).store, emptyCounts(), true);
+    const [asQuery] = await one.embed(['same text'], { kind: 'query' });
+    await one.embed(['same text']);
+    expect(first.asked).toEqual(['query:same text', 'passage:same text']);
+
+    const second = countingEmbedder();
+    const counts = emptyCounts();
+    const two = countedEmbedder(second.embedder, openEmbeddingCache(dir).store, counts, true);
+    expect(await two.embed(['same text'], { kind: 'query' })).toEqual([asQuery]);
+    expect(second.asked).toEqual([]);
+    expect(counts).toMatchObject({ queriesAsked: 1, queriesEmbedded: 0 });
   });
 });

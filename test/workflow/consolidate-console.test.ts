@@ -116,15 +116,10 @@ describe('consolidateTenantWorkflow as seen from the Temporal UI', () => {
     const workflowId = uniqueId('consolidate-replanned');
     const result = await withWorker(fakes(calls, 1), (taskQueue) => start(taskQueue, workflowId));
     expect(result.status).toBe('completed');
-    const names = calls.map((c) => c.name);
-    expect(names.slice(0, 6)).toEqual([
-      'planRun',
-      'replayBatch',
-      'commitBatch',
-      'replayBatch',
-      'commitBatch',
-      'reindexBatch',
-    ]);
+    // The run's claims are embedded by the note-vectors step after the commits (reindexBatch).
+    const names = calls.map((c) => c.name).filter((n) => n !== 'reindexBatch');
+    expect(names.slice(0, 5)).toEqual(['planRun', 'replayBatch', 'commitBatch', 'replayBatch', 'commitBatch']);
+    expect(calls.filter((c) => c.name === 'reindexBatch')).toHaveLength(1);
     expect(calls[3]?.input).toMatchObject({ batchNo: 0, replan: true });
     expect(calls[4]?.input).toMatchObject({ batchNo: 0, replan: true });
     await maybeRecordHistory(client, workflowId, 'consolidate-replanned-batch');

@@ -1,5 +1,5 @@
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { type ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsolidationActivities, ReplayBatchResult } from '../../activities/index.ts';
 import { consolidateTenantWorkflow } from '../../workflows/consolidate-tenant.ts';
@@ -96,15 +96,72 @@ describe('consolidateTenantWorkflow', () => {
     expect(result.status).toBe('completed');
     expect(result.counts).toMatchObject({ sampled: 75, replayed: 1200, proposed: 9, rejected: 3, committed: 6 });
     expect(result.rejectedByRule).toEqual({ claim_unsupported: 3 });
-    expect(calls.map((c) => c.name)).toEqual([
+    // Batches commit one after another without waiting for embeddings; the run's claims are
+    // embedded once, by the note-vectors step, beside the raw-record indexing.
+    expect(calls.map((c) => c.name).filter((n) => n !== 'reindexBatch')).toEqual([
       'planRun',
-      ...Array.from({ length: 3 }, () => ['replayBatch', 'commitBatch', 'reindexBatch']).flat(),
+      ...Array.from({ length: 3 }, () => ['replayBatch', 'commitBatch']).flat(),
       'indexRecords',
       'indexRecords',
       'finishRun',
     ]);
+    const runId = (calls[0]?.input as { runId: string }).runId;
+    expect(calls.filter((c) => c.name === 'reindexBatch').map((c) => c.input)).toEqual([
+      { runId, tenantId: 'acme', batchNo: 0 },
+    ]);
+    expect(result.vectors).toEqual({ workflowId: `note-vectors/acme/${runId.split('/').at(-1)}`, complete: true });
     expect(calls[0]?.input).toMatchObject({ tenantId: 'acme', seed: 7, trigger: 'manual' });
     expect(result.changedVersions).toEqual([{ noteId: 'N1', fromVersion: null, toVersion: 1 }]);
+  });
+
+  it('commits and finishes without waiting for a slow embedding step, which completes on its own', async () => {
+    const calls: Calls = [];
+    const workflowId = uniqueId('consolidate-slow-vectors');
+    const slow = {
+      ...fakeActivities({ batches: 2, changesPerBatch: 1 }, calls),
+      reindexBatch: async () => {
+        await new Promise((r) => setTimeout(r, 8000));
+        return { embedded: 2, embedder: 'fake' };
+      },
+    };
+    await withWorker(slow, async (taskQueue) => {
+      const result = await client.workflow.execute(consolidateTenantWorkflow, {
+        taskQueue,
+        workflowId,
+        args: [{ tenantId: 'acme', trigger: 'manual', vectorWaitSeconds: 1 }],
+      });
+      expect(result).toMatchObject({ status: 'completed', counts: { committed: 2 } });
+      expect(result.vectors).toMatchObject({ complete: false });
+      expect(result.vectors?.error).toBeUndefined();
+      // The run is over while the step still embeds; it outlives the run and finishes by itself.
+      const step = client.workflow.getHandle(result.vectors?.workflowId ?? '');
+      expect((await step.describe()).status.name).toBe('RUNNING');
+      expect(await step.result()).toEqual({ embedded: 2, embedder: 'fake' });
+      await maybeRecordHistory(client, step.workflowId, 'index-note-vectors');
+    });
+    await maybeRecordHistory(client, workflowId, 'consolidate-vectors-after-commit');
+  });
+
+  it('completes the run with its notes when the embedding step fails, and says why', async () => {
+    const calls: Calls = [];
+    const failing = {
+      ...fakeActivities({ batches: 1, changesPerBatch: 1 }, calls),
+      reindexBatch: async () => {
+        throw ApplicationFailure.nonRetryable('model answered all-zero vectors', 'EmbeddingInvalid');
+      },
+    };
+    const result = await withWorker(failing, (taskQueue) =>
+      client.workflow.execute(consolidateTenantWorkflow, {
+        taskQueue,
+        workflowId: uniqueId('consolidate-failed-vectors'),
+        args: [{ tenantId: 'acme', trigger: 'manual' }],
+      }),
+    );
+    expect(result).toMatchObject({ status: 'completed', counts: { committed: 1 } });
+    expect(result.vectors).toMatchObject({
+      complete: false,
+      error: expect.stringMatching(/activity task failed|all-zero/i),
+    });
   });
 
   it("indexes the window's raw records after the batches, following the cursor until the last object", async () => {
@@ -125,7 +182,13 @@ describe('consolidateTenantWorkflow', () => {
       { tenantId: 'acme', window, after: null, maxObjects: 8 },
       { tenantId: 'acme', window, after: 'raw/tenant=acme/date=2026-11-05/p-8.jsonl.gz', maxObjects: 8 },
     ]);
-    expect(calls.map((c) => c.name).slice(-3)).toEqual(['indexRecords', 'indexRecords', 'finishRun']);
+    // The note-vectors step (reindexBatch) runs beside the record indexing, in either order.
+    expect(
+      calls
+        .map((c) => c.name)
+        .filter((n) => n !== 'reindexBatch')
+        .slice(-3),
+    ).toEqual(['indexRecords', 'indexRecords', 'finishRun']);
   });
 
   it('stops cleanly when the next batch would exceed the note change budget, and reports partial', async () => {

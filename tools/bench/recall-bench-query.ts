@@ -60,10 +60,30 @@ async function readHnswForced(tx: Queryable, p: CandidateParams): Promise<{ rows
 /** The baseline: nearest neighbours over the whole table, no tenant or lifecycle filter, default index settings. */
 export const UNFILTERED_SQL = `SELECT note_id, (embedding <=> $1::vector)::float8 AS distance FROM note_versions ORDER BY embedding <=> $1::vector LIMIT $2::int`;
 
+/** A permissive policy for the bench's owner login only; tenant transactions act as the app role and stay filtered. */
+const BASELINE_POLICY = 'bench_unfiltered_baseline';
+
+/**
+ * Lets the unfiltered baseline see every row. The runtime and owner logins are NOBYPASSRLS and
+ * note_versions has FORCE ROW LEVEL SECURITY, so outside a tenant transaction the baseline
+ * matched no row at all and timed an empty read. This policy applies to the login that runs
+ * the bench (its own schema) and to no other role: recall() reads as the app role
+ * (withTenant's SET LOCAL ROLE), which keeps the tenant policy alone.
+ */
+export async function openUnfilteredBaseline(db: Db): Promise<void> {
+  await unscoped(db).query(
+    `CREATE POLICY ${BASELINE_POLICY} ON note_versions AS PERMISSIVE FOR SELECT TO CURRENT_USER USING (true)`,
+  );
+}
+
+/** The unfiltered read, timed; it must return k rows, or the ratio against it would be meaningless. */
 async function readUnfiltered(db: Db, q: BenchQuery, k: number): Promise<number> {
   const started = process.hrtime.bigint();
-  await unscoped(db).query(UNFILTERED_SQL, [toSql(q.vector), k]);
-  return elapsedMs(started);
+  const { rows } = await unscoped(db).query(UNFILTERED_SQL, [toSql(q.vector), k]);
+  const ms = elapsedMs(started);
+  if (rows.length < k)
+    throw new Error(`the unfiltered baseline returned ${rows.length} of ${k} rows (row-level security hides them)`);
+  return ms;
 }
 
 export interface QueryOutcome {

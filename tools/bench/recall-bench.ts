@@ -8,7 +8,7 @@ import { SyntheticCorpus, type BenchQuery, type TenantPlan } from './recall-benc
 import { GEOMETRIES } from './recall-bench-vectors.ts';
 import { BUILD_MAINTENANCE_WORK_MEM, copyClient, loadCorpus } from './recall-bench-load.ts';
 import { explainPlans, plannedPaths } from './recall-bench-plans.ts';
-import { measureQuery, type QueryOutcome } from './recall-bench-query.ts';
+import { measureQuery, openUnfilteredBaseline, type QueryOutcome } from './recall-bench-query.ts';
 import type { RecallBenchOptions, RecallBenchReport } from './recall-bench-report.ts';
 import { sum, summarize } from './recall-bench-summary.ts';
 
@@ -61,6 +61,7 @@ export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBe
   const client = await copyClient(opts.url, schema);
   try {
     const loaded = await loadCorpus(db, client, corpus, report);
+    await openUnfilteredBaseline(db);
     const queries = corpus.queries(p.queriesPerTenant);
     const plans = await explainPlans(db, corpus, queries, p.k, limit);
     const paths = await plannedPaths(db, corpus, queries, limit);

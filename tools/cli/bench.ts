@@ -3,6 +3,7 @@ import { GEOMETRY_NAMES } from '../choices.ts';
 import type { ArchiveBenchOptions } from './actions/bench-archive.ts';
 import type { CliBenchOptions } from './actions/bench-cli.ts';
 import type { CommitBenchOptions } from './actions/bench-commit.ts';
+import type { EmbeddingsBenchOptions } from './actions/bench-embeddings.ts';
 import type { ConsolidateBenchOptions } from './actions/bench-consolidate.ts';
 import type { NightlyBenchOptions } from './actions/bench-nightly.ts';
 import type { RecallBenchOptions } from './actions/bench-recall.ts';
@@ -18,6 +19,7 @@ export function registerBench(program: Command): void {
   registerCommitBench(bench);
   registerRecallBench(bench);
   registerCliBench(bench);
+  registerEmbeddingsBench(bench);
 }
 
 function registerArchiveBench(bench: Command): void {
@@ -98,4 +100,21 @@ function registerCliBench(bench: Command): void {
     .option('--runs <n>', 'runs of each', positiveInt('--runs'), 5)
     .option('--json', 'one JSON document on stdout')
     .action(async (opts: CliBenchOptions) => (await import('./actions/bench-cli.ts')).cliBenchCommand(opts));
+}
+
+function registerEmbeddingsBench(bench: Command): void {
+  bench
+    .command('embeddings')
+    .description(
+      'passages/s of the local embedding server: one --threads 1 server vs one --threads 2 server vs two --threads 1 servers with batches spread (starts its own servers)',
+    )
+    .option('--passages <n>', 'passages per layout and round', positiveInt('--passages'), 64)
+    .option('--chars <n>', 'characters per passage', positiveInt('--chars'), 600)
+    .option('--batch-size <n>', 'passages per request', positiveInt('--batch-size'), 16)
+    .option('--rounds <n>', 'rounds; the layouts take turns in each', positiveInt('--rounds'), 3)
+    .option('--ports <a,b,c>', 'three free loopback ports for the servers it starts', '8097,8096,8095')
+    .option('--json', 'one JSON document on stdout')
+    .action(async (opts: EmbeddingsBenchOptions) =>
+      (await import('./actions/bench-embeddings.ts')).embeddingsBenchCommand(opts),
+    );
 }

@@ -32,6 +32,10 @@ export function registerEval(program: Command): void {
     .option('--ablate <list>', 'comma-separated pipeline switches to turn off for this run: records')
     .option('--out <dir>', 'where report.md, summary.json and the recall@k chart go', 'var/eval')
     .option('--keep', "keep the evaluation's note schema (to inspect notes) instead of dropping it")
+    .option(
+      '--cache-queries',
+      'keep question vectors in the cache too, so a second run over the same data embeds almost nothing (latencies then leave out embedding the question)',
+    )
     .option('--json', 'print the summary as one JSON document on stdout')
     .addHelpText(
       'after',

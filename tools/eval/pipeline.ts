@@ -8,7 +8,9 @@ import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { recall, type RecallRequest, type RecallResult } from '../../src/recall/index.ts';
 import { connectTemporal, openArchiveStore, openNoteStore } from '../../src/runtime.ts';
 import { createWorker } from '../../src/worker.ts';
+import type { EmbeddingCache as VectorStore } from '../../src/embeddings/cached.ts';
 import { ablatedRecall, type AblationName } from './ablations.ts';
+import { countedEmbedder, emptyCounts, type EmbeddingCounts } from './embedding-counts.ts';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 
 /**
@@ -25,6 +27,8 @@ export interface EvalPipeline {
   embedder: Embedder;
   /** The run's ablation switches (tools/eval/ablations.ts), applied to every call they name. */
   ablations: readonly AblationName[];
+  /** Texts the embedding model embedded for this run, and passages the cache answered. */
+  embeddingCounts: EmbeddingCounts;
   /** Archives records for a tenant (tenantId overwritten) and returns how many were accepted. */
   archiveRecords(tenantId: string, records: RawRecordInput[]): Promise<{ accepted: number; rejected: number }>;
   /** One consolidation run over the tenant's records observed up to `to` (all, when absent), every episode in budget. */
@@ -43,6 +47,10 @@ interface EvalPipelineOptions {
   keep?: boolean;
   /** Parts of the pipeline to switch off for this run. @default none */
   ablate?: readonly AblationName[];
+  /** Where the worker's passage vectors are kept between runs. @default none (every passage embedded) */
+  embeddingStore?: VectorStore;
+  /** Keep question vectors there too (recall latency then leaves out embedding the question). @default false */
+  cacheQueries?: boolean;
   log?: (line: string) => void;
 }
 
@@ -82,7 +90,13 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
   const { config, schema, databaseUrl, ablations } = isolatedConfig(options, suffix);
   const db = await openNoteStore(config, { schema });
   const archive = await openArchiveStore(config);
-  const handle = await createWorker(config, { db, log: options.log ?? (() => {}) });
+  const embeddingCounts = emptyCounts();
+  const handle = await createWorker(config, {
+    db,
+    log: options.log ?? (() => {}),
+    wrapEmbedder: (embedder) =>
+      countedEmbedder(embedder, options.embeddingStore, embeddingCounts, options.cacheQueries ?? false),
+  });
   const running = handle.run();
   const { client, close: closeClient } = await connectTemporal(config);
   let runs = 0;
@@ -93,6 +107,7 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
     archive,
     embedder: handle.embedder,
     ablations,
+    embeddingCounts,
     async archiveRecords(tenantId, records) {
       const values = records.map((r) => ({ ...r, tenantId }));
       const written = await writeBatch(archive, { tenantId, producer: 'nocturne-eval', records: values });
@@ -110,6 +125,8 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
             seed: opts.seed ?? 1,
             window: opts.to ? { to: opts.to } : {},
             budget: EVAL_BUDGET,
+            // Recall is measured right after the run: every note must have its vector by then.
+            vectorWaitSeconds: EVAL_BUDGET.deadlineSeconds,
           },
         ],
       })) as ConsolidateResult;

@@ -7,6 +7,7 @@ import { runCase } from './case-run.ts';
 import { selectCases, type PositionedCase } from './case-selection.ts';
 import { cutoffInstant, describeCutoff, type Cutoff } from './cutoff.ts';
 import { loadDataset } from './datasets/index.ts';
+import type { EmbeddingCounts } from './embedding-counts.ts';
 import { drawNotesSample, type NotesSample } from './notes-sample/draw.ts';
 import { openEvalPipeline, type EvalPipeline } from './pipeline.ts';
 import { unknowableAfter } from './questions.ts';
@@ -28,6 +29,8 @@ interface EvalOptions {
   notesSample?: number;
   /** Where the dense baseline keeps passage embeddings between runs; none when absent. */
   embeddingCacheDir?: string;
+  /** Cache question vectors too (latencies then leave out embedding the question). @default false */
+  cacheQueries?: boolean;
   /** Parts of the pipeline switched off for this run (tools/eval/ablations.ts). */
   ablate?: readonly AblationName[];
   env: NodeJS.ProcessEnv;
@@ -55,28 +58,52 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   opts.log(
     `eval ${opts.dataset}: ${cases.length} cases, ${cases.reduce((n, c) => n + c.queries.length, 0)} questions, ${cases.reduce((n, c) => n + c.failedRuns.length, 0)} failed runs from ${opts.path}`,
   );
+  const cache = opts.embeddingCacheDir !== undefined ? openEmbeddingCache(opts.embeddingCacheDir) : undefined;
   const pipeline = await openEvalPipeline({
     env: opts.env,
     name: `eval-${opts.dataset}`,
     ...(opts.keep ? { keep: true } : {}),
     ...(opts.ablate ? { ablate: opts.ablate } : {}),
+    ...(cache ? { embeddingStore: cache.store } : {}),
+    ...(opts.cacheQueries ? { cacheQueries: true } : {}),
   });
   const ablations = describeAblations(pipeline.ablations);
   for (const line of ablations) opts.log(`ablation ${line}`);
-  const cache = opts.embeddingCacheDir !== undefined ? openEmbeddingCache(opts.embeddingCacheDir) : undefined;
   let runs: CaseRuns;
   try {
     runs = await runCases(pipeline, selected, { ...opts, cache });
   } finally {
     await pipeline.close();
   }
-  if (cache)
-    opts.log(`dense baseline: ${cache.counts.embedded} turns embedded, ${cache.counts.cached} read from the cache`);
+  const embeddings = embeddingReport(pipeline.embeddingCounts, cache, opts.cacheQueries ?? false);
+  opts.log(
+    `embeddings: ${embeddings.embedded} texts embedded (${embeddings.passagesEmbedded} passages, ${embeddings.queriesEmbedded} queries), ${embeddings.passagesCached} passages read from the cache (${embeddings.denseTurnsCached} of them the dense baseline's turns)${opts.cacheQueries ? `, ${embeddings.queriesCached} queries read from the cache` : ''}`,
+  );
   return reportRun(opts, selected, runs, {
     startedAt,
     embedder: pipeline.embedder.name,
+    embeddings,
     ...(ablations.length > 0 ? { ablations } : {}),
   });
+}
+
+/**
+ * What the run asked of the embedding model. Passages the dense baseline read from its cache
+ * never reached the worker's embedder; its misses did, and are counted there.
+ */
+function embeddingReport(counts: EmbeddingCounts, cache: EmbeddingCache | undefined, cacheQueries: boolean) {
+  const denseTurnsCached = cache?.counts.cached ?? 0;
+  const passagesCached = counts.passagesAsked - counts.passagesEmbedded + denseTurnsCached;
+  return {
+    embedded: counts.passagesEmbedded + counts.queriesEmbedded,
+    passagesEmbedded: counts.passagesEmbedded,
+    queriesEmbedded: counts.queriesEmbedded,
+    passagesCached,
+    denseTurnsCached,
+    queriesCached: counts.queriesAsked > 0 ? counts.queriesAsked - counts.queriesEmbedded : 0,
+    /** With cached questions, latencies leave out embedding the question. */
+    cacheQueries,
+  };
 }
 
 /** The run's summary (all cases, then each split), abstention thresholds and note-quality sample. */

@@ -113,6 +113,21 @@ export async function selectErasedNoteIds(tx: Queryable): Promise<string[]> {
   return rows.map((r) => z.object({ note_id: z.string() }).parse(r).note_id);
 }
 
+/**
+ * Cached vectors of the erased notes' claims, every version (note embeddings go through the
+ * embedding cache, keyed by sha256 of the claim): deleted before the claims are scrubbed, while
+ * their hashes can still be computed.
+ */
+export async function deleteCachedClaimVectors(tx: Queryable, p: { noteIds: string[] }): Promise<number> {
+  const { rowCount } = await tx.query(
+    `DELETE FROM embedding_cache
+      WHERE content_hash IN (SELECT encode(sha256(convert_to(claim, 'UTF8')), 'hex')
+                               FROM note_versions WHERE note_id = ANY($1::text[]))`,
+    [p.noteIds],
+  );
+  return rowCount ?? 0;
+}
+
 const ScrubRow = z.object({ versions: intColumn, embeddings: intColumn, usage_rows: intColumn });
 
 export async function scrubErasedNotes(

@@ -4,6 +4,8 @@ import { embedRunClaims } from '../../../src/consolidation/embed-run.ts';
 import { finishRun, planRun, type PlanRunInput } from '../../../src/consolidation/plan-run.ts';
 import { replayBatch } from '../../../src/consolidation/replay-batch.ts';
 import { getRun, listNotes, selectRunBatch, withTenant } from '../../../src/db/index.ts';
+import type { Embedder } from '../../../src/embeddings/embedder.ts';
+import { beginReindex, reembedPage } from '../../../src/reindex/rebuild.ts';
 import { archiveRecords, freshTenantId, portsForThisFile, preferenceSession } from '../../helpers/use-cases.ts';
 
 // One consolidation run, step by step, on PGlite and a file archive: the use cases the
@@ -112,6 +114,34 @@ describe('consolidation use cases', () => {
     expect(await embedRunClaims(ports, key, progress)).toEqual({ embedded: 1, embedder: ports.embedder.name });
     expect(beats).toEqual([{ embedded: 1 }]);
     expect(await embedRunClaims(ports, key)).toEqual({ embedded: 0, embedder: ports.embedder.name });
+  });
+
+  it("a claim is embedded once: a rebuild with the same model reads it from the tenant's cache", async () => {
+    const tenantId = freshTenantId('embed-cache');
+    await planned(tenantId, 'run-1');
+    await replayBatch(ports, { runId: 'run-1', tenantId, batchNo: 0, llmTokensLeft: 0 });
+    await commitBatch(ports, { runId: 'run-1', tenantId, batchNo: 0, actor: 'consolidate/test', staged: false });
+    await embedRunClaims(ports, { runId: 'run-1', tenantId, batchNo: 0 });
+    const asked: string[] = [];
+    const counting: Embedder = {
+      name: ports.embedder.name,
+      dimension: ports.embedder.dimension,
+      embed: (texts, options) => {
+        asked.push(...texts);
+        return ports.embedder.embed(texts, options);
+      },
+    };
+    const rebuild = { db: ports.db, embedder: counting };
+    const start = await beginReindex(rebuild, { tenantId, reindexId: 'rebuild-1' });
+    const page = await reembedPage(rebuild, {
+      tenantId,
+      reindexId: 'rebuild-1',
+      model: start.model,
+      after: null,
+      limit: 100,
+    });
+    expect(page.embedded).toBe(1);
+    expect(asked).toEqual([]);
   });
 
   it('finish a run: records the outcome and lists the versions the run changed', async () => {

@@ -137,6 +137,28 @@ describe('OpenAI-compatible embedder (real client against a scripted server)', (
     expect(vectors[9]?.[0]).toBeCloseTo(vectorFor('passagetext 9')[0]!, 6);
   });
 
+  it('spreads batches over every server of a comma-separated URL', async () => {
+    const second = createServer((req, res) => {
+      seenBySecond += 1;
+      void handle(req, res);
+    });
+    let seenBySecond = 0;
+    await new Promise<void>((resolve) => second.listen(0, '127.0.0.1', resolve));
+    try {
+      const other = `http://127.0.0.1:${(second.address() as AddressInfo).port}/v1`;
+      const texts = Array.from({ length: 8 }, (_, i) => `text ${i}`);
+      const vectors = await openai({ url: `${url}/v1,${other}`, batchSize: 2, concurrency: 1 }).embed(texts);
+      // Two servers, one request in flight each: both get work (which one takes the last
+      // batches depends on which finishes first).
+      expect(requests).toHaveLength(4);
+      expect(seenBySecond).toBeGreaterThanOrEqual(1);
+      expect(seenBySecond).toBeLessThanOrEqual(3);
+      expect(vectors.map((v) => v[0])).toEqual(texts.map((t) => vectorFor(`passage${t}`)[0]));
+    } finally {
+      await new Promise<void>((resolve) => second.close(() => resolve()));
+    }
+  });
+
   it('halves a batch the server refuses as too large (413) until it fits, keeping input order', async () => {
     maxInputs = 2;
     const texts = Array.from({ length: 7 }, (_, i) => `text ${i}`);

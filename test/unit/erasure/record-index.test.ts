@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
-import { withTenant } from '../../../src/db/index.ts';
+import { embedRunClaims } from '../../../src/consolidation/embed-run.ts';
+import { listNotes, withTenant } from '../../../src/db/index.ts';
+import { textHash } from '../../../src/embeddings/cached.ts';
 import { eraseSubjectNotes } from '../../../src/erasure/notes.ts';
 import { eraseArchiveObjects } from '../../../src/erasure/objects.ts';
 import { scrubSubjectData, verifyErasure } from '../../../src/erasure/scrub.ts';
 import { prepareErasure } from '../../../src/erasure/work.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
-import { archiveRecords, freshTenantId, portsForThisFile, preferenceSession } from '../../helpers/use-cases.ts';
+import {
+  archiveRecords,
+  consolidate,
+  freshTenantId,
+  portsForThisFile,
+  preferenceSession,
+} from '../../helpers/use-cases.ts';
 
 // Erasure covers the raw-record index and the embedding cache: the subject's rows go, the
 // scan checks both tables, and indexing again brings back only the other users' records.
@@ -54,5 +62,29 @@ describe('erasure and the record index', () => {
     expect(after.texts).toContain(BOB);
     expect(after.texts.join(' ')).not.toContain('locker');
     expect(await verifyErasure(ports, subject)).toMatchObject({ clean: true });
+  });
+
+  it("deletes the cached vectors of the erased notes' claims", async () => {
+    const tenantId = freshTenantId('erase-claims');
+    await archiveRecords(ports, preferenceSession(tenantId, 'u-alice'));
+    await consolidate(ports, tenantId, 'run-1');
+    await embedRunClaims(ports, { runId: 'run-1', tenantId, batchNo: 0 });
+    const claims = (await listNotes(ports.db, { tenantId, limit: 10 })).notes.map((n) => textHash(n.claim));
+    expect(claims.length).toBeGreaterThan(0);
+    const cachedClaims = () =>
+      withTenant(ports.db, tenantId, async (tx) =>
+        (await tx.query(`SELECT content_hash FROM embedding_cache`)).rows
+          .map((r) => (r as { content_hash: string }).content_hash)
+          .filter((h) => claims.includes(h)),
+      );
+    expect(await cachedClaims()).toHaveLength(claims.length);
+
+    const subject = { tenantId, userId: 'u-alice' };
+    const prepared = await prepareErasure(ports, subject);
+    await eraseSubjectNotes(ports, subject);
+    await eraseArchiveObjects(ports, { ...subject, objectKeys: prepared.objectKeys });
+    const scrubbed = await scrubSubjectData(ports, subject);
+    expect(scrubbed.embeddingCacheRowsDeleted).toBeGreaterThanOrEqual(claims.length);
+    expect(await cachedClaims()).toEqual([]);
   });
 });

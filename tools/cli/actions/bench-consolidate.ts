@@ -32,6 +32,10 @@ export async function consolidateBenchCommand(opts: ConsolidateBenchOptions): Pr
     printLine(
       `     outside activities ${(m.outsideActivitiesShare * 100).toFixed(1)}% of wall time, ${m.executions} executions, at most ${m.maxEventsPerExecution} events each`,
     );
+    if (m.vectors)
+      printLine(
+        `     every new note had its vector ${m.vectors.allEmbeddedSeconds}s after the start (${m.vectors.afterRunSeconds}s after the run finished; ${m.vectors.embedded} claims embedded)`,
+      );
   }
   printLine(
     `cost ${opts.scale}x / 1x with the same budget: ${r.costRatioLargeVsSmall}x (target <= ${r.targets.costRatio}); targets ${r.targets.met ? 'met' : 'missed'}`,

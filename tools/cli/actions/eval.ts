@@ -25,6 +25,7 @@ export interface EvalOpts {
   ablate?: string;
   out: string;
   keep?: boolean;
+  cacheQueries?: boolean;
   json?: boolean;
 }
 
@@ -53,6 +54,7 @@ export async function evalCommand(opts: EvalOpts): Promise<void> {
     ...(limit !== undefined ? { limit } : {}),
     ...(ablate !== undefined ? { ablate } : {}),
     ...(opts.keep ? { keep: true } : {}),
+    ...(opts.cacheQueries ? { cacheQueries: true } : {}),
   });
   const dir = path.resolve(opts.out, dataset);
   await mkdir(dir, { recursive: true });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { EmbeddingCache as VectorStore } from '../../../src/embeddings/cached.ts';
 import type { Embedder } from '../../../src/embeddings/embedder.ts';
 
 /**
@@ -16,6 +17,11 @@ export interface EmbeddingCache {
   passages(embedder: Embedder, texts: readonly string[]): Promise<{ vectors: number[][]; embedded: number }>;
   /** Texts asked for so far: read from the cache, or embedded and added to it. */
   readonly counts: { cached: number; embedded: number };
+  /**
+   * The same files as a vector store keyed by text hash (src/embeddings/cached.ts), for the
+   * worker's embedder: record texts and claims embedded by an earlier run are read from disk.
+   */
+  readonly store: VectorStore;
 }
 
 interface ModelFile {
@@ -36,8 +42,31 @@ export function openEmbeddingCache(dir: string): EmbeddingCache {
     return loaded;
   };
   const counts = { cached: 0, embedded: 0 };
+  // Keyed apart from the baseline's entries (which hash the text itself): a hash is not a text.
+  const storeKey = (model: string, hash: string): string => keyOf(`${model}#hashed`, hash);
+  const store: VectorStore = {
+    async get(model, hashes) {
+      const cache = await fileOf(model);
+      const found = new Map<string, number[]>();
+      for (const hash of hashes) {
+        const vector = cache.vectors.get(storeKey(model, hash));
+        if (vector) found.set(hash, vector);
+      }
+      return found;
+    },
+    async put(model, items) {
+      const cache = await fileOf(model);
+      const keys = items.map(({ hash, embedding }) => {
+        const key = storeKey(model, hash);
+        cache.vectors.set(key, embedding);
+        return key;
+      });
+      await appendVectors(dir, cache, keys);
+    },
+  };
   return {
     counts,
+    store,
     async passages(embedder, texts) {
       const model = `${embedder.name}/${embedder.dimension}`;
       const cache = await fileOf(model);
