@@ -22,10 +22,9 @@ import {
   insertMemoryUsage,
   listNotes,
   verifyAuditChain,
-  getAuditHead,
   type Db,
 } from '../../src/db/index.ts';
-import { verifyTenantAudit } from '../../src/audit/anchor.ts';
+import { expectHeadPublished } from '../helpers/audit-heads.ts';
 import { demoRecords } from '../../tools/demo/sample.ts';
 import { resolveEvidence } from '../../src/episodes/episodes.ts';
 import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
@@ -131,9 +130,7 @@ describe('rollbackRunWorkflow', () => {
     }
     expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
     // The rollback's own entries are anchored in the archive, not only the consolidations' ones.
-    const verified = await verifyTenantAudit({ db, archive }, tenantId);
-    expect(verified.chain).toMatchObject({ ok: true });
-    expect(verified.latestPublished).toBe((await getAuditHead(db, tenantId))?.seq);
+    await expectHeadPublished({ db, archive }, tenantId);
   });
 
   it('a second identical rollback changes nothing', async () => {
@@ -344,9 +341,7 @@ describe('eraseSubjectWorkflow', () => {
 
   it('keeps the audit chain verifiable, with one erase entry per erased note, up to the head it published', async () => {
     expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
-    const verified = await verifyTenantAudit({ db, archive }, tenantId);
-    expect(verified.chain).toMatchObject({ ok: true });
-    expect(verified.latestPublished).toBe((await getAuditHead(db, tenantId))?.seq);
+    await expectHeadPublished({ db, archive }, tenantId);
     const { rows } = await withTenant(db, tenantId, (tx) =>
       tx.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1 AND action = 'erase'`, [
         tenantId,
