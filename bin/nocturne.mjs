@@ -8,6 +8,12 @@ import { register } from 'tsx/esm/api';
 // pinned version supports Node 20, so the warning is noise for users of this release.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 register();
+// A reader that stops early (`nocturne notes list | head`) closes the pipe: that is the reader's
+// choice, not a failure of the command, so end quietly instead of crashing on EPIPE.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
 const { main } = await import('../src/cli/main.ts');
 // The demo, evaluation and benchmark commands come from the repository's tools folder; the
 // worker image copies only the product, and there they are simply absent.

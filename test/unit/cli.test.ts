@@ -14,6 +14,16 @@ describe('nocturne command', () => {
     for (const cmd of ['demo', 'stack', 'archive', 'notes', 'bench']) expect(r.stdout).toContain(cmd);
   });
 
+  it('ends quietly when its reader closes the pipe early (`| head`)', () => {
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" bin/nocturne.mjs index vectors --help | head -c 1`], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('U');
+    expect(r.stderr).not.toMatch(/EPIPE|Unhandled/);
+  });
+
   it('exits 2 with a reason on an unknown command', () => {
     const r = nocturne('frobnicate');
     expect(r.code).toBe(2);

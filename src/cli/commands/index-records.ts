@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { IndexNotesOptions } from '../actions/index-notes.ts';
 import type { IndexRecordsOptions } from '../actions/index-records.ts';
 import type { IndexTenantsOptions } from '../actions/index-tenants.ts';
+import type { IndexVectorsOptions } from '../actions/index-vectors.ts';
 
 export function registerIndex(program: Command): void {
   const index = program
@@ -21,6 +22,22 @@ export function registerIndex(program: Command): void {
       `\nExit codes:\n  0  the projection matches the note store\n  1  it differs (rebuild it), or the store failed\n  2  bad usage or configuration`,
     )
     .action(async (opts: IndexNotesOptions) => (await import('../actions/index-notes.ts')).indexNotesCommand(opts));
+
+  index
+    .command('vectors')
+    .description(
+      "Give a tenant's committed notes their missing vectors: starts the indexing step again for each run whose step failed or never ran (recall finds such notes by full text meanwhile)",
+    )
+    .requiredOption('--tenant <id>', 'tenant whose notes to embed')
+    .option('--wait', 'wait for the steps to end and report what each embedded')
+    .option('--json', 'print one JSON document instead of text')
+    .addHelpText(
+      'after',
+      `\nThe steps run on the workers (\`nocturne worker\`), through the tenant's embedding cache.\n\nExit codes:\n  0  nothing was missing, or the steps started (with --wait: ended)\n  1  a step failed, or the store or Temporal failed\n  2  bad usage or configuration`,
+    )
+    .action(async (opts: IndexVectorsOptions) =>
+      (await import('../actions/index-vectors.ts')).indexVectorsCommand(opts),
+    );
 
   index
     .command('records')
