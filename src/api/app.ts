@@ -4,6 +4,7 @@ import type { ArchiveStore } from '../archive/store.ts';
 import type { ConflictReporter } from '../conflicts/lazy-reporter.ts';
 import type { Db } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
+import type { IngestIndexer } from '../record-index/ingest-indexer.ts';
 import type { RecallOptions } from '../recall/recall.ts';
 import { createTokenVerifier } from './auth.ts';
 import type { ApiLimits } from '../config.ts';
@@ -23,6 +24,8 @@ export interface ApiAppDeps {
   archive?: ArchiveStore;
   /** How `POST /v1/conflicts` reaches Temporal. Absent → it answers 503. */
   conflicts?: ConflictReporter;
+  /** Indexes appended records for recall the same day. Absent → the next consolidation run indexes them. */
+  recordIndexer?: IngestIndexer;
   recallOptions?: RecallOptions;
   clock?: () => Date;
   /** The operators' note inspector (src/inspector), mounted at /inspector when given. */

@@ -21,6 +21,7 @@ import {
 import type { Grant } from './auth.ts';
 import { ApiFailure, assertNoControlCharacters, assertTenant, parseForTenant } from './http.ts';
 import { archiveRecords, recordsFromMessages, withDefaultTenant } from './records.ts';
+import type { IngestIndexer } from '../record-index/ingest-indexer.ts';
 
 export interface ApiServiceDeps {
   db: Db;
@@ -29,6 +30,8 @@ export interface ApiServiceDeps {
   archive?: ArchiveStore | undefined;
   /** Absent → `POST /v1/conflicts` answers 503. */
   conflicts?: ConflictReporter | undefined;
+  /** Indexes appended records for recall the same day. Absent → they are indexed by the next consolidation run. */
+  recordIndexer?: IngestIndexer | undefined;
   recallOptions?: RecallOptions | undefined;
   clock?: (() => Date) | undefined;
 }
@@ -43,6 +46,13 @@ export function createApiService(deps: ApiServiceDeps) {
   const archive = (): ArchiveStore => {
     if (!deps.archive) throw new ApiFailure(503, 'unavailable', 'this server has no archive configured');
     return deps.archive;
+  };
+  const indexed = (result: RecordsResult): RecordsResult => {
+    deps.recordIndexer?.enqueue(
+      result.tenantId,
+      result.objects.map((o) => o.objectKey),
+    );
+    return result;
   };
   return {
     /** Point-in-time recall (`asOf`) shows what was later quarantined or erased: audit tokens only. */
@@ -78,11 +88,13 @@ export function createApiService(deps: ApiServiceDeps) {
       if ('messages' in body) {
         const req = parseForTenant(MessagesRequest, body, tenantId);
         const records = recordsFromMessages(req, at);
-        const result = await archiveRecords(archive(), { tenantId, records, now: at });
+        const result = indexed(await archiveRecords(archive(), { tenantId, records, now: at }));
         return { ...result, recordIds: records.map((r) => r.id) };
       }
       const req = parseForTenant(RecordsRequest, body, tenantId);
-      return archiveRecords(archive(), { tenantId, records: withDefaultTenant(req.records, tenantId), now: at });
+      return indexed(
+        await archiveRecords(archive(), { tenantId, records: withDefaultTenant(req.records, tenantId), now: at }),
+      );
     },
 
     async appendNdjson(
@@ -93,7 +105,9 @@ export function createApiService(deps: ApiServiceDeps) {
       const result =
         records.length === 0
           ? { tenantId, accepted: 0, objects: [], rejected: [] }
-          : await archiveRecords(archive(), { tenantId, records, lineNumbers: parsed.lineNumbers, now: now() });
+          : indexed(
+              await archiveRecords(archive(), { tenantId, records, lineNumbers: parsed.lineNumbers, now: now() }),
+            );
       return { ...result, rejected: [...parsed.rejected, ...result.rejected].sort((a, b) => a.line - b.line) };
     },
 

@@ -54,8 +54,7 @@ export async function indexRecords(
 ): Promise<IndexRecordsResult> {
   const { tenantId } = input;
   const window = input.window ?? {};
-  const counter = countingEmbedder(inLane(ports.embedder, tenantId));
-  const embedder = createCachedEmbedder(counter, tenantEmbeddingCache(ports.db, tenantId));
+  const { counter, embedder } = indexingEmbedder(ports, tenantId);
   const skip = (keys: string[]) =>
     withTenant(ports.db, tenantId, (tx) => selectIndexedObjects(tx, { objectKeys: keys }));
   const result: IndexRecordsResult = { objects: 0, records: 0, embedded: 0, after: null };
@@ -74,6 +73,38 @@ export async function indexRecords(
     result.after = objectKey;
   }
   return { ...result, embedded: counter.count, after: null };
+}
+
+/**
+ * Indexes the given objects of a tenant, just written by the archive writer, so that their
+ * records are recallable the same day (the records API does this after each append). Objects
+ * already indexed are skipped; an object erased in between is left out.
+ */
+export async function indexArchivedObjects(
+  ports: IndexPorts,
+  input: { tenantId: string; objectKeys: readonly string[] },
+): Promise<Omit<IndexRecordsResult, 'after'>> {
+  const { tenantId } = input;
+  const { counter, embedder } = indexingEmbedder(ports, tenantId);
+  const indexed = await withTenant(ports.db, tenantId, (tx) =>
+    selectIndexedObjects(tx, { objectKeys: [...input.objectKeys] }),
+  );
+  const result = { objects: 0, records: 0, embedded: 0 };
+  for (const objectKey of input.objectKeys.filter((k) => !indexed.has(k))) {
+    try {
+      result.records += await indexObject({ ...ports, embedder }, { tenantId, objectKey, window: {} }, SILENT);
+    } catch (error) {
+      if ((error as Error).name !== 'ArchiveObjectNotFoundError') throw error;
+    }
+    result.objects += 1;
+  }
+  return { ...result, embedded: counter.count };
+}
+
+/** The tenant's lane to the model behind its embedding cache, counting what reaches the model. */
+function indexingEmbedder(ports: IndexPorts, tenantId: string) {
+  const counter = countingEmbedder(inLane(ports.embedder, tenantId));
+  return { counter, embedder: createCachedEmbedder(counter, tenantEmbeddingCache(ports.db, tenantId)) };
 }
 
 /** Drops the tenant's projection and indexes its whole archive again (cached vectors are reused). */

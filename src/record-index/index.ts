@@ -1,6 +1,7 @@
 /** The raw-record index: a projection of the archive that recall searches beside the notes. */
 export {
   indexRecords,
+  indexArchivedObjects,
   rebuildRecordIndex,
   INDEX_CHUNK,
   type IndexRecordsInput,

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEvalPipeline, type EvalPipeline } from '../../tools/eval/pipeline.ts';
 import { runSimulation, TRAP_IDS, type SimulationReport, type StrategyRun } from '../../tools/eval/simulation/index.ts';
 import { stackEnv } from '../../src/stack/endpoints.ts';
+import { trapSubject } from '../../tools/eval/simulation/traps.ts';
 
 // The closed loop on the real stack: a seeded agent meets known traps over a few days, with no
-// memory, a bounded history and Nocturne (recall before each task, archive and consolidate each
-// night through consolidateTenantWorkflow). Small on purpose: one seed, three days.
+// memory, a bounded history and Nocturne (recall before each task, records appended and indexed
+// after each task, consolidation each night through consolidateTenantWorkflow). Small on purpose: one seed, three days.
 
 const SEED = 4;
 const PARAMS = { seeds: [SEED], days: 3, tasksPerDay: 10, historyWindow: 12, k: 5 } as const;
@@ -39,12 +40,27 @@ describe('closed-loop simulation', () => {
 
   it('with Nocturne, a trap is avoided on a later day because recall returned a stored note that states its lesson', () => {
     const avoided = runOf('nocturne').encounters.filter((e) => e.day > 0 && !e.fell);
-    expect(avoided.length).toBeGreaterThan(0);
+    const byNote = avoided.filter((e) => (e.coveringNotes?.length ?? 0) > 0);
+    expect(byNote.length).toBeGreaterThan(0);
     const lessonOf = new Map(report.nocturne?.perSeed[0]?.fates.map((f) => [f.noteId, f.lesson]));
-    for (const e of avoided) {
-      expect(e.coveringNotes?.length, e.taskId).toBeGreaterThan(0);
+    for (const e of byNote)
       for (const noteId of e.coveringNotes ?? []) expect(lessonOf.get(noteId), `${e.taskId} ${noteId}`).toBe(e.trap);
-    }
+    // Every avoidance has a reason the agent was shown: a note or a raw correction it recalled.
+    for (const e of avoided)
+      expect((e.coveringNotes?.length ?? 0) + (e.coveringRecords?.length ?? 0)).toBeGreaterThan(0);
+  });
+
+  it('with Nocturne, a trap met again the same day is avoided because recall returned the correction appended that morning', () => {
+    const nocturne = runOf('nocturne').encounters;
+    const firstFallDay = new Map<string, number>();
+    const sameDay = nocturne.filter((e) => {
+      const subject = trapSubject(e.trap, e.userId);
+      const first = firstFallDay.get(subject);
+      if (e.fell && first === undefined) firstFallDay.set(subject, e.day);
+      return first === e.day && !e.fell;
+    });
+    expect(sameDay.length).toBeGreaterThan(0);
+    for (const e of sameDay) expect(e.coveringRecords?.length, e.taskId).toBeGreaterThan(0);
   });
 
   it('turns the first day’s falls into notes that state their lessons', () => {

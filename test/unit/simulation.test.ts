@@ -176,9 +176,9 @@ describe('bounded history', () => {
 
   it('avoids a trap while the lesson is in its window and forgets it once the lesson scrolls out', async () => {
     const memory = boundedHistory(5);
-    memory.afterTask([correction, ...filler(4)]);
+    await memory.afterTask([correction, ...filler(4)]);
     expect((await memory.beforeTask(task)).avoids).toBe(true);
-    memory.afterTask(filler(1));
+    await memory.afterTask(filler(1));
     expect(await memory.beforeTask(task)).toMatchObject({ avoids: false, lessonAge: 6 });
   });
 
@@ -188,9 +188,9 @@ describe('bounded history', () => {
       (r) => r.kind === 'user_correction',
     ) as RawRecordInput;
     const memory = boundedHistory(50);
-    memory.afterTask([{ ...lesson, userId: 'someone-else' }]);
+    await memory.afterTask([{ ...lesson, userId: 'someone-else' }]);
     expect((await memory.beforeTask(tables)).avoids).toBe(false);
-    memory.afterTask([lesson]);
+    await memory.afterTask([lesson]);
     expect((await memory.beforeTask(tables)).avoids).toBe(true);
   });
 

@@ -5,6 +5,7 @@ import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
 import { consolidationId } from '../../src/contracts/workflow-ids.ts';
 import { dropSchema, type Db } from '../../src/db/index.ts';
 import type { Embedder } from '../../src/embeddings/embedder.ts';
+import { indexArchivedObjects } from '../../src/record-index/index.ts';
 import { recall, type RecallRequest, type RecallResult } from '../../src/recall/index.ts';
 import { connectTemporal, openArchiveStore, openNoteStore } from '../../src/runtime.ts';
 import { createWorker } from '../../src/worker.ts';
@@ -31,6 +32,8 @@ export interface EvalPipeline {
   embeddingCounts: EmbeddingCounts;
   /** Archives records for a tenant (tenantId overwritten) and returns how many were accepted. */
   archiveRecords(tenantId: string, records: RawRecordInput[]): Promise<{ accepted: number; rejected: number }>;
+  /** Archives records and indexes them for recall at once, as the records API does for an agent's appends. */
+  appendRecords(tenantId: string, records: RawRecordInput[]): Promise<{ accepted: number; rejected: number }>;
   /** One consolidation run over the tenant's records observed up to `to` (all, when absent), every episode in budget. */
   consolidate(tenantId: string, options?: { to?: string; seed?: number }): Promise<ConsolidateResult>;
   /** Recall as the online agent does, with `now` at the question's time (decay is measured from it). */
@@ -85,6 +88,9 @@ function isolatedConfig(options: EvalPipelineOptions, suffix: string) {
   return { config, schema, databaseUrl, ablations: [...(options.ablate ?? [])] };
 }
 
+const archiveFor = (archive: ArchiveStore, tenantId: string, records: RawRecordInput[]) =>
+  writeBatch(archive, { tenantId, producer: 'nocturne-eval', records: records.map((r) => ({ ...r, tenantId })) });
+
 export async function openEvalPipeline(options: EvalPipelineOptions): Promise<EvalPipeline> {
   const suffix = randomBytes(4).toString('hex');
   const { config, schema, databaseUrl, ablations } = isolatedConfig(options, suffix);
@@ -109,8 +115,13 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
     ablations,
     embeddingCounts,
     async archiveRecords(tenantId, records) {
-      const values = records.map((r) => ({ ...r, tenantId }));
-      const written = await writeBatch(archive, { tenantId, producer: 'nocturne-eval', records: values });
+      const written = await archiveFor(archive, tenantId, records);
+      return { accepted: written.accepted, rejected: written.rejected.length };
+    },
+    async appendRecords(tenantId, records) {
+      const written = await archiveFor(archive, tenantId, records);
+      const objectKeys = written.objects.map((o) => o.objectKey);
+      await indexArchivedObjects({ db, archive, embedder: handle.embedder }, { tenantId, objectKeys });
       return { accepted: written.accepted, rejected: written.rejected.length };
     },
     async consolidate(tenantId, opts = {}) {

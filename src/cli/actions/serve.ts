@@ -5,6 +5,7 @@ import type { ArchiveStore } from '../../archive/index.ts';
 import { loadConfig, type Config } from '../../config.ts';
 import type { Db } from '../../db/index.ts';
 import { connectTemporal, openArchiveStore, openRecallEmbedder, withDb, type TemporalClient } from '../../runtime.ts';
+import { createIngestIndexer } from '../../record-index/ingest-indexer.ts';
 import { UsageError } from '../errors.ts';
 import { warn } from '../output.ts';
 
@@ -33,11 +34,13 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   try {
     await withDb(config, async (db) => {
       const inspector = config.api.operators.length > 0 ? await openInspector(config, db) : undefined;
+      const recordIndexer = createIngestIndexer({ db, archive, embedder });
       const app = createApiApp({
         db,
         embedder,
         archive,
         conflicts,
+        recordIndexer,
         tokens: config.api.tokens,
         ...(config.api.limits ? { limits: config.api.limits } : {}),
         ...(inspector ? { inspector: inspector.app } : {}),
@@ -63,6 +66,7 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
       });
       warn('Nocturne API: stopping');
       await server.close();
+      await recordIndexer.idle();
       await inspector?.close();
     });
   } finally {

@@ -25,6 +25,8 @@ interface Recollection {
   lessonAge?: number | null;
   /** Nocturne: the recalled notes that state the lesson. */
   coveringNotes?: string[];
+  /** Nocturne: recalled raw records (a correction or an error, indexed when appended) that state it. */
+  coveringRecords?: string[];
   missReason?: MissReason;
 }
 
@@ -32,7 +34,7 @@ export interface AgentMemory {
   readonly strategy: Strategy;
   beforeTask(task: SimTask): Promise<Recollection>;
   /** The task's records, once it is over. */
-  afterTask(records: readonly RawRecordInput[]): void;
+  afterTask(records: readonly RawRecordInput[]): Promise<void> | void;
   /** The day is over: what the day's records become overnight. */
   endOfDay(day: number, records: readonly RawRecordInput[]): Promise<void>;
 }
@@ -79,18 +81,22 @@ export function lessonAge(past: readonly RawRecordInput[], task: SimTask): numbe
   const trap = TRAPS[task.trap];
   for (let i = past.length - 1; i >= 0; i--) {
     const r = past[i] as RawRecordInput;
-    if (r.kind !== 'user_correction' && r.kind !== 'error') continue;
-    if (trap.perUser && r.userId !== task.userId) continue;
-    if (trap.covers(r.text ?? '')) return past.length - i;
+    if (teaches(r, task) && trap.covers(r.text ?? '')) return past.length - i;
   }
   return null;
+}
+
+/** A correction or an error (what a person or a tool said went wrong), from the task's user for a personal trap. */
+function teaches(r: { kind: string; userId?: string | null | undefined }, task: SimTask): boolean {
+  if (r.kind !== 'user_correction' && r.kind !== 'error') return false;
+  return !(task.trap && TRAPS[task.trap].perUser && r.userId !== task.userId);
 }
 
 /** Which recalled notes the `memory_used` record lists: every note recall returned, or only those the agent acted on. */
 export type UsedNotesMode = 'recalled' | 'applied';
 
 interface NocturneMemoryOptions {
-  pipeline: Pick<EvalPipeline, 'archiveRecords' | 'consolidate' | 'recall' | 'db'>;
+  pipeline: Pick<EvalPipeline, 'appendRecords' | 'consolidate' | 'recall' | 'db'>;
   tenantId: string;
   start: Date;
   /** Notes recalled before each task. @default 5 */
@@ -134,8 +140,9 @@ function recallScopes(task: SimTask, tenantId: string): NoteScope[] {
 }
 
 /**
- * Nocturne: recall before every task (logged for the task), act on a recalled note that states
- * the lesson, archive the day's records at night and consolidate them into notes.
+ * Nocturne: recall before every task (logged for the task), act on a recalled note or raw
+ * correction that states the lesson; append each task's records when it ends (the records API
+ * indexes them for recall at once) and consolidate the day's records into notes at night.
  */
 export function nocturneMemory(options: NocturneMemoryOptions): AgentMemory {
   const { pipeline, tenantId } = options;
@@ -157,15 +164,22 @@ export function nocturneMemory(options: NocturneMemoryOptions): AgentMemory {
         rank: n.rank,
         score: Number(n.score.toFixed(4)),
       }));
-      const avoids = covering.length > 0;
+      const coveringRecords = answer.records.filter((r) => teaches(r, task) && covers(r.text));
+      const avoids = covering.length > 0 || coveringRecords.length > 0;
       const missReason = task.trap && !avoids ? await whyMissed(options, task) : undefined;
-      return { avoids, used, coveringNotes: covering.map((n) => n.noteId), ...(missReason ? { missReason } : {}) };
+      return {
+        avoids,
+        used,
+        coveringNotes: covering.map((n) => n.noteId),
+        coveringRecords: coveringRecords.map((r) => r.recordId),
+        ...(missReason ? { missReason } : {}),
+      };
     },
-    afterTask: () => {},
-    async endOfDay(day, records) {
-      const archived = await pipeline.archiveRecords(tenantId, [...records]);
-      if (archived.rejected > 0)
-        throw new Error(`simulation: the archive rejected ${archived.rejected} of day ${day}'s records`);
+    async afterTask(records) {
+      const appended = await pipeline.appendRecords(tenantId, [...records]);
+      if (appended.rejected > 0) throw new Error(`simulation: the archive rejected ${appended.rejected} records`);
+    },
+    async endOfDay(day) {
       const began = Date.now();
       const to = new Date(options.start.getTime() + (day + 1) * 86_400_000 - 1).toISOString();
       let failure: string | undefined;

@@ -10,6 +10,7 @@ import type { World } from './world.ts';
 interface TracedEncounter extends Encounter {
   lessonAge?: number | null;
   coveringNotes?: string[];
+  coveringRecords?: string[];
   missReason?: MissReason;
 }
 
@@ -43,7 +44,7 @@ export async function playWorld(
     for (const task of world.tasks.filter((t) => t.day === day)) {
       const recollection = await memory.beforeTask(task);
       const taskRecords = toRecords(task, episodeSteps(task, recollection), ctx);
-      memory.afterTask(taskRecords);
+      await memory.afterTask(taskRecords);
       today.push(...taskRecords);
       if (task.trap) {
         encounters.push({
@@ -54,6 +55,7 @@ export async function playWorld(
           fell: !recollection.avoids,
           ...(recollection.lessonAge !== undefined ? { lessonAge: recollection.lessonAge } : {}),
           ...(recollection.coveringNotes ? { coveringNotes: recollection.coveringNotes } : {}),
+          ...(recollection.coveringRecords ? { coveringRecords: recollection.coveringRecords } : {}),
           ...(recollection.missReason ? { missReason: recollection.missReason } : {}),
         });
       }

@@ -30,7 +30,7 @@ interface SimulationOptions {
   /** @default every strategy */
   strategies?: readonly Strategy[];
   /** Needed for the nocturne strategy; the others run in memory. */
-  pipeline?: Pick<EvalPipeline, 'archiveRecords' | 'consolidate' | 'recall' | 'db'>;
+  pipeline?: Pick<EvalPipeline, 'appendRecords' | 'consolidate' | 'recall' | 'db'>;
   onProgress?: (line: string) => void;
 }
 
