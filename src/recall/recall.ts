@@ -82,11 +82,14 @@ export async function recall(
   const [queryVector] = await embed(embedder, req.query);
   goOn();
   const params = { ...candidateParams(req, at, queryVector), userId: options.visibleToUser };
-  const read = req.include.includes('notes') ? await readCandidates(db, embedder, params) : NO_NOTES;
+  // Notes and records are read in two transactions at once: recall waits for the slower, not the sum.
+  const [read, records] = await Promise.all([
+    req.include.includes('notes') ? readCandidates(db, embedder, params) : NO_NOTES,
+    req.include.includes('records')
+      ? readRecordCandidates(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) })
+      : NO_RECORDS,
+  ]);
   goOn();
-  const records: RecordChannels = req.include.includes('records')
-    ? await readRecordCandidates(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) })
-    : { vector: [], text: [] };
   const merged = withoutDiscredited(mergeCandidates(read.vector, read.text));
   const scored = scoreCandidates(merged.rows, {
     query: req.query,
@@ -137,6 +140,7 @@ function pendingWarning(notes: ReadonlyArray<{ vectorPending?: boolean | undefin
 }
 
 const NO_NOTES: CandidateRead = { vector: [], text: [], vectorPath: 'none', warning: undefined };
+const NO_RECORDS: RecordChannels = { vector: [], text: [] };
 
 /** Record rows read per channel: what the fusion may use, and at least k. */
 function recordLimit(k: number, fusion: FusionPolicy): number {
