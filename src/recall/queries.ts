@@ -197,11 +197,19 @@ export async function selectTextCandidates(
   return parseRows(rows);
 }
 
-/** How many projection rows the tenant has, counting no further than `cap` (an index-only walk of at most `cap` keys). */
-export async function countRecallRowsUpTo(tx: Queryable, p: { tenantId: string; cap: number }): Promise<number> {
+/**
+ * The index scan settings of `setIndexScanSettings`, and how many projection rows the tenant has,
+ * counting no further than `cap` (an index-only walk of at most `cap` keys), in one statement:
+ * recall pays one round trip for both.
+ */
+export async function setScanSettingsAndCount(
+  tx: Queryable,
+  p: { tenantId: string; limit: number; cap: number },
+): Promise<number> {
   const { rows } = await tx.query(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1 LIMIT $2::int) x`,
-    [p.tenantId, p.cap],
+    `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $3, true),
+            (SELECT count(*)::int FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1 LIMIT $2::int) x) AS n`,
+    [p.tenantId, p.cap, String(Math.min(1000, Math.max(40, p.limit)))],
   );
   return z.object({ n: z.number() }).parse(rows[0]).n;
 }

@@ -1,11 +1,11 @@
 import { withTenant, type Db, type Queryable } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import {
-  countRecallRowsUpTo,
   selectProjectionModel,
   selectTextCandidates,
   selectVectorCandidates,
   setIndexScanSettings,
+  setScanSettingsAndCount,
   type CandidateParams,
   type CandidateRow,
 } from './queries.ts';
@@ -67,10 +67,13 @@ export interface VectorRead {
 export async function readVectorChannel(tx: Queryable, p: CandidateParams): Promise<VectorRead> {
   // ef_search twice the rows read: at ef_search = limit a tenant's graph search now and then
   // settled in the wrong region and returned none of the true top 10 (docs/BENCHMARKS.md).
-  await setIndexScanSettings(tx, 2 * p.limit);
-  const small =
-    !p.pointInTime &&
-    (await countRecallRowsUpTo(tx, { tenantId: p.tenantId, cap: EXACT_READ_UP_TO + 1 })) <= EXACT_READ_UP_TO;
+  const efSearch = 2 * p.limit;
+  let small = false;
+  if (p.pointInTime) await setIndexScanSettings(tx, efSearch);
+  else
+    small =
+      (await setScanSettingsAndCount(tx, { tenantId: p.tenantId, limit: efSearch, cap: EXACT_READ_UP_TO + 1 })) <=
+      EXACT_READ_UP_TO;
   if (small) {
     const rows = await selectVectorCandidates(tx, p, true);
     return { rows, path: 'exact', firstRead: rows, fellBack: false };
