@@ -15,6 +15,14 @@ export const MAX_ARG_CHARS = 60;
 const DEMAND = /\b(?:needs?|requires?|required|must (?:have|include|be)|expected|missing)\b:?\s+(.+?)[.;]?$/i;
 const THRESHOLD = /\b(over|above|more than|exceeding|under|below|less than|at least|at most)\s+([$€£]?\d[\d,.]*)/i;
 const TIMEOUT = /\btim(?:e|ed) ?out\b|\btimeout\b/i;
+/**
+ * A fault of the service, not of the call: overload, an outage, a rate limit. Its arguments say
+ * nothing about it, and it is over once the service is back.
+ */
+const TRANSIENT =
+  /\b(?:HTTP\s*)?(?:502|503|504|429)\b|service unavailable|temporarily unavailable|bad gateway|gateway time-?out|too many requests|rate limit|try again later|connection (?:reset|refused)/i;
+/** How long a transient fault is worth knowing about after it was seen. @default 1 day */
+export const TRANSIENT_FAULT_TTL_MS = 86_400_000;
 const THRESHOLD_OPS: Record<string, NoteCondition['op']> = {
   over: 'gt',
   above: 'gt',
@@ -30,7 +38,13 @@ const THRESHOLD_OPS: Record<string, NoteCondition['op']> = {
 export function toolError(f: Finding, ep: Episode): Proposal {
   const [call, error, retry] = f.evidence.filter((e) => e.record.kind !== 'tool_result');
   const tool = f.tool ?? 'a tool';
-  const message = (error?.record.text ?? f.summary).replace(/^\s*error:?\s*/i, '').trim();
+  // "error: calendar.create: service unavailable" → "service unavailable": the subject names the tool.
+  const message = (error?.record.text ?? f.summary)
+    .replace(/^\s*error:?\s*/i, '')
+    .replace(new RegExp(`^${escapeRegExp(tool)}:\\s*`), '')
+    .trim();
+  const seen = error?.record.observedAt ?? f.evidence.at(-1)?.record.observedAt;
+  if (TRANSIENT.test(message) && seen) return transientFault(f, ep, tool, message, seen);
   const failedArgs = argsOf(call);
   const retryArgs = retry ? argsOf(retry) : undefined;
   const shown = retryArgs ? differing(failedArgs, retryArgs) : primitive(failedArgs);
@@ -43,6 +57,30 @@ export function toolError(f: Finding, ep: Episode): Proposal {
   const structure = lessonOf(message, shown, worked, failedArgs, base);
   const kind = structure.template === 'tool_requires' ? 'constraint' : 'tool_behavior';
   return create(f, ep, { kind, sourceKind: 'tool_fact', scope: { level: 'agent', key: ep.agentId }, structure });
+}
+
+/**
+ * "calendar.create fails with service unavailable (HTTP 503)", valid for a day from when it was
+ * seen: an agent told this morning can wait or warn, and tomorrow the note no longer competes
+ * with lessons that last. No arguments: they did not cause it.
+ */
+function transientFault(f: Finding, ep: Episode, tool: string, message: string, at: string): Proposal {
+  const until = new Date(Date.parse(at) + TRANSIENT_FAULT_TTL_MS).toISOString();
+  return create(f, ep, {
+    kind: 'tool_behavior',
+    sourceKind: 'tool_fact',
+    scope: { level: 'agent', key: ep.agentId },
+    structure: {
+      subject: { type: 'tool', id: tool },
+      polarity: 'positive',
+      conditions: [],
+      attribute: 'fails with',
+      value: message,
+      time: { at, until },
+      exclusive: false,
+      template: 'tool_error',
+    },
+  });
 }
 
 function lessonOf(
@@ -136,3 +174,5 @@ function differing(a: Record<string, unknown>, b: Record<string, unknown>): Arra
 function phrase(args: ReadonlyArray<readonly [string, unknown]>): string {
   return args.map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
 }
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -115,6 +115,50 @@ describe('deterministic engine + validation on the demo sample', () => {
     expect(accepted.every((c) => c.structure !== undefined)).toBe(true);
   });
 
+  it('keeps an outage for a day, without the arguments that did not cause it; a timeout with arguments lasts', async () => {
+    const base = records[0]!;
+    const at = '2026-09-12T09:30:00.000Z';
+    const rec = (over: Partial<typeof base.record> & { id: string }) => ({
+      ...base,
+      ref: { ...base.ref, recordId: over.id },
+      record: { ...base.record, observedAt: at, ...over },
+    });
+    const ep: Episode = {
+      key: 'outage',
+      tenantId: 'acme',
+      sessionId: 'outage',
+      agentId: base.record.agentId,
+      taskType: 'schedule_meeting',
+      records: [
+        rec({
+          id: `${base.record.id.slice(0, -2)}A1`,
+          kind: 'tool_call',
+          payload: { tool: 'calendar.create', args: { with: 'Ines', day: 'Tuesday' } },
+        }),
+        rec({
+          id: `${base.record.id.slice(0, -2)}A2`,
+          kind: 'error',
+          text: 'calendar.create: service unavailable (HTTP 503)',
+          payload: { tool: 'calendar.create' },
+        }),
+        rec({ id: `${base.record.id.slice(0, -2)}A3`, kind: 'task_outcome', outcome: { status: 'failure' } }),
+      ],
+    };
+    const findings = attributeEpisode(ep);
+    const { proposals } = await createDeterministicEngine().propose({ episodes: [ep], findings, activeNotes: [], now });
+    const outage = proposals.find((p) => p.content.kind === 'tool_behavior');
+    expect(outage?.content.claim).toBe('calendar.create fails with service unavailable (HTTP 503).');
+    expect(outage?.content.structure?.conditions).toEqual([]);
+    expect(outage?.content.structure?.time?.until).toBe('2026-09-13T09:30:00.000Z');
+    const known = new Map(ep.records.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]));
+    expect(validateProposal(outage as Proposal, 'acme', known)).toMatchObject({ verdict: 'accept' });
+    const [created] = reconcile([outage as Proposal], [], () => 'N-outage');
+    expect(created?.content.validUntil).toBe('2026-09-13T09:30:00.000Z');
+    // The demo's crm.export timeout depends on its page size: a lasting lesson, no expiry.
+    const crm = (await proposalsFor('acme')).find((p) => p.content.claim.startsWith('crm.export times out'));
+    expect(crm?.content.structure?.time).toBeUndefined();
+  });
+
   it('supersedes the older contradicted fact with a pointer to its successor', async () => {
     const accepted = (await proposalsFor('acme')).filter(
       (p) => validateProposal(p, 'acme', resolved).verdict === 'accept',
