@@ -23,6 +23,8 @@ export const MIN_CONCLUSION_CHARS = 20;
  * percent). Code placeholders (`{total}`) are not answers.
  */
 const ANSWER_VALUE = /"([^"\n]{1,80})"|\*\*([^*\n]{1,80})\*\*|(?<![\w.])([$€£]?\d[\d,]*(?:\.\d+)?%?)(?!\w)/g;
+/** A sentence stating the answer shorter than this is quoted with the sentence before it. @default 40 */
+export const MIN_QUOTE_CHARS = 40;
 /** Longest quote of the answer's first statement in a lesson, in characters. @default 300 */
 export const MAX_ANSWER_QUOTE_CHARS = 300;
 
@@ -82,19 +84,26 @@ export function uncheckedAnswers(ep: Episode): Finding[] {
       type: 'unchecked_answer',
       episodeKey: ep.key,
       summary: quote(first.record.text ?? '', answer),
-      evidence: [first, conclusion, ...(outcome ? [outcome] : [])],
+      // The conclusion itself when no earlier step stated the answer: then it was given without support.
+      evidence: [...new Set([first, conclusion]), ...(outcome ? [outcome] : [])],
     },
   ];
 }
 
 /** The sentence of `text` that states the answer, shortened at a word. */
 function quote(text: string, answer: string): string {
-  const sentence = sentences(text.replace(SIGN_OFF, '')).find((s) => states(s, answer)) ?? answer;
+  const all = text.replace(SIGN_OFF, '').split(/\n+/).flatMap(sentences);
+  const at = all.findIndex((s) => states(s, answer));
+  // A bare value ("9.") says little: the sentence before it gives it its subject.
+  const sentence =
+    at < 0
+      ? answer
+      : all.slice((all[at] as string).length < MIN_QUOTE_CHARS ? Math.max(0, at - 1) : at, at + 1).join(' ');
   const t = sentence.replace(/\s+/g, ' ').trim();
   if (t.length <= MAX_ANSWER_QUOTE_CHARS) return t;
-  const at = t.search(new RegExp(escaped(answer), 'i'));
+  const where = t.search(new RegExp(escaped(answer), 'i'));
   // Keep the answer itself in the quote: cut before it when the sentence is long.
-  const start = at > MAX_ANSWER_QUOTE_CHARS / 2 ? t.lastIndexOf(' ', at - MAX_ANSWER_QUOTE_CHARS / 2) + 1 : 0;
+  const start = where > MAX_ANSWER_QUOTE_CHARS / 2 ? t.lastIndexOf(' ', where - MAX_ANSWER_QUOTE_CHARS / 2) + 1 : 0;
   const end = t.lastIndexOf(' ', start + MAX_ANSWER_QUOTE_CHARS);
   return t.slice(start, end > start + answer.length ? end : start + MAX_ANSWER_QUOTE_CHARS);
 }

@@ -11,8 +11,14 @@ import { create, taskScope } from './proposal.ts';
 export const reportedProblem = (f: Finding, ep: Episode): Proposal =>
   lesson(f, ep, 'failure_cause', 'reported', 'report');
 
-export const uncheckedAnswer = (f: Finding, ep: Episode): Proposal =>
-  lesson(f, ep, 'failure_cause', 'ended a failed run on an answer adopted unchecked:', 'statement');
+export const uncheckedAnswer = (f: Finding, ep: Episode): Proposal => {
+  // Cited: the step that first stated the answer, the conclusion when that was a later step, the outcome.
+  const adopted = f.evidence.filter((e) => e.record.kind !== 'task_outcome').length > 1;
+  const attribute = adopted
+    ? 'ended a failed run on an answer adopted unchecked:'
+    : 'ended a failed run on an answer no earlier step gave:';
+  return lesson(f, ep, 'failure_cause', attribute, 'statement');
+};
 
 function lesson(
   f: Finding,
