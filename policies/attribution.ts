@@ -2,6 +2,7 @@ import type { ArchivedRecord, Episode, Finding } from '../src/contracts/episode.
 import { trialContrasts, toolOf } from './attribution-contrast.ts';
 import { contradictsTool, preferences, statedFacts } from './attribution-statements.ts';
 import { reportedProblems } from './attribution-problems.ts';
+import { uncheckedAnswers } from './attribution-answers.ts';
 
 export { PREFERENCE_MARKERS, STATED_FACT_MAX_CHARS, STATED_FACT_MIN_WORDS } from './attribution-statements.ts';
 
@@ -18,6 +19,7 @@ export function attributeEpisode(episode: Episode, successfulPeers: readonly Epi
     ...toolErrors(episode),
     ...corrections(episode),
     ...reportedProblems(episode),
+    ...uncheckedAnswers(episode),
     ...trialContrasts(episode, successfulPeers),
     ...preferences(episode),
     ...statedFacts(episode),

@@ -25,6 +25,7 @@ export const FINDING_TYPES = [
   'outdated_constraint',
   'omitted_step',
   'reported_problem',
+  'unchecked_answer',
   'stated_preference',
   'stated_fact',
   'tool_content',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { attributeEpisode } from '../../policies/attribution.ts';
 import { validateProposal, type ResolvedRecord } from '../../policies/validation.ts';
-import type { ArchivedRecord } from '../../src/contracts/episode.ts';
+import type { ArchivedRecord, Episode } from '../../src/contracts/episode.ts';
 import type { NoteVersion } from '../../src/contracts/note.ts';
 import { RawRecord } from '../../src/contracts/raw-record.ts';
 import { createDeterministicEngine } from '../../src/engine/deterministic.ts';
@@ -13,18 +13,19 @@ import { caseKey } from './questions.ts';
 import type { EvalCase, FailedRunOutcome } from './types.ts';
 
 /**
- * Who&When failure attribution without the stack: each log's records through the same
- * attribution, deterministic engine and validation a consolidation runs, the accepted notes
- * scored by the harness's own failed-run rules (failed-runs.ts, failed-run-summary.ts).
- * Reconciliation and the commit are left out (each log is a tenant of its own, so there is
- * nothing earlier to reconcile with), and so are the raw-record index and its embeddings,
- * which attribution does not read. A quick check while tuning; `nocturne eval --dataset
- * who-and-when` is the measurement.
+ * Failure attribution without the stack (Who&When, tau-bench): each case's records through the
+ * same attribution, deterministic engine and validation a consolidation runs, one episode per
+ * run (task) with the case's successful runs as the peers a failed one is contrasted with, the
+ * accepted notes scored by the harness's own failed-run rules (failed-runs.ts,
+ * failed-run-summary.ts). Reconciliation and the commit are left out (each case is a tenant of
+ * its own, so there is nothing earlier to reconcile with), and so are the raw-record index and
+ * its embeddings, which attribution does not read. A quick check while tuning; `nocturne eval`
+ * is the measurement.
  *
- *   node --import tsx tools/eval/attribution-offline.ts [path]
+ *   node --import tsx tools/eval/attribution-offline.ts [--dataset who-and-when|tau-bench] [path]
  *
- * Prints the summary of all logs and of each half: the first half of each subset (by file
- * number) and the second.
+ * Prints the summary of all failed runs; for Who&When also of each half: the first half of each
+ * subset (by file number) and the second.
  */
 
 const TENANT = 'offline';
@@ -44,12 +45,26 @@ function archived(evalCase: EvalCase): ArchivedRecord[] {
   });
 }
 
+/** One episode per task (a tau-bench trial, a Who&When log), as replay groups them. */
+function episodesOf(records: ArchivedRecord[]): Episode[] {
+  const byTask = new Map<string, ArchivedRecord[]>();
+  for (const r of records) {
+    const key = r.record.taskId ?? r.record.sessionId;
+    byTask.set(key, [...(byTask.get(key) ?? []), r]);
+  }
+  return [...byTask.entries()].map(([key, rs]) => toEpisode(`${TENANT}/${key}`, rs));
+}
+
+const succeeded = (e: Episode): boolean =>
+  e.records.some((r) => r.record.kind === 'task_outcome' && r.record.outcome?.status === 'success');
+
 export async function offlineOutcomes(evalCase: EvalCase): Promise<FailedRunOutcome[]> {
   const records = archived(evalCase);
-  const episode = toEpisode(`${TENANT}/${evalCase.caseId}`, records);
+  const episodes = episodesOf(records);
+  const peers = episodes.filter(succeeded);
   const { proposals } = await createDeterministicEngine().propose({
-    episodes: [episode],
-    findings: attributeEpisode(episode),
+    episodes,
+    findings: episodes.flatMap((e) => attributeEpisode(e, peers)),
     activeNotes: [],
     now: new Date(),
   });
@@ -69,16 +84,31 @@ function halfOf(caseId: string, cases: readonly EvalCase[]): 'first' | 'second' 
   return peers.findIndex((c) => c.caseId === caseId) < Math.ceil(peers.length / 2) ? 'first' : 'second';
 }
 
+const DATASETS = ['who-and-when', 'tau-bench'] as const;
+
+function parseArgs(argv: readonly string[]): { dataset: (typeof DATASETS)[number]; path?: string } {
+  const at = argv.indexOf('--dataset');
+  const dataset = at >= 0 ? argv[at + 1] : 'who-and-when';
+  if (!DATASETS.includes(dataset as (typeof DATASETS)[number]))
+    throw new Error(`--dataset must be one of ${DATASETS.join(', ')} (got ${dataset ?? 'nothing'})`);
+  const path = argv.filter((_, i) => i !== at && i !== at + 1)[0];
+  return { dataset: dataset as (typeof DATASETS)[number], ...(path ? { path } : {}) };
+}
+
 async function main(): Promise<void> {
-  const cases = await loadDataset('who-and-when', process.argv[2] ?? defaultDatasetPath('who-and-when'));
+  const { dataset, path } = parseArgs(process.argv.slice(2));
+  const cases = await loadDataset(dataset, path ?? defaultDatasetPath(dataset));
   const byKey = new Map(cases.map((c) => [caseKey(c.dataset, c.caseId), c]));
   const outcomes = new Map<EvalCase, FailedRunOutcome[]>();
   for (const c of cases) outcomes.set(c, await offlineOutcomes(c));
-  const groups = {
-    all: cases,
-    'first half': cases.filter((c) => halfOf(c.caseId, cases) === 'first'),
-    'second half': cases.filter((c) => halfOf(c.caseId, cases) === 'second'),
-  };
+  const groups: Record<string, readonly EvalCase[]> =
+    dataset === 'who-and-when'
+      ? {
+          all: cases,
+          'first half': cases.filter((c) => halfOf(c.caseId, cases) === 'first'),
+          'second half': cases.filter((c) => halfOf(c.caseId, cases) === 'second'),
+        }
+      : { all: cases };
   const pct = (m: { mean: number | null }) => (m.mean === null ? '—' : `${(m.mean * 100).toFixed(1)}%`);
   for (const [name, group] of Object.entries(groups)) {
     const s = summarizeFailedRuns(
@@ -87,7 +117,7 @@ async function main(): Promise<void> {
     );
     if (!s) continue;
     process.stdout.write(
-      `${name} (${s.runs} logs): explained ${pct(s.withFailureLesson)}; ` +
+      `${name} (${s.runs} failed runs): explained ${pct(s.withFailureLesson)}; ` +
         `Nocturne step ${pct(s.nocturne.stepExact)}, ±1 ${pct(s.nocturne.stepWithinOne)}, agent ${pct(s.nocturne.agent)}; ` +
         `first agent step ${pct(s.firstAgentStep.stepExact)}, ±1 ${pct(s.firstAgentStep.stepWithinOne)}, agent ${pct(s.firstAgentStep.agent)}\n`,
     );

@@ -73,6 +73,7 @@ const IMPORTANCE: Record<Finding['type'], number> = {
   tool_error: 0.7,
   omitted_step: 0.6,
   reported_problem: 0.6,
+  unchecked_answer: 0.6,
   tool_content: 0.4,
   episode_digest: 0.5,
 };
