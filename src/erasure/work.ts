@@ -8,6 +8,7 @@ import {
   takeTenantLease,
   withTenant,
   type Db,
+  type ErasureWorkKind,
 } from '../db/index.ts';
 import { FailureType } from '../contracts/failure-types.ts';
 import { PermanentFailure, SILENT, type Ports, type Progress } from '../ports.ts';
@@ -50,8 +51,8 @@ export interface SubjectWork {
    * requests) never share a lease and one finishing cannot free it while the other runs.
    */
   holder: string;
-  /** The record ids or the subject's words that prepareErasure kept in erasure_work. */
-  read(kind: 'record' | 'needle'): Promise<string[]>;
+  /** The record ids or the subject's words that prepareErasure kept in erasure_work, or the hashes of the claims the scrub blanked. */
+  read(kind: ErasureWorkKind): Promise<string[]>;
 }
 
 export function subjectWork(db: Db, input: SubjectInput): SubjectWork {
