@@ -1,12 +1,11 @@
-import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
-import { writeBatch, type ArchiveStore } from '../../src/archive/index.ts';
+import { writeBatch } from '../../src/archive/index.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
-import { listNotes, type Db } from '../../src/db/index.ts';
+import { listNotes } from '../../src/db/index.ts';
 import { demoRecords } from '../../tools/demo/sample.ts';
-import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
+import { pipelineConfig, pipelineForThisFile } from '../helpers/pipeline.ts';
 
 // Workflows pass keys, ids and counts, never the words of a record or a claim: Temporal keeps
 // every history for the namespace's retention, where an erasure cannot reach. A consolidation on
@@ -17,16 +16,7 @@ const { config, schema } = pipelineConfig('hist');
 const PERSONAL = 'Zephyrine Okonkwo-Lindqvist';
 const PREFERENCE = `Please always show me reports as a table, not prose, signed ${PERSONAL}.`;
 
-let pipeline: Pipeline;
-let db: Db;
-let archive: ArchiveStore;
-let client: Client;
-
-beforeAll(async () => {
-  pipeline = await startPipeline(config, schema);
-  ({ db, archive, client } = pipeline);
-});
-afterAll(async () => pipeline?.close());
+const pipeline = pipelineForThisFile(config, schema);
 
 /** The demo's acme records, in which one user states a preference in their own words. */
 function records(tenantId: string): RawRecordInput[] {
@@ -51,6 +41,7 @@ function historyText(value: unknown, out: string[] = []): string[] {
 describe('consolidation histories', () => {
   it('hold no words of a record or a claim, only keys, ids and counts', async () => {
     const tenantId = `hist-${randomBytes(3).toString('hex')}`;
+    const { db, archive, client } = pipeline;
     await writeBatch(archive, { tenantId, producer: 'it', records: records(tenantId) });
     const handle = await client.workflow.start('consolidateTenantWorkflow', {
       taskQueue: config.temporal.taskQueue,
