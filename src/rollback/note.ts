@@ -1,6 +1,5 @@
 import { rollbackNoteBatchRunId } from '../contracts/workflow-ids.ts';
 import { applyNoteBatch, getNoteHistory, selectAppliedBatch, withTenant, type NoteChange } from '../db/index.ts';
-import { embedRunClaims } from '../consolidation/embed-run.ts';
 import type { Ports } from '../ports.ts';
 import { planRollback } from './note-cascade.ts';
 import { rollbackGoal } from './note-goal.ts';
@@ -35,22 +34,8 @@ export interface RollbackResult {
  * each change is a new version). Rolling back to what is already current changes nothing, so a
  * repeated request is a no-op; a retried attempt of a request that committed reports that commit.
  */
-export async function rollbackNote(
-  ports: Pick<Ports, 'db' | 'embedder'>,
-  input: RollbackNoteInput,
-): Promise<RollbackResult> {
+export async function rollbackNote(ports: Pick<Ports, 'db'>, input: RollbackNoteInput): Promise<RollbackResult> {
   const key = { tenantId: input.tenantId, runId: rollbackNoteBatchRunId(input.requestId), batchNo: 0 };
-  const result = await applyOnce(ports, input, key);
-  // A restored version copies the old version's vector, which an earlier model may have produced.
-  if (!result.noop) await embedRunClaims(ports, key);
-  return result;
-}
-
-async function applyOnce(
-  ports: Pick<Ports, 'db'>,
-  input: RollbackNoteInput,
-  key: { tenantId: string; runId: string; batchNo: number },
-): Promise<RollbackResult> {
   const committed = await withTenant(ports.db, input.tenantId, (tx) => selectAppliedBatch(tx, key));
   if (committed) return { noop: false, retried: true, changes: committed.result.changes.map(brief), skipped: [] };
   try {

@@ -13,7 +13,6 @@ import {
   type NoteOp,
 } from '../db/index.ts';
 import { PermanentFailure, type Ports } from '../ports.ts';
-import { embedRunClaims } from '../consolidation/embed-run.ts';
 import { sameMemory } from './same-memory.ts';
 
 export interface RollbackRunInput {
@@ -51,7 +50,7 @@ interface Plan {
  * Retrying after a commit finds the stored batch and returns what it did.
  */
 export async function rollbackRun(
-  ports: Pick<Ports, 'db' | 'clock' | 'embedder'>,
+  ports: Pick<Ports, 'db' | 'clock'>,
   input: RollbackRunInput,
 ): Promise<RollbackRunResult> {
   const run = await getRun(ports.db, { tenantId: input.tenantId, runId: input.runId });
@@ -70,8 +69,6 @@ export async function rollbackRun(
     );
     changes = applied?.result.changes ?? [];
   }
-  // Restored versions copy older versions' vectors, which an earlier model may have produced.
-  if (changes.length > 0) await embedRunClaims(ports, { tenantId: input.tenantId, ...key });
   await updateRun(ports.db, { tenantId: input.tenantId, runId: input.runId, status: 'rolled_back' });
   return {
     runId: input.runId,

@@ -21,7 +21,6 @@ import {
   withTenant,
   type Db,
 } from '../../src/db/index.ts';
-import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { createDeterministicEngine } from '../../src/engine/deterministic.ts';
 import { rollbackNote } from '../../src/rollback/note.ts';
 import { expectHeadPublished } from '../helpers/audit-heads.ts';
@@ -43,14 +42,13 @@ let db: Db;
 let archive: ArchiveStore;
 let client: Client;
 let closeAll: () => Promise<void>;
-let embedder: Embedder;
 /** Runs after each real replay of a first plan while set: the rollback that lands before the commit. */
 let interfere: ((input: ReplayBatchInput) => Promise<void>) | undefined;
 
 beforeAll(async () => {
   db = await openDb(config.database, { dimension: config.embedding.dimension, schema });
   archive = openArchive(config.archive);
-  embedder = await openEmbedder(config, { log: () => {} });
+  const embedder = await openEmbedder(config, { log: () => {} });
   const real = createActivities({ archive, db, embedder, engine: createDeterministicEngine(), newId: () => ulid() });
   const activities = {
     ...real,
@@ -226,7 +224,7 @@ describe('a consolidation that meets a rollback', () => {
       { noteId: string } | undefined;
     if (!touched) return;
     await rollbackNote(
-      { db, embedder },
+      { db },
       { ...base(tenantId, touched.noteId), action: 'retire', requestId: `rollback-note/it-${tag()}` },
     );
   };

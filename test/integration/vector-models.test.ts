@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.ts';
+import { rollbackNoteBatchRunId } from '../../src/contracts/workflow-ids.ts';
 import { embedRunClaims } from '../../src/consolidation/embed-run.ts';
 import { applyNoteBatch, type Db, openDb, withTenant } from '../../src/db/index.ts';
 import { createModelEmbedder } from '../../src/embeddings/create.ts';
@@ -123,10 +124,15 @@ describe('vectors copied across an embedding-model switch', () => {
       operator: 'ops@test',
       requestId: `rollback-note/${id}`,
     });
-    await rollbackNote(now, request(a, `${tenantId}-a`));
+    // The rollback workflows embed what the rollback wrote right after it (reindexBatch).
+    const rollback = async (noteId: string, id: string) => {
+      await rollbackNote(now, request(noteId, id));
+      await embedRunClaims(now, { tenantId, runId: rollbackNoteBatchRunId(`rollback-note/${id}`), batchNo: 0 });
+    };
+    await rollback(a, `${tenantId}-a`);
     await switchEmbeddings(now, { ...key, model: start.model, dimension: start.dimension });
     // After the switch, C is rolled back to a version only the old model ever embedded.
-    await rollbackNote(now, request(c, `${tenantId}-c`));
+    await rollback(c, `${tenantId}-c`);
 
     const stored = await storedVectors(tenantId);
     const active = stored.filter((v) => v.current && v.status === 'active');
