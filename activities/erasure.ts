@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import { eraseSubjectNotes } from '../src/erasure/notes.ts';
 import { eraseArchiveObjects } from '../src/erasure/objects.ts';
 import { scrubSubjectData, verifyErasure } from '../src/erasure/scrub.ts';
@@ -21,6 +22,21 @@ export type { ErasureScan, ScrubResult } from '../src/erasure/scrub.ts';
 export type { ErasureRef, SubjectInput } from '../src/erasure/work.ts';
 
 /**
+ * Another erasure of the tenant (another request, perhaps of the same subject) holds the lease:
+ * this one waits for it through the activity's retries instead of failing at once, and fails
+ * with TenantLocked once they are spent. Other writers still fail at once (asActivityFailure).
+ */
+function waitForOtherErasure(error: unknown): never {
+  if ((error as Error | undefined)?.name === 'TenantLockedError') {
+    throw ApplicationFailure.retryable(
+      `${(error as Error).message} (another erasure; retrying)`,
+      FailureType.TenantLocked,
+    );
+  }
+  throw error;
+}
+
+/**
  * The steps of erasing a data subject, in the order the erase-subject workflow runs them. Each
  * takes a request handle (the user id is read from the note store, never carried by Temporal)
  * and renews the tenant's lease before it works, so consolidation, approval, rollback and
@@ -31,7 +47,7 @@ export function createErasureActivities(deps: ActivityDeps) {
     <I extends ErasureRef, R>(fn: (subject: SubjectInput, input: I) => Promise<R>) =>
     async (input: I): Promise<R> => {
       const subject = await resolveSubject(deps.db, input);
-      await holdTenantLease(deps.db, subject);
+      await holdTenantLease(deps.db, subject).catch(waitForOtherErasure);
       return fn(subject, input);
     };
   const resolvedOrGone = (input: ErasureRef) =>

@@ -17,7 +17,8 @@ export const emptyPublished = (): PublishedChanges => ({ total: 0, changes: [], 
 
 /**
  * Adds a commit's changes to what the run shows the operator: the Temporal UI's current details
- * (Markdown: each change with its claim, old → new version and a ready-to-paste rollback input)
+ * (Markdown: each change with old → new version, how to read its claim and a ready-to-paste
+ * rollback input; claims never travel in history)
  * and, with `searchable`, the changed note ids as a search attribute. Quarantined proposals were
  * never recalled, so they are counted by the run report, not listed here.
  */
@@ -59,7 +60,10 @@ export function changesMarkdown(heading: RunHeading, published: PublishedChanges
 
 function changeMarkdown(tenantId: string, c: PublishedChanges['changes'][number]): string[] {
   const from = c.fromVersion === null ? 'new' : `v${c.fromVersion}`;
-  const lines = [`### \`${c.noteId}\` ${from} → v${c.toVersion} · ${c.action} · ${c.status}`, `> ${oneLine(c.claim)}`];
+  const lines = [`### \`${c.noteId}\` ${from} → v${c.toVersion} · ${c.action} · ${c.status}`];
+  // Claims stay out of histories (CommittedChange); only results recorded before carry them.
+  if (c.claim === undefined) lines.push(`\`nocturne notes show ${c.noteId} --tenant ${tenantId}\` shows its claim`);
+  else lines.push(`> ${oneLine(c.claim)}`);
   if (c.previousClaim !== undefined) lines.push('', `was: ${oneLine(c.previousClaim)}`);
   lines.push('', '```json', JSON.stringify(rollbackInput(tenantId, c)), '```');
   return lines;

@@ -30,18 +30,21 @@ export interface CommitBatchInput extends BatchKey {
   replan?: boolean;
 }
 
-/** Claims are cut to this many characters in what a commit reports (they travel in workflow history). @default 160 */
-export const CLAIM_EXCERPT = 160;
-
-/** One version a commit wrote, with what an operator needs to judge it. */
+/**
+ * One version a commit wrote: ids, versions, action and status only. A commit's result is kept in
+ * the workflow's history for the namespace's retention, where an erasure cannot reach, so it
+ * never carries a claim (the words of the records behind it); the operator reads the claim with
+ * `nocturne notes show`. Histories recorded before carry `claim` and `previousClaim` excerpts.
+ */
 export interface CommittedChange {
   noteId: string;
   action: string;
   fromVersion: number | null;
   toVersion: number;
   status: string;
-  claim: string;
-  /** The claim before, when this version changed it. */
+  /** Only in histories recorded before claims were kept out of them. */
+  claim?: string;
+  /** Only in histories recorded before claims were kept out of them. */
   previousClaim?: string;
 }
 
@@ -79,33 +82,22 @@ export async function commitBatch(ports: Pick<Ports, 'db'>, input: CommitBatchIn
   return { committed: result.changes.length - quarantined, quarantined, changes };
 }
 
-/** Each change with its claim (and the claim before, when it changed), cut to CLAIM_EXCERPT. */
+/** Each change with the status of the version it wrote (no claim: see CommittedChange). */
 async function describeChanges(
   ports: Pick<Ports, 'db'>,
   tenantId: string,
   changes: NoteChange[],
 ): Promise<CommittedChange[]> {
-  const keys = changes.flatMap((c) => [
-    { noteId: c.noteId, version: c.toVersion },
-    ...(c.fromVersion === null ? [] : [{ noteId: c.noteId, version: c.fromVersion }]),
-  ]);
+  const keys = changes.map((c) => ({ noteId: c.noteId, version: c.toVersion }));
   const versions = await withTenant(ports.db, tenantId, (tx) => selectVersions(tx, { tenantId, keys }));
-  const byKey = new Map(versions.map((v) => [`${v.noteId}#${v.version}`, v]));
-  const cut = (s: string) => (s.length > CLAIM_EXCERPT ? `${s.slice(0, CLAIM_EXCERPT - 1)}…` : s);
-  return changes.map((c) => {
-    const now = byKey.get(`${c.noteId}#${c.toVersion}`);
-    const before = c.fromVersion === null ? undefined : byKey.get(`${c.noteId}#${c.fromVersion}`);
-    const changed = before !== undefined && now !== undefined && before.claim !== now.claim;
-    return {
-      noteId: c.noteId,
-      action: c.action,
-      fromVersion: c.fromVersion,
-      toVersion: c.toVersion,
-      status: now?.status ?? 'unknown',
-      claim: cut(now?.claim ?? ''),
-      ...(changed ? { previousClaim: cut(before.claim) } : {}),
-    };
-  });
+  const status = new Map(versions.map((v) => [`${v.noteId}#${v.version}`, v.status]));
+  return changes.map((c) => ({
+    noteId: c.noteId,
+    action: c.action,
+    fromVersion: c.fromVersion,
+    toVersion: c.toVersion,
+    status: status.get(`${c.noteId}#${c.toVersion}`) ?? 'unknown',
+  }));
 }
 
 /** Approve: activate staged notes and apply held changes. Reject: retire staged notes, drop held changes. */

@@ -33,7 +33,8 @@ export const ResumeState = z.object({
           fromVersion: z.number().int().nullable(),
           toVersion: z.number().int(),
           status: z.string(),
-          claim: z.string(),
+          /** Only in runs started before claims were kept out of histories. */
+          claim: z.string().optional(),
           previousClaim: z.string().optional(),
         }),
       ),

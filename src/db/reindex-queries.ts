@@ -43,39 +43,67 @@ export async function countReindexable(tx: Queryable): Promise<number> {
   return z.object({ total: intColumn }).parse(rows[0]).total;
 }
 
-/** Writes the new model's vectors beside the live ones (idempotent: a retry rewrites the same); never on an erased note. */
+/**
+ * Writes the new model's vectors beside the live ones, stamped with `model` (idempotent: a retry
+ * rewrites the same); never on an erased note.
+ */
 export async function writeNextEmbeddings(
   tx: Queryable,
-  p: { items: Array<{ noteId: string; version: number; embedding: number[] }> },
+  p: { model: string; items: Array<{ noteId: string; version: number; embedding: number[] }> },
 ): Promise<number> {
   if (p.items.length === 0) return 0;
   const { rowCount } = await tx.query(
-    `UPDATE note_versions v SET embedding_next = x.embedding::vector
+    `UPDATE note_versions v SET embedding_next = x.embedding::vector, embedding_next_model = $2
        FROM jsonb_to_recordset($1::jsonb) AS x(note_id text, version int, embedding text), notes n
       WHERE v.note_id = x.note_id AND v.version = x.version
         AND n.tenant_id = v.tenant_id AND n.note_id = v.note_id AND n.status <> 'erased'`,
-    [JSON.stringify(p.items.map((i) => ({ note_id: i.noteId, version: i.version, embedding: toSql(i.embedding) })))],
-  );
-  return rowCount;
-}
-
-/** Drops vectors of an abandoned rebuild (another model, or a run that never switched). */
-export async function clearNextEmbeddings(tx: Queryable): Promise<number> {
-  const { rowCount } = await tx.query(
-    `UPDATE note_versions SET embedding_next = NULL WHERE embedding_next IS NOT NULL`,
+    [
+      JSON.stringify(p.items.map((i) => ({ note_id: i.noteId, version: i.version, embedding: toSql(i.embedding) }))),
+      p.model,
+    ],
   );
   return rowCount;
 }
 
 /**
- * The switch: every rebuilt vector becomes the live one in this one statement (and transaction),
- * except for notes erased meanwhile, whose rebuilt vectors are dropped instead.
+ * Current versions of reindexable notes with no vector of `model` in either column: versions
+ * written while the rebuild ran, after its page (a copied vector of the old model, or none yet).
  */
-export async function promoteNextEmbeddings(tx: Queryable): Promise<number> {
+export async function selectWithoutModelVector(tx: Queryable, p: { model: string }): Promise<ReindexItem[]> {
+  const { rows } = await tx.query(
+    `SELECT v.note_id, v.version, v.claim
+       FROM notes n JOIN note_versions v
+         ON v.tenant_id = n.tenant_id AND v.note_id = n.note_id AND v.version = n.current_version
+      WHERE ${REINDEXABLE}
+        AND NOT (v.embedding_next IS NOT NULL AND coalesce(v.embedding_next_model, $1) = $1)
+        AND NOT (v.embedding IS NOT NULL AND v.embedding_model IS NOT DISTINCT FROM $1)
+      ORDER BY n.note_id`,
+    [p.model],
+  );
+  return rows.map((r) => ItemRow.parse(r));
+}
+
+/** Drops vectors of an abandoned rebuild (another model, or a run that never switched). */
+export async function clearNextEmbeddings(tx: Queryable): Promise<number> {
   const { rowCount } = await tx.query(
-    `UPDATE note_versions v SET embedding = v.embedding_next, embedding_next = NULL
+    `UPDATE note_versions SET embedding_next = NULL, embedding_next_model = NULL WHERE embedding_next IS NOT NULL`,
+  );
+  return rowCount;
+}
+
+/**
+ * The switch: every rebuilt vector of `model` becomes the live one, with its stamp, in this one
+ * statement (and transaction), except for notes erased meanwhile, whose rebuilt vectors are
+ * dropped instead. Vectors a rebuild wrote before stamps existed (no stamp) count as `model`'s.
+ */
+export async function promoteNextEmbeddings(tx: Queryable, p: { model: string }): Promise<number> {
+  const { rowCount } = await tx.query(
+    `UPDATE note_versions v SET embedding = v.embedding_next, embedding_model = $1, embedding_next = NULL,
+            embedding_next_model = NULL
        FROM notes n
-      WHERE n.tenant_id = v.tenant_id AND n.note_id = v.note_id AND n.status <> 'erased' AND v.embedding_next IS NOT NULL`,
+      WHERE n.tenant_id = v.tenant_id AND n.note_id = v.note_id AND n.status <> 'erased' AND v.embedding_next IS NOT NULL
+        AND coalesce(v.embedding_next_model, $1) = $1`,
+    [p.model],
   );
   await clearNextEmbeddings(tx);
   return rowCount;

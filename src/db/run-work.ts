@@ -156,14 +156,21 @@ export async function selectCurrentInScopes(tx: Queryable, p: { scopes: NoteScop
   return rows.map((r) => NoteVersionRow.parse(r));
 }
 
-/** Versions this run wrote whose claim has not been embedded yet. */
+/**
+ * Versions this run wrote whose claim has no vector of `model` yet: not embedded, or holding a
+ * vector copied from an older version that another model produced (or one without a stamp).
+ */
 export async function selectUnembedded(
   tx: Queryable,
-  p: { runId: string; limit: number },
+  p: { runId: string; limit: number; model: string },
 ): Promise<Array<{ noteId: string; version: number; claim: string }>> {
   const { rows } = await tx.query(
-    `SELECT note_id, version, claim FROM note_versions WHERE created_by_run = $1 AND embedding IS NULL ORDER BY note_id, version LIMIT $2`,
-    [p.runId, p.limit],
+    `SELECT v.note_id, v.version, v.claim FROM note_versions v
+      WHERE v.created_by_run = $1 AND (v.embedding IS NULL OR v.embedding_model IS DISTINCT FROM $3)
+        AND v.claim <> '[erased]'
+        AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.tenant_id = v.tenant_id AND n.note_id = v.note_id AND n.status = 'erased')
+      ORDER BY v.note_id, v.version LIMIT $2`,
+    [p.runId, p.limit, p.model],
   );
   return rows.map((r) =>
     z
@@ -173,16 +180,17 @@ export async function selectUnembedded(
   );
 }
 
+/** Stores a version's live vector with the model that produced it. */
 export async function updateEmbedding(
   tx: Queryable,
-  p: { noteId: string; version: number; embedding: number[] },
+  p: { noteId: string; version: number; embedding: number[]; model: string },
 ): Promise<void> {
   // An erasure may have erased the note or scrubbed the version since its claim was read: no vector of the old claim.
   await tx.query(
-    `UPDATE note_versions v SET embedding = $3::vector
+    `UPDATE note_versions v SET embedding = $3::vector, embedding_model = $4
       WHERE v.note_id = $1 AND v.version = $2 AND v.claim <> '[erased]'
         AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.tenant_id = v.tenant_id AND n.note_id = v.note_id AND n.status = 'erased')`,
-    [p.noteId, p.version, toSql(p.embedding)],
+    [p.noteId, p.version, toSql(p.embedding), p.model],
   );
 }
 

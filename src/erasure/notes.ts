@@ -30,7 +30,7 @@ export async function eraseSubjectNotes(
   input: SubjectInput,
   progress: Progress = SILENT,
 ): Promise<NotesErasure> {
-  const { subject, actor, read } = subjectWork(ports.db, input);
+  const { subject, actor, holder, read } = subjectWork(ports.db, input);
   const records = new Set(await read('record'));
   const needles = await read('needle');
   const notes = await withTenant(ports.db, input.tenantId, (tx) =>
@@ -62,7 +62,7 @@ export async function eraseSubjectNotes(
       ports.db,
       { tenantId: input.tenantId, runId: `${actor}/revalidate/${shortHash(ops)}`, batchNo: 0, actor, ops },
       ports.clock,
-      { lockHolder: actor },
+      { lockHolder: holder },
     );
   }
   // Read back rather than counted here, so a retried attempt still reports what the first did.

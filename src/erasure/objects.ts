@@ -21,7 +21,7 @@ export async function eraseArchiveObjects(
   input: SubjectInput & { objectKeys: string[] },
   progress: Progress = SILENT,
 ): Promise<ArchiveErasure> {
-  const { actor } = subjectWork(ports.db, input);
+  const { actor, holder } = subjectWork(ports.db, input);
   const result: ArchiveErasure = { rewritten: 0, deleted: 0, recordsRemoved: 0, notesRepointed: 0 };
   for (const objectKey of input.objectKeys) {
     progress.beat({ objectKey });
@@ -29,7 +29,7 @@ export async function eraseArchiveObjects(
     if (outcome.status === 'absent' || outcome.status === 'clean') continue;
     result.recordsRemoved += outcome.removed;
     if (outcome.status === 'rewritten') {
-      const move = { tenantId: input.tenantId, actor, oldKey: objectKey, newKey: outcome.newObjectKey };
+      const move = { tenantId: input.tenantId, actor, holder, oldKey: objectKey, newKey: outcome.newObjectKey };
       result.notesRepointed += await repoint(ports, move, outcome.moves);
       result.rewritten += 1;
     } else result.deleted += 1;
@@ -41,13 +41,15 @@ export async function eraseArchiveObjects(
 interface ObjectMove {
   tenantId: string;
   actor: string;
+  /** The erasure's lease holder (its own writes pass the lease). */
+  holder: string;
   oldKey: string;
   newKey: string;
 }
 
 /** Points the evidence of notes citing the old object at the same records in the new one. */
 async function repoint(ports: Pick<Ports, 'db' | 'clock'>, move: ObjectMove, moves: RecordMove[]): Promise<number> {
-  const { tenantId, actor, oldKey, newKey } = move;
+  const { tenantId, actor, holder, oldKey, newKey } = move;
   const byId = new Map(moves.map((m) => [m.recordId, m]));
   const notes = await withTenant(ports.db, tenantId, (tx) => selectNotesCitingObject(tx, { objectKey: oldKey }));
   const ops: NoteOp[] = [];
@@ -71,7 +73,7 @@ async function repoint(ports: Pick<Ports, 'db' | 'clock'>, move: ObjectMove, mov
     ports.db,
     { tenantId, runId: `${actor}/move/${shortHash(oldKey)}`, batchNo: 0, actor, ops },
     ports.clock,
-    { lockHolder: actor },
+    { lockHolder: holder },
   );
   return ops.length;
 }

@@ -2,7 +2,9 @@ import {
   redactAudit,
   scanDatabaseForSubject,
   scrubErasedNotes,
-  deleteCachedClaimVectors,
+  deleteCachedVectors,
+  insertErasureWork,
+  selectClaimHashesToScrub,
   scrubRunWork,
   scrubSubjectRows,
   deleteSubjectFromRecordIndex,
@@ -24,6 +26,8 @@ export interface ScrubResult {
   /** Raw-record index rows of the objects that held the subject's records (reindexed from the rewritten objects). */
   recordIndexRowsDeleted: number;
   embeddingCacheRowsDeleted: number;
+  /** Distinct claims scrubbed (erased notes' and older versions'), whose cached vectors were deleted. */
+  claimsScrubbed?: number;
   /** Run episodes whose session, task or records named the subject (deleted). */
   runEpisodesDeleted?: number;
   /** Usage rows whose task id contains the subject's strings (deleted). */
@@ -43,23 +47,32 @@ export interface ErasureScan {
 
 /**
  * Scrubs what the verification scan checks: erased notes' versions, embeddings and usage rows,
- * older versions citing the subject, run work and episodes, feedback, the record index, audit reasons.
+ * older versions citing the subject, the cached vectors of every claim it scrubs, run work and
+ * episodes, feedback, the record index, audit reasons.
  */
 export async function scrubSubjectData(ports: Pick<Ports, 'db'>, input: SubjectInput): Promise<ScrubResult> {
   const { subject, read } = subjectWork(ports.db, input);
   const needles = await read('needle');
   const recordIds = await read('record');
-  const { notes, runWork, rows, index, cachedClaims } = await withTenant(ports.db, input.tenantId, async (tx) => {
-    const noteIds = await selectErasedNoteIds(tx);
-    const cachedClaims = await deleteCachedClaimVectors(tx, { noteIds });
-    return {
-      cachedClaims,
-      notes: await scrubErasedNotes(tx, { noteIds }),
-      runWork: await scrubRunWork(tx, { needles }),
-      rows: await scrubSubjectRows(tx, { subject }),
-      index: await deleteSubjectFromRecordIndex(tx, { recordIds, userId: input.userId, needles }),
-    };
-  });
+  const { notes, runWork, rows, index, cachedClaims, claims } = await withTenant(
+    ports.db,
+    input.tenantId,
+    async (tx) => {
+      const noteIds = await selectErasedNoteIds(tx);
+      // Kept so the scan can check the cache once the claims are gone (and a re-run still can).
+      const claims = await selectClaimHashesToScrub(tx, { noteIds, needles, recordIds });
+      await insertErasureWork(tx, { tenantId: input.tenantId, subject, kind: 'claim_hash', values: claims });
+      const cachedClaims = await deleteCachedVectors(tx, { hashes: claims });
+      return {
+        claims: claims.length,
+        cachedClaims,
+        notes: await scrubErasedNotes(tx, { noteIds }),
+        runWork: await scrubRunWork(tx, { needles }),
+        rows: await scrubSubjectRows(tx, { subject }),
+        index: await deleteSubjectFromRecordIndex(tx, { recordIds, userId: input.userId, needles }),
+      };
+    },
+  );
   const audit = await redactAudit(ports.db, { tenantId: input.tenantId, subject, needles });
   return {
     versionsScrubbed: notes.versions,
@@ -70,6 +83,7 @@ export async function scrubSubjectData(ports: Pick<Ports, 'db'>, input: SubjectI
     auditEntriesRelinked: audit.relinked,
     recordIndexRowsDeleted: index.records,
     embeddingCacheRowsDeleted: index.cached + cachedClaims,
+    claimsScrubbed: claims,
     runEpisodesDeleted: rows.episodes,
     usageRowsByTaskDeleted: rows.usageRows,
     feedbackRowsDeleted: rows.feedback,
@@ -86,11 +100,12 @@ export async function verifyErasure(
   const work = subjectWork(ports.db, input);
   const needles = await work.read('needle');
   const recordIds = await work.read('record');
+  const claimHashes = await work.read('claim_hash');
   const archive = await scanArchiveForSubject(ports.archive, input.tenantId, input.userId, needles, () =>
     progress.beat(),
   );
   const database = await withTenant(ports.db, input.tenantId, (tx) =>
-    scanDatabaseForSubject(tx, { needles, recordIds, userId: input.userId }),
+    scanDatabaseForSubject(tx, { needles, recordIds, userId: input.userId, claimHashes }),
   );
   return {
     clean: archive.findings.length === 0 && database.length === 0,

@@ -8,6 +8,7 @@ import {
   takeTenantLease,
   withTenant,
   type Db,
+  type ErasureWorkKind,
 } from '../db/index.ts';
 import { FailureType } from '../contracts/failure-types.ts';
 import { PermanentFailure, SILENT, type Ports, type Progress } from '../ports.ts';
@@ -17,6 +18,8 @@ import { subjectKey } from './subject.ts';
 export interface SubjectInput {
   tenantId: string;
   userId: string;
+  /** The request this erasure runs for: its own identity as the tenant's lease holder. */
+  handle?: string;
 }
 
 /**
@@ -35,16 +38,21 @@ export async function resolveSubject(db: Db, ref: ErasureRef): Promise<SubjectIn
       FailureType.ErasureRequestNotFound,
     );
   }
-  return { tenantId: ref.tenantId, userId };
+  return { tenantId: ref.tenantId, userId, handle: ref.handle };
 }
 
 /** One erasure's keys: no user id in keys, audit actors or the report. */
 export interface SubjectWork {
   subject: string;
-  /** The audit actor of the erasure's writes, and the holder of the tenant's lease. */
+  /** The audit actor of the erasure's writes. */
   actor: string;
-  /** The record ids or the subject's words that prepareErasure kept in erasure_work. */
-  read(kind: 'record' | 'needle'): Promise<string[]>;
+  /**
+   * The holder of the tenant's lease: the request handle, so two erasures of one subject (two
+   * requests) never share a lease and one finishing cannot free it while the other runs.
+   */
+  holder: string;
+  /** The record ids or the subject's words that prepareErasure kept in erasure_work, or the hashes of the claims the scrub blanked. */
+  read(kind: ErasureWorkKind): Promise<string[]>;
 }
 
 export function subjectWork(db: Db, input: SubjectInput): SubjectWork {
@@ -52,13 +60,14 @@ export function subjectWork(db: Db, input: SubjectInput): SubjectWork {
   return {
     subject,
     actor: `erasure/${subject.slice(0, 16)}`,
+    holder: input.handle ? `erasure/${input.handle}` : `erasure/${subject.slice(0, 16)}`,
     read: (kind) => withTenant(db, input.tenantId, (tx) => selectErasureWork(tx, { subject, kind })),
   };
 }
 
 /** Takes or renews the tenant's lease for this erasure; every erasure activity starts with it. */
 export async function holdTenantLease(db: Db, input: SubjectInput): Promise<void> {
-  const holder = subjectWork(db, input).actor;
+  const { holder } = subjectWork(db, input);
   await withTenant(db, input.tenantId, (tx) =>
     takeTenantLease(tx, { tenantId: input.tenantId, holder, purpose: 'erasure' }),
   );
@@ -69,7 +78,7 @@ export async function releaseErasureLease(
   ports: Pick<Ports, 'db'>,
   input: SubjectInput,
 ): Promise<{ released: boolean }> {
-  const holder = subjectWork(ports.db, input).actor;
+  const { holder } = subjectWork(ports.db, input);
   return {
     released: await withTenant(ports.db, input.tenantId, (tx) =>
       releaseTenantLease(tx, { tenantId: input.tenantId, holder }),
@@ -106,11 +115,11 @@ export async function finishErasure(
   input: SubjectInput,
   handle?: string,
 ): Promise<{ workRowsDeleted: number }> {
-  const { subject, actor } = subjectWork(ports.db, input);
+  const { subject, holder } = subjectWork(ports.db, input);
   const workRowsDeleted = await withTenant(ports.db, input.tenantId, async (tx) => {
     const n = await deleteErasureWork(tx, { subject });
     if (handle) await deleteErasureRequest(tx, { handle });
-    await releaseTenantLease(tx, { tenantId: input.tenantId, holder: actor });
+    await releaseTenantLease(tx, { tenantId: input.tenantId, holder });
     return n;
   });
   return { workRowsDeleted };

@@ -8,8 +8,10 @@ import {
   readStoredEmbeddingDimension,
   selectEmbeddingProjection,
   selectReindexPage,
+  selectWithoutModelVector,
   withTenant,
   writeNextEmbeddings,
+  type Queryable,
 } from '../db/index.ts';
 import { FailureType } from '../contracts/failure-types.ts';
 import { PermanentFailure, SILENT, type Ports, type Progress } from '../ports.ts';
@@ -97,6 +99,7 @@ export async function reembedPage(
   await withTenant(ports.db, input.tenantId, async (tx) => {
     await lockTenantAgainstLease(tx, input);
     return writeNextEmbeddings(tx, {
+      model: input.model,
       items: page.map((p, i) => ({ noteId: p.noteId, version: p.version, embedding: vectors[i] as number[] })),
     });
   });
@@ -104,9 +107,14 @@ export async function reembedPage(
   return { embedded: page.length, after: page.length < input.limit ? null : last.noteId };
 }
 
-/** The switch, in one transaction; a retry after it committed changes nothing. */
+/**
+ * The switch, in one transaction; a retry after it committed changes nothing. Versions written
+ * after their page (a reinforce or rollback copies the old model's vector; a new claim may not be
+ * embedded yet) are embedded with the new model first, under the same tenant write lock, so after
+ * the switch every active and staged note's vector comes from the new model.
+ */
 export async function switchEmbeddings(
-  ports: Pick<Ports, 'db'>,
+  ports: Pick<Ports, 'db' | 'embedder'>,
   input: ReindexKey & { model: string; dimension: number },
 ): Promise<ReindexSwitch> {
   return withTenant(ports.db, input.tenantId, async (tx) => {
@@ -121,7 +129,8 @@ export async function switchEmbeddings(
         FailureType.ReindexSuperseded,
       );
     }
-    const switched = await promoteNextEmbeddings(tx);
+    await embedLateVersions(ports, tx, input);
+    const switched = await promoteNextEmbeddings(tx, { model: input.model });
     const generation = await markReindexSwitched(tx, {
       tenantId: input.tenantId,
       model: input.model,
@@ -129,5 +138,30 @@ export async function switchEmbeddings(
       reindexId: input.reindexId,
     });
     return { switched, generation, previousModel: current.model };
+  });
+}
+
+/** Embeds, into the next generation, current versions written since their page was rebuilt. */
+async function embedLateVersions(
+  ports: Pick<Ports, 'db' | 'embedder'>,
+  tx: Queryable,
+  input: ReindexKey & { model: string },
+): Promise<number> {
+  const late = await selectWithoutModelVector(tx, { model: input.model });
+  if (late.length === 0) return 0;
+  if (ports.embedder.name !== input.model) {
+    throw new PermanentFailure(
+      `this rebuild switches to ${input.model} but this worker's embedder is ${ports.embedder.name}, and ${late.length} note(s) written during the rebuild still need a vector: start a new reindex`,
+      FailureType.EmbeddingModelChanged,
+    );
+  }
+  const embedder = tenantEmbedder(ports.embedder, ports.db, input.tenantId);
+  const vectors = await embedder.embed(
+    late.map((l) => l.claim),
+    { kind: 'passage' },
+  );
+  return writeNextEmbeddings(tx, {
+    model: input.model,
+    items: late.map((l, i) => ({ noteId: l.noteId, version: l.version, embedding: vectors[i] as number[] })),
   });
 }

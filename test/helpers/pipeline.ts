@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { openArchive, type ArchiveStore } from '../../src/archive/index.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import { createPgDb, dropSchema as dropSchemaAs, openDb, type Db } from '../../src/db/index.ts';
@@ -72,4 +73,17 @@ export async function startPipeline(config: Config, schema: string): Promise<Pip
       await archive.close();
     },
   };
+}
+
+/**
+ * The real pipeline of one test file: started before its first test and closed after its last.
+ * The returned object is filled in place, so tests read `pipeline.db` and the rest directly.
+ */
+export function pipelineForThisFile(config: Config, schema: string): Pipeline {
+  const pipeline = {} as Pipeline;
+  beforeAll(async () => {
+    Object.assign(pipeline, await startPipeline(config, schema));
+  });
+  afterAll(async () => pipeline.close?.());
+  return pipeline;
 }

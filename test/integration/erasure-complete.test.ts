@@ -342,7 +342,10 @@ describe('the tenant lease', () => {
     expect((rollback as { cause?: { cause?: { type?: string } } }).cause?.cause?.type).toBe('TenantLocked');
     const embedder = await openEmbedder(config);
     await expect(
-      switchEmbeddings({ db }, { tenantId, reindexId: 'x', model: embedder.name, dimension: embedder.dimension }),
+      switchEmbeddings(
+        { db, embedder },
+        { tenantId, reindexId: 'x', model: embedder.name, dimension: embedder.dimension },
+      ),
     ).rejects.toMatchObject({ name: 'TenantLockedError' });
     // A crashed erasure stops renewing: the lease runs out and writers go on.
     await new Promise((r) => setTimeout(r, 4500));

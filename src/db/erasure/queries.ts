@@ -12,9 +12,12 @@ import { intColumn } from '../rows.ts';
 export const ERASED_CLAIM = '[erased]';
 export const ERASED_SCOPE_KEY = 'erased';
 
+/** What an erasure keeps: the subject's record ids, their words, and the sha256 of each claim it scrubs (migration 0021). */
+export type ErasureWorkKind = 'record' | 'needle' | 'claim_hash';
+
 export async function insertErasureWork(
   tx: Queryable,
-  p: { tenantId: string; subject: string; kind: 'record' | 'needle'; values: string[] },
+  p: { tenantId: string; subject: string; kind: ErasureWorkKind; values: string[] },
 ): Promise<void> {
   if (p.values.length === 0) return;
   await tx.query(
@@ -26,7 +29,7 @@ export async function insertErasureWork(
 
 export async function selectErasureWork(
   tx: Queryable,
-  p: { subject: string; kind: 'record' | 'needle' },
+  p: { subject: string; kind: ErasureWorkKind },
 ): Promise<string[]> {
   const { rows } = await tx.query(
     `SELECT value FROM erasure_work WHERE subject = $1 AND kind = $2 AND expires_at > now() ORDER BY value`,
@@ -114,17 +117,34 @@ export async function selectErasedNoteIds(tx: Queryable): Promise<string[]> {
 }
 
 /**
- * Cached vectors of the erased notes' claims, every version (note embeddings go through the
- * embedding cache, keyed by sha256 of the claim): deleted before the claims are scrubbed, while
- * their hashes can still be computed.
+ * The sha256 of every claim the scrub is about to blank (the embedding cache's key for a claim's
+ * vector): every version of the erased notes, and the older versions of notes that stay which
+ * cited the subject's records or quoted their words (nocturne_scrub_subject's rule). Read before
+ * the claims are scrubbed, while the hashes can still be computed.
  */
-export async function deleteCachedClaimVectors(tx: Queryable, p: { noteIds: string[] }): Promise<number> {
-  const { rowCount } = await tx.query(
-    `DELETE FROM embedding_cache
-      WHERE content_hash IN (SELECT encode(sha256(convert_to(claim, 'UTF8')), 'hex')
-                               FROM note_versions WHERE note_id = ANY($1::text[]))`,
-    [p.noteIds],
+export async function selectClaimHashesToScrub(
+  tx: Queryable,
+  p: { noteIds: string[]; needles: string[]; recordIds: string[] },
+): Promise<string[]> {
+  const { rows } = await tx.query(
+    `SELECT DISTINCT encode(sha256(convert_to(v.claim, 'UTF8')), 'hex') AS hash
+       FROM note_versions v JOIN notes n ON n.tenant_id = v.tenant_id AND n.note_id = v.note_id
+      WHERE v.claim <> '[erased]'
+        AND (v.note_id = ANY($1::text[])
+             OR (v.version <> n.current_version
+                 AND (EXISTS (SELECT 1 FROM jsonb_array_elements(v.evidence) e WHERE e->>'recordId' = ANY($3::text[]))
+                      OR EXISTS (SELECT 1 FROM unnest($2::text[]) x
+                                  WHERE x <> '' AND strpos(v.claim || ' ' || v.scope_key || ' ' || coalesce(v.structure::text, ''), x) > 0))))
+      ORDER BY 1`,
+    [p.noteIds, p.needles, p.recordIds],
   );
+  return rows.map((r) => z.object({ hash: z.string() }).parse(r).hash);
+}
+
+/** Deletes the cached vectors (every model's) of the texts with these sha256 hashes. */
+export async function deleteCachedVectors(tx: Queryable, p: { hashes: string[] }): Promise<number> {
+  if (p.hashes.length === 0) return 0;
+  const { rowCount } = await tx.query(`DELETE FROM embedding_cache WHERE content_hash = ANY($1::text[])`, [p.hashes]);
   return rowCount ?? 0;
 }
 

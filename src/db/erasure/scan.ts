@@ -28,7 +28,7 @@ const count = async (tx: Queryable, sql: string, params: unknown[]): Promise<num
  */
 export async function scanDatabaseForSubject(
   tx: Queryable,
-  p: { needles: string[]; recordIds?: string[]; userId?: string },
+  p: { needles: string[]; recordIds?: string[]; userId?: string; claimHashes?: string[] },
 ): Promise<StoreFinding[]> {
   const any = (expr: string) => `EXISTS (SELECT 1 FROM unnest($1::text[]) x WHERE x <> '' AND strpos(${expr}, x) > 0)`;
   const n = [p.needles];
@@ -101,7 +101,7 @@ export async function scanDatabaseForSubject(
         [p.needles, records],
       ),
     },
-    ...(await scanRecordIndex(tx, p.needles, p.userId)),
+    ...(await scanRecordIndex(tx, p.needles, p.userId, p.claimHashes ?? [])),
   ];
   return findings.filter((f) => f.count > 0);
 }
@@ -109,9 +109,14 @@ export async function scanDatabaseForSubject(
 /**
  * The raw-record index: rows whose text or user quotes the subject, and cached vectors of the
  * subject's words (keyed by the sha256 of the embedded string, which for a record is
- * "speaker: text", the speaker being the user id).
+ * "speaker: text", the speaker being the user id) or of a claim the erasure scrubbed.
  */
-async function scanRecordIndex(tx: Queryable, needles: string[], userId: string | undefined): Promise<StoreFinding[]> {
+async function scanRecordIndex(
+  tx: Queryable,
+  needles: string[],
+  userId: string | undefined,
+  claimHashes: string[],
+): Promise<StoreFinding[]> {
   const any = `EXISTS (SELECT 1 FROM unnest($1::text[]) x WHERE x <> '' AND strpos(r.text || ' ' || coalesce(r.user_id, '') || ' ' || r.speaker, x) > 0)`;
   const hashed = `SELECT encode(sha256(convert_to(s, 'UTF8')), 'hex')
                     FROM unnest($1::text[]) x, LATERAL (SELECT x AS s UNION ALL SELECT $2::text || ': ' || x) y`;
@@ -122,10 +127,11 @@ async function scanRecordIndex(tx: Queryable, needles: string[], userId: string 
     },
     {
       store: 'embedding_cache',
-      count: await count(tx, `SELECT count(*) AS n FROM embedding_cache WHERE content_hash IN (${hashed})`, [
-        needles,
-        userId ?? '',
-      ]),
+      count: await count(
+        tx,
+        `SELECT count(*) AS n FROM embedding_cache WHERE content_hash IN (${hashed}) OR content_hash = ANY($3::text[])`,
+        [needles, userId ?? '', claimHashes],
+      ),
     },
   ];
 }

@@ -96,7 +96,9 @@ function versionRecord(d: VersionDraft) {
 
 /**
  * Inserts all versions of a batch in one statement (the rows travel as one jsonb parameter).
- * An unchanged claim copies its embedding from the persisted version named by embedding_from.
+ * An unchanged claim copies its vectors from the persisted version named by embedding_from, each
+ * with the model that produced it (migration 0021): the live one and a running rebuild's, so a
+ * version written while a rebuild runs carries the new model's vector into the switch too.
  */
 export async function insertVersions(
   tx: Queryable,
@@ -105,11 +107,14 @@ export async function insertVersions(
   await tx.query(
     `INSERT INTO note_versions (tenant_id, note_id, version, status, scope_level, scope_key, kind, claim, evidence,
             source_kind, confidence, importance, valid_from, valid_until, superseded_by, source_count,
-            last_confirmed_at, contradicted_at, structure, created_by_run, created_at, embedding)
+            last_confirmed_at, contradicted_at, structure, created_by_run, created_at, embedding, embedding_model,
+            embedding_next, embedding_next_model)
      SELECT $1, r.note_id, r.version, r.status, r.scope_level, r.scope_key, r.kind, r.claim, r.evidence,
             r.source_kind, r.confidence, r.importance, r.valid_from, r.valid_until, r.superseded_by, r.source_count,
             r.last_confirmed_at, r.contradicted_at, r.structure, r.created_by_run, $3::timestamptz,
-            COALESCE(r.embedding::vector, p.embedding)
+            COALESCE(r.embedding::vector, p.embedding), CASE WHEN r.embedding IS NULL THEN p.embedding_model END,
+            CASE WHEN r.embedding IS NULL THEN p.embedding_next END,
+            CASE WHEN r.embedding IS NULL THEN p.embedding_next_model END
        FROM jsonb_to_recordset($2::jsonb) AS r(note_id text, version int, status text, scope_level text, scope_key text,
             kind text, claim text, evidence jsonb, source_kind text, confidence float8, importance float8,
             valid_from timestamptz, valid_until timestamptz, superseded_by text, source_count int,

@@ -196,7 +196,7 @@ describe('recall projection', () => {
     expect(await recallable(t, 'warehouse')).toEqual({ vector: [], text: [`${op.noteId}@1`] });
     const [embedding] = await ports.embedder.embed([op.op === 'create' ? op.content.claim : '']);
     await withTenant(ports.db, t, (tx) =>
-      updateEmbedding(tx, { noteId: op.noteId, version: 1, embedding: embedding as number[] }),
+      updateEmbedding(tx, { noteId: op.noteId, version: 1, embedding: embedding as number[], model: 'test' }),
     );
     expect((await recallable(t)).vector).toEqual([`${op.noteId}@1`]);
     await expectConsistent(t);

@@ -34,7 +34,7 @@ describe('the erasure working set has a bounded lifetime', () => {
     expect(refused).toMatch(/not part of an erasure in progress/);
     const handle = await insertErasureRequest(ports.db, { tenantId, userId: 'u-bob' });
     expect(await count(tenantId, 'erasure_work')).toBe(0);
-    expect(await resolveSubject(ports.db, { tenantId, handle })).toEqual({ tenantId, userId: 'u-bob' });
+    expect(await resolveSubject(ports.db, { tenantId, handle })).toEqual({ tenantId, userId: 'u-bob', handle });
     await expect(resolveSubject(ports.db, { tenantId, handle: HANDLE })).rejects.toMatchObject({
       type: 'ErasureRequestNotFound',
     });
