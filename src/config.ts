@@ -88,7 +88,7 @@ export const envSchema = z.object({
   /** Characters of one text sent to the model at most (about its 512-token window). */
   NOCTURNE_EMBEDDING_MAX_INPUT_CHARS: z.coerce.number().int().min(1).default(1800),
   /** Characters of one embedding request at most. */
-  NOCTURNE_EMBEDDING_MAX_BATCH_CHARS: z.coerce.number().int().min(1).default(16_000),
+  NOCTURNE_EMBEDDING_MAX_BATCH_CHARS: z.coerce.number().int().min(1).default(8000),
   NOCTURNE_LLM_PROVIDER: z.enum(['none', 'openai', 'ollama']).default('none'),
   NOCTURNE_LLM_URL: httpUrl.optional(),
   NOCTURNE_LLM_MODEL: z.string().min(1).optional(),
@@ -173,7 +173,7 @@ export interface Config {
     batchSize?: number;
     /** Characters of one text sent at most; longer ones are cut. @default 1800 */
     maxInputChars?: number;
-    /** Characters of one request at most. @default 16000 */
+    /** Characters of one request at most. @default 8000 */
     maxBatchChars?: number;
   };
   llm: { provider: 'none' } | { provider: 'openai' | 'ollama'; url: string; model: string; apiKey?: string };

@@ -23,7 +23,7 @@ export interface BatchingOptions {
   maxInputChars?: number;
   /**
    * Characters of one request at most (a batch of long texts is sent in fewer texts), so one
-   * request stays short on a slow server and a timeout resends little. @default 16000
+   * request stays short on a slow server and a timeout resends little. @default 8000
    */
   maxBatchChars?: number;
 }
@@ -35,7 +35,7 @@ export const DEFAULT_BATCHING: Required<BatchingOptions> = {
   baseDelayMs: 250,
   maxDelayMs: 5000,
   maxInputChars: 1800,
-  maxBatchChars: 16_000,
+  maxBatchChars: 8000,
 };
 
 /** Defaults for every option the caller left out (an explicit `undefined` counts as left out). */
@@ -267,13 +267,16 @@ async function embedSplittingTooLarge(
 }
 
 /** Added to a request's timeout per 1,000 characters of its input. */
-export const DEFAULT_TIMEOUT_PER_KILO_CHAR_MS = 10_000;
+export const DEFAULT_TIMEOUT_PER_KILO_CHAR_MS = 30_000;
 
 /**
  * The time one request may take: a base for the round trip plus an allowance per input
- * character. The allowance covers about 100 characters a second — half of what a small CPU
- * model does on a loaded core — because a request may wait on the server behind the other one
- * in flight there (`concurrency` 2; the server embeds one at a time).
+ * character. It is there to notice a server that stopped answering, not to hurry a slow one: a
+ * server that embeds one request at a time goes on with a request its client gave up on, so a
+ * timeout that fires on a loaded but working server makes every retry queue behind the
+ * abandoned work, and the load only grows. The allowance covers about 33 characters a second
+ * (a small CPU model does 1,000 on an idle core, and about 100 on a core shared six ways), and a
+ * request may wait on the server behind the other one in flight there (`concurrency` 2).
  */
 export function requestTimeoutMs(
   input: readonly string[] | number,

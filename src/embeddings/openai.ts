@@ -20,7 +20,7 @@ export interface OpenAiEmbedderOptions extends BatchingOptions {
    * Added to a request's timeout per 1,000 input characters. A small CPU model embeds a few
    * hundred to a thousand characters a second: a fixed timeout that a full batch of long
    * passages outlasts makes every retry resend work the server is still doing, and the queue
-   * only grows. @default 10000
+   * only grows. @default 30000
    */
   timeoutPerKiloCharMs?: number;
   /**

@@ -227,15 +227,15 @@ describe('OpenAI-compatible embedder (real client against a scripted server)', (
   });
 
   it('gives a long batch the time its size needs: base plus an allowance per 1,000 characters', () => {
-    expect(requestTimeoutMs(['x'.repeat(600)], {})).toBe(30_000 + 6_000);
+    expect(requestTimeoutMs(['x'.repeat(600)], {})).toBe(30_000 + 18_000);
     expect(
       requestTimeoutMs(
         Array.from({ length: 16 }, () => 'x'.repeat(1000)),
         {},
       ),
-    ).toBe(30_000 + 160_000);
+    ).toBe(30_000 + 480_000);
     expect(requestTimeoutMs(['abc'], { timeoutMs: 300, timeoutPerKiloCharMs: 0 })).toBe(300);
-    expect(requestTimeoutMs(2_000, {})).toBe(50_000);
+    expect(requestTimeoutMs(2_000, {})).toBe(90_000);
   });
 
   it('does not retry a 400', async () => {
