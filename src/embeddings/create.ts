@@ -25,6 +25,8 @@ const modelOf = (config: Config['embedding']) => ({
   model: config.model,
   dimension: config.dimension,
   batchSize: config.batchSize,
+  maxInputChars: config.maxInputChars,
+  maxBatchChars: config.maxBatchChars,
 });
 
 /** The configured model's embedder, without any network call (the first use fails if it is down). */

@@ -10,7 +10,7 @@ export interface OllamaEmbedderOptions extends BatchingOptions {
   dimension: number;
   /** Per request, plus `timeoutPerKiloCharMs` per 1,000 characters of its body (see the OpenAI adapter). @default 30000 */
   timeoutMs?: number;
-  /** @default 5000 */
+  /** @default 30000 */
   timeoutPerKiloCharMs?: number;
   /**
    * Prefixes for asymmetric models, which Ollama does not add itself.

@@ -17,9 +17,10 @@ export interface OpenAiEmbedderOptions extends BatchingOptions {
   /** Per request, plus {@link OpenAiEmbedderOptions.timeoutPerKiloCharMs} for its input. @default 30000 */
   timeoutMs?: number;
   /**
-   * Added to a request's timeout per 1,000 input characters. A small CPU model embeds about a
-   * thousand characters a second: a fixed timeout that a full batch of long passages outlasts
-   * makes every retry resend work the server is still doing, and the queue only grows. @default 5000
+   * Added to a request's timeout per 1,000 input characters. A small CPU model embeds a few
+   * hundred to a thousand characters a second: a fixed timeout that a full batch of long
+   * passages outlasts makes every retry resend work the server is still doing, and the queue
+   * only grows. @default 30000
    */
   timeoutPerKiloCharMs?: number;
   /**

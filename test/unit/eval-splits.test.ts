@@ -102,8 +102,22 @@ describe('tuning and reporting splits', () => {
     expect(renderMarkdown(summary)).not.toContain('Gap (points)');
   });
 
+  it('splits BEAM chats 1–5 (tuning) from 6–10 (reporting)', () => {
+    const chats = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => ({ ...conversation(n), dataset: 'beam' as const }));
+    const splits = summarizeSplits({
+      ...input,
+      dataset: 'beam',
+      cases: selectCases(chats),
+      outcomes: outcomes(chats, [1]).map((o) => ({ ...o, dataset: 'beam' as const })),
+    });
+    expect(splits.map((s) => [s.name, s.positions])).toEqual([
+      ['tuning', [1, 2, 3, 4, 5]],
+      ['reporting', [6, 7, 8, 9, 10]],
+    ]);
+  });
+
   it('a dataset without named splits has none', () => {
-    expect(summarizeSplits({ ...input, dataset: 'beam', cases: [] })).toEqual([]);
+    expect(summarizeSplits({ ...input, dataset: 'tau-bench', cases: selected })).toEqual([]);
   });
 });
 

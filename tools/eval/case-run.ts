@@ -119,27 +119,10 @@ class Asker {
       { tenantId: this.opts.tenantId, query: query.text, k: this.opts.depth },
       new Date(query.askedAt),
     );
-    out.push(this.outcome(query, 'nocturne', this.fusedItems(recalled), performance.now() - t0));
+    out.push(
+      this.outcome(query, 'nocturne', fusedItems(recalled, this.byRecordId, this.opts.cutoff), performance.now() - t0),
+    );
     return out;
-  }
-
-  /** In the fused order: a note counts for the dataset ids of its evidence, a raw record for its own. */
-  private fusedItems(recalled: RecallResult): RetrievedItem[] {
-    const notes = new Map(recalled.notes.map((n) => [n.noteId, n]));
-    const records = new Map(recalled.records.map((r) => [r.recordId, r]));
-    return recalled.ranking.flatMap((item) => {
-      const note = item.type === 'note' ? notes.get(item.id) : undefined;
-      if (note)
-        return [
-          this.citedItem(
-            note.evidence.map((e) => e.recordId),
-            note.score,
-            note.tokens,
-          ),
-        ];
-      const record = item.type === 'record' ? records.get(item.id) : undefined;
-      return record ? [this.citedItem([record.recordId], record.score, record.tokens)] : [];
-    });
   }
 
   private outcome(query: EvalQuery, method: EvalMethod, items: RetrievedItem[], latencyMs: number): QueryOutcome {
@@ -164,17 +147,42 @@ class Asker {
       afterCutoff: isAfter(turn.observedAt, this.opts.cutoff),
     };
   }
+}
 
-  private citedItem(recordIds: readonly string[], score: number, tokens: number): RetrievedItem {
-    const cited = recordIds.map((id) => this.byRecordId.get(id)).filter((r): r is EvalRecord => r !== undefined);
+/**
+ * Nocturne's answer as the metrics read it, in the fused order: a note counts for the dataset
+ * ids of the records it cites as evidence, a raw record for its own.
+ */
+export function fusedItems(
+  recalled: RecallResult,
+  byRecordId: ReadonlyMap<string, EvalRecord>,
+  cutoff: string | undefined,
+): RetrievedItem[] {
+  const cited = (recordIds: readonly string[], score: number, tokens: number): RetrievedItem => {
+    const records = recordIds.map((id) => byRecordId.get(id)).filter((r): r is EvalRecord => r !== undefined);
     return {
-      goldIds: unique(cited.map((r) => r.goldId)),
-      goldSessions: unique(cited.map((r) => r.goldSession)),
+      goldIds: unique(records.map((r) => r.goldId)),
+      goldSessions: unique(records.map((r) => r.goldSession)),
       score,
       tokens,
-      afterCutoff: cited.some((r) => isAfter(r.record.observedAt, this.opts.cutoff)),
+      afterCutoff: records.some((r) => isAfter(r.record.observedAt, cutoff)),
     };
-  }
+  };
+  const notes = new Map(recalled.notes.map((n) => [n.noteId, n]));
+  const records = new Map(recalled.records.map((r) => [r.recordId, r]));
+  return recalled.ranking.flatMap((item) => {
+    const note = item.type === 'note' ? notes.get(item.id) : undefined;
+    if (note)
+      return [
+        cited(
+          note.evidence.map((e) => e.recordId),
+          note.score,
+          note.tokens,
+        ),
+      ];
+    const record = item.type === 'record' ? records.get(item.id) : undefined;
+    return record ? [cited([record.recordId], record.score, record.tokens)] : [];
+  });
 }
 
 const unique = <T>(values: readonly T[]): T[] => [...new Set(values)];

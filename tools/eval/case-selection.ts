@@ -37,10 +37,17 @@ export interface CaseSplit {
   positions: readonly number[];
 }
 
-/** LoCoMo's public half: conversations 1–3 to tune on, 4–5 to report (constants never tuned there). */
+/**
+ * LoCoMo's public half: conversations 1–3 to tune on, 4–5 to report (constants never tuned
+ * there). BEAM's ten public chats: 1–5 to tune on, 6–10 to report.
+ */
 export const CASE_SPLITS: Partial<Record<EvalDataset, readonly CaseSplit[]>> = {
   locomo: [
     { name: 'tuning', positions: [1, 2, 3] },
     { name: 'reporting', positions: [4, 5] },
+  ],
+  beam: [
+    { name: 'tuning', positions: [1, 2, 3, 4, 5] },
+    { name: 'reporting', positions: [6, 7, 8, 9, 10] },
   ],
 };

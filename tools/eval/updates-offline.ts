@@ -1,18 +1,31 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_FUSION_POLICY } from '../../policies/fusion.ts';
 import { updatesFirst } from '../../policies/recall-updates.ts';
+import { parseConfig } from '../../src/config.ts';
+import type { Db } from '../../src/db/index.ts';
+import { createModelEmbedder } from '../../src/embeddings/create.ts';
+import type { Embedder } from '../../src/embeddings/embedder.ts';
+import { recall } from '../../src/recall/index.ts';
+import { openNoteStore } from '../../src/runtime.ts';
 import { bm25 } from './baselines/bm25.ts';
 import { turnsOf, type Turn } from './baselines/turns.ts';
+import { fusedItems } from './case-run.ts';
 import { cutoffInstant, isAfter } from './cutoff.ts';
 import { defaultDatasetPath, loadDataset } from './datasets/index.ts';
 import { evidenceRecall, updateOrder } from './metrics.ts';
-import type { EvalCase, EvalQuery, QueryOutcome } from './types.ts';
+import { tenantFor } from './runner.ts';
+import type { EvalCase, EvalQuery, QueryOutcome, RetrievedItem } from './types.ts';
 
 /**
- * The knowledge-update rule (policies/recall-updates.ts) on BM25's ranking of BEAM's raw turns,
- * without the stack: for each chat split (1–5, 6–10) evidence recall@5/@10 and how often the
- * update ranks above the original in the top 10, with and without the rule. The rule's effect
- * on a ranking, not Nocturne's: a check while tuning it.
+ * The knowledge-update rule (policies/recall-updates.ts) on BEAM, for each chat split (1–5,
+ * 6–10): evidence recall@5/@10 and how often the update ranks above the original in the top 10,
+ * with and without the rule. Without the stack, on BM25's ranking of the raw turns. With
+ * `--schema`, also on Nocturne's own ranking: recall over the note schema a
+ * `nocturne eval --dataset beam --keep` run left (its tenants, the same question times), once
+ * with the default fusion and once with `updatesFirst` (the embedding server is asked for the
+ * questions' vectors).
  *
- *   node --import tsx tools/eval/updates-offline.ts [path]
+ *   node --import tsx tools/eval/updates-offline.ts [--path P] [--schema nocturne_eval_beam_…]
  */
 
 interface Tally {
@@ -33,11 +46,11 @@ function knowable(evalCase: EvalCase, query: EvalQuery, cutoff: string | undefin
   return !(cutoff && times.length > 0 && times.every((t) => t > Date.parse(cutoff)));
 }
 
-function score(tally: Tally, query: EvalQuery, ranked: readonly Turn[]): void {
-  const items = ranked
-    .slice(0, 10)
-    .map((t) => ({ goldIds: [t.goldId], goldSessions: [], score: 0, tokens: 0, afterCutoff: false }));
-  const outcome = { items } as unknown as QueryOutcome;
+const turnItems = (ranked: readonly Turn[]): RetrievedItem[] =>
+  ranked.map((t) => ({ goldIds: [t.goldId], goldSessions: [], score: 0, tokens: 0, afterCutoff: false }));
+
+function score(tally: Tally, query: EvalQuery, ranked: readonly RetrievedItem[]): void {
+  const outcome = { items: ranked.slice(0, 10) } as unknown as QueryOutcome;
   const r5 = evidenceRecall(query, outcome, 5);
   const r10 = evidenceRecall(query, outcome, 10);
   const order = updateOrder(query, outcome, 10);
@@ -46,8 +59,37 @@ function score(tally: Tally, query: EvalQuery, ranked: readonly Turn[]): void {
   if (order) tally.ordered.push(order.ordered);
 }
 
+/** Nocturne's recall of a kept evaluation schema, with the fusion's update rule off and on. */
+interface Kept {
+  db: Db;
+  embedder: Embedder;
+}
+
+async function nocturneRanked(kept: Kept, evalCase: EvalCase, query: EvalQuery, cutoff: string | undefined) {
+  const byRecordId = new Map(evalCase.records.map((r) => [r.record.id, r]));
+  const ask = async (updates: boolean) =>
+    fusedItems(
+      await recall(
+        kept.db,
+        kept.embedder,
+        { tenantId: tenantFor('beam', evalCase.caseId), query: query.text, k: 10 },
+        { now: () => new Date(query.askedAt), fusion: { ...DEFAULT_FUSION_POLICY, updatesFirst: updates } },
+      ),
+      byRecordId,
+      cutoff,
+    );
+  return { plain: await ask(false), updates: await ask(true) };
+}
+
+async function openKept(schema: string): Promise<Kept> {
+  const config = parseConfig(process.env);
+  return { db: await openNoteStore(config, { schema }), embedder: createModelEmbedder(config.embedding) };
+}
+
 async function main(): Promise<void> {
-  const cases = await loadDataset('beam', process.argv[2] ?? defaultDatasetPath('beam'));
+  const { values } = parseArgs({ options: { path: { type: 'string' }, schema: { type: 'string' } } });
+  const cases = await loadDataset('beam', values.path ?? defaultDatasetPath('beam'));
+  const kept = values.schema ? await openKept(values.schema) : undefined;
   const tallies = new Map<string, Tally>();
   const tally = (key: string) =>
     tallies.get(key) ?? (tallies.set(key, { r5: [], r10: [], ordered: [] }).get(key) as Tally);
@@ -59,10 +101,17 @@ async function main(): Promise<void> {
     for (const query of evalCase.queries.filter((q) => knowable(evalCase, q, cutoff))) {
       const ranked = (await index.search(query.text, 50)).map((h) => turns[h.turn] as Turn);
       const speakerOf = (t: Turn) => ({ ...t, speaker: t.text.slice(0, t.text.indexOf(':')) });
-      score(tally(`${split}, BM25`), query, ranked);
-      score(tally(`${split}, BM25 + updates first`), query, updatesFirst(ranked, query.text, speakerOf));
+      score(tally(`${split}, BM25`), query, turnItems(ranked));
+      score(tally(`${split}, BM25 + updates first`), query, turnItems(updatesFirst(ranked, query.text, speakerOf)));
+      if (!kept) continue;
+      const nocturne = await nocturneRanked(kept, evalCase, query, cutoff);
+      // A chat the kept run did not hold answers nothing: it is not scored.
+      if (nocturne.plain.length === 0) continue;
+      score(tally(`${split}, Nocturne`), query, nocturne.plain);
+      score(tally(`${split}, Nocturne + updates first`), query, nocturne.updates);
     }
   }
+  await kept?.db.close();
   const pct = (x: number[]) => `${((x.reduce((a, b) => a + b, 0) / Math.max(1, x.length)) * 100).toFixed(1)}%`;
   const sum = (x: number[]) => x.reduce((a, b) => a + b, 0);
   for (const [name, t] of tallies)

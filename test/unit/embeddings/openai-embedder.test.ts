@@ -1,7 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { backoffMs, isTransient, requestTimeoutMs } from '../../../src/embeddings/batching.ts';
+import {
+  backoffMs,
+  batchesOf,
+  clipText,
+  isTimeout,
+  isTransient,
+  requestTimeoutMs,
+} from '../../../src/embeddings/batching.ts';
 import { defaultSimilarityFloor } from '../../../src/config.ts';
 import { createEmbedder } from '../../../src/embeddings/create.ts';
 import {
@@ -168,6 +175,33 @@ describe('OpenAI-compatible embedder (real client against a scripted server)', (
     expect(vectors.map((v) => v[0])).toEqual(texts.map((t) => vectorFor(`passage${t}`)[0]));
   });
 
+  it('sends long texts cut to maxInputChars at a word boundary, and each distinct text once', async () => {
+    const long = `${'word '.repeat(600)}tail`;
+    const other = `${'word '.repeat(600)}different tail`;
+    const vectors = await openai({ maxInputChars: 100 }).embed([long, 'short', other, 'short']);
+    const sent = requests.flatMap((r) => r.body.input as string[]);
+    // The two long texts agree on their first 100 characters: one text for the model.
+    expect(sent).toEqual(['word '.repeat(20).trimEnd(), 'short']);
+    expect(vectors).toHaveLength(4);
+    expect(vectors[0]).toEqual(vectors[2]);
+    expect(vectors[1]).toEqual(vectors[3]);
+    expect(vectors[1]?.[0]).toBeCloseTo(vectorFor('passageshort')[0]!, 6);
+  });
+
+  it('keeps one request within maxBatchChars: long texts go in fewer texts per request', async () => {
+    const texts = Array.from({ length: 6 }, (_, i) => `${i}${'x'.repeat(399)}`);
+    await openai({ batchSize: 64, maxBatchChars: 1000, concurrency: 1 }).embed(texts);
+    expect(requests.map((r) => (r.body.input as string[]).length)).toEqual([2, 2, 2]);
+  });
+
+  it('sends a timed-out batch again in halves instead of whole', async () => {
+    script.push('slow');
+    const texts = ['alpha', 'beta', 'gamma', 'delta'];
+    const vectors = await openai({ timeoutMs: 300, timeoutPerKiloCharMs: 0, batchSize: 4 }).embed(texts);
+    expect(requests.map((r) => (r.body.input as string[]).length)).toEqual([4, 2, 2]);
+    expect(vectors.map((v) => v[0])).toEqual(texts.map((t) => vectorFor(`passage${t}`)[0]));
+  });
+
   it('retries 5xx, 429 and connection resets, then succeeds', async () => {
     script.push({ status: 503 }, 'reset', { status: 429 });
     const vectors = await openai().embed(['alpha']);
@@ -193,15 +227,15 @@ describe('OpenAI-compatible embedder (real client against a scripted server)', (
   });
 
   it('gives a long batch the time its size needs: base plus an allowance per 1,000 characters', () => {
-    expect(requestTimeoutMs(['x'.repeat(600)], {})).toBe(30_000 + 3_000);
+    expect(requestTimeoutMs(['x'.repeat(600)], {})).toBe(30_000 + 18_000);
     expect(
       requestTimeoutMs(
-        Array.from({ length: 64 }, () => 'x'.repeat(600)),
+        Array.from({ length: 16 }, () => 'x'.repeat(1000)),
         {},
       ),
-    ).toBe(30_000 + 192_000);
+    ).toBe(30_000 + 480_000);
     expect(requestTimeoutMs(['abc'], { timeoutMs: 300, timeoutPerKiloCharMs: 0 })).toBe(300);
-    expect(requestTimeoutMs(2_000, {})).toBe(40_000);
+    expect(requestTimeoutMs(2_000, {})).toBe(90_000);
   });
 
   it('does not retry a 400', async () => {
@@ -323,9 +357,44 @@ describe('retry policy', () => {
     expect(isTransient(error)).toBe(transient);
   });
 
+  it.each([
+    [Object.assign(new Error('x'), { name: 'TimeoutError' }), true],
+    [new TypeError('fetch failed', { cause: { code: 'UND_ERR_HEADERS_TIMEOUT' } }), true],
+    [{ status: 408 }, true],
+    [{ status: 503 }, false],
+    [Object.assign(new Error('x'), { code: 'ECONNRESET' }), false],
+  ])('%j a timeout: %s', (error, timeout) => {
+    expect(isTimeout(error)).toBe(timeout);
+  });
+
   it('backs off exponentially up to the cap', () => {
     const o = { baseDelayMs: 100, maxDelayMs: 1000 };
     expect([1, 2, 3, 4, 5, 10].map((a) => backoffMs(a, o, () => 1))).toEqual([100, 200, 400, 800, 1000, 1000]);
     expect(backoffMs(3, o, () => 0)).toBe(200);
+  });
+});
+
+describe('what one request carries', () => {
+  it('cuts a text at its last word boundary in the final fifth, else at the limit', () => {
+    expect(clipText('short', 10)).toBe('short');
+    expect(clipText('alpha beta gamma', 12)).toBe('alpha beta');
+    expect(clipText('x'.repeat(30), 10)).toBe('x'.repeat(10));
+    // A cut inside a surrogate pair would send half a character.
+    expect(clipText(`${'x'.repeat(9)}😀yy`, 10)).toBe('x'.repeat(9));
+  });
+
+  it('fills batches up to batchSize texts and maxBatchChars characters, a longer text alone', () => {
+    const o = { batchSize: 3, maxBatchChars: 10, servers: 1 };
+    expect(batchesOf(['aaaa', 'bbbb', 'cc', 'dddddddddddd', 'e', 'f', 'g', 'h'], o)).toEqual([
+      ['aaaa', 'bbbb', 'cc'],
+      ['dddddddddddd'],
+      ['e', 'f', 'g'],
+      ['h'],
+    ]);
+    // Never fewer batches than servers.
+    expect(batchesOf(['a', 'b', 'c', 'd'], { ...o, servers: 2 })).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
   });
 });
