@@ -351,4 +351,24 @@ describe('the tenant lease', () => {
     await new Promise((r) => setTimeout(r, 4500));
     expect((await reinforce(0)).changes).toHaveLength(1);
   });
+
+  it('refuses a staged run’s approval while an erasure holds it, activating nothing', async () => {
+    const staging = 'erc5';
+    await writeBatch(archive, { tenantId: staging, producer: 'it', records: records(staging) });
+    const handle = await consolidateStart(staging, 'staged');
+    await expect
+      .poll(async () => (await handle.query(progressQuery)).phase, { timeout: 90_000 })
+      .toBe('awaiting_approval');
+    await withTenant(db, staging, (tx) =>
+      takeTenantLease(tx, { tenantId: staging, holder: 'erasure/it-approval', purpose: 'erasure', seconds: 60 }),
+    );
+    await handle.executeUpdate(approveUpdate, { args: [{ operator: 'ops@it', reason: 'looks fine' }] });
+    const failure = await handle.result().catch((e: unknown) => e);
+    // Taking the lease advanced the tenant's erasure epoch: the run started before it is fenced
+    // (a run started while the lease is held fails earlier, when it stages, with TenantLocked).
+    expect((failure as { cause?: { cause?: { type?: string } } }).cause?.cause?.type).toBe('RunFencedByErasure');
+    const notes = (await listNotes(db, { tenantId: staging, limit: 100 })).notes;
+    expect(notes.length).toBeGreaterThan(0);
+    expect(notes.filter((n) => n.status === 'active')).toEqual([]);
+  });
 });
