@@ -17,15 +17,15 @@ export interface VectorCatchUp {
 
 /**
  * Starts the indexing step again for every run of the tenant that left claims without a vector
- * (the step failed, or its worker was gone): the same workflow a run starts after its commit,
+ * of the workers' model `model` (the step failed, or its worker was gone): the same workflow a run starts after its commit,
  * under the same id, so a step still running is joined rather than doubled. Until it ends,
  * recall finds those notes by full text and marks them `vectorPending`.
  */
 export async function catchUpNoteVectors(
-  ports: { db: Db; client: Client; taskQueue: string },
+  ports: { db: Db; client: Client; taskQueue: string; model: string },
   tenantId: string,
 ): Promise<VectorCatchUp[]> {
-  const runs = await withTenant(ports.db, tenantId, (tx) => selectRunsMissingVectors(tx));
+  const runs = await withTenant(ports.db, tenantId, (tx) => selectRunsMissingVectors(tx, { model: ports.model }));
   const started: VectorCatchUp[] = [];
   for (const { runId, pending } of runs) {
     const workflowId = noteVectorsId(tenantId, runId);

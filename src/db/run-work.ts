@@ -208,15 +208,22 @@ export async function selectSupersededBy(tx: Queryable, p: { noteId: string }): 
 }
 
 /**
- * Runs of the tenant (a consolidation or a rollback) whose committed claims still have no vector:
- * their indexing step failed or was never started. Erased notes and scrubbed claims are left out.
+ * Runs of the tenant (a consolidation or a rollback) whose committed claims still have no vector
+ * of `model` (none at all, or a copy another model produced): their indexing step failed or was
+ * never started. The same versions `selectUnembedded` gives that step; erased notes and scrubbed
+ * claims are left out.
  */
-export async function selectRunsMissingVectors(tx: Queryable): Promise<Array<{ runId: string; pending: number }>> {
+export async function selectRunsMissingVectors(
+  tx: Queryable,
+  p: { model: string },
+): Promise<Array<{ runId: string; pending: number }>> {
   const { rows } = await tx.query(
     `SELECT v.created_by_run AS run_id, count(*) AS pending FROM note_versions v
-      WHERE v.embedding IS NULL AND v.created_by_run IS NOT NULL AND v.claim <> '[erased]'
+      WHERE (v.embedding IS NULL OR v.embedding_model IS DISTINCT FROM $1)
+        AND v.created_by_run IS NOT NULL AND v.claim <> '[erased]'
         AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.tenant_id = v.tenant_id AND n.note_id = v.note_id AND n.status = 'erased')
       GROUP BY v.created_by_run ORDER BY v.created_by_run`,
+    [p.model],
   );
   return rows.map((r) =>
     z

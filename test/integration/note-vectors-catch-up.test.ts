@@ -43,7 +43,9 @@ afterAll(async () => {
   await dropSchema(schema);
 });
 
-const missing = () => withTenant(db, tenantId, (tx) => selectRunsMissingVectors(tx));
+const missing = () => withTenant(db, tenantId, (tx) => selectRunsMissingVectors(tx, { model: embedder.name }));
+const catchUp = () =>
+  catchUpNoteVectors({ db, client, taskQueue: config.temporal.taskQueue, model: embedder.name }, tenantId);
 const recallBilling = () =>
   recall(db, embedder, { tenantId, query: 'billing API amounts in dollars or cents', k: 5 }, {});
 
@@ -52,7 +54,7 @@ describe('catching up note vectors', () => {
     expect(run.status).toBe('completed');
     expect(run.vectors?.complete).toBe(true);
     expect(await missing()).toEqual([]);
-    expect(await catchUpNoteVectors({ db, client, taskQueue: config.temporal.taskQueue }, tenantId)).toEqual([]);
+    expect(await catchUp()).toEqual([]);
   });
 
   it('gives the claims of a run whose step failed their vectors again, and recall stops marking them', async () => {
@@ -67,11 +69,21 @@ describe('catching up note vectors', () => {
     expect(before.notes.every((n) => n.vectorPending === true)).toBe(true);
     expect((await missing()).reduce((s, r) => s + r.pending, 0)).toBe(cleared);
 
-    const steps = await catchUpNoteVectors({ db, client, taskQueue: config.temporal.taskQueue }, tenantId);
+    const steps = await catchUp();
     expect(steps.map((s) => s.state)).toEqual(steps.map(() => 'started'));
     const embedded = (await Promise.all(steps.map((s) => s.handle.result()))).reduce((s, r) => s + r.embedded, 0);
     expect(embedded).toBe(cleared);
 
+    expect(await missing()).toEqual([]);
+    // A vector another model produced is not this model's: it is missing too, and is replaced.
+    const restamped = await withTenant(db, tenantId, async (tx) => {
+      const r = await tx.query(
+        `UPDATE note_versions SET embedding_model = 'lexical:older' WHERE embedding IS NOT NULL`,
+      );
+      return r.rowCount ?? 0;
+    });
+    expect((await missing()).reduce((s, r) => s + r.pending, 0)).toBe(restamped);
+    await Promise.all((await catchUp()).map((s) => s.handle.result()));
     expect(await missing()).toEqual([]);
     const after = await recallBilling();
     expect(after.notes.map((n) => n.noteId)).toEqual(expect.arrayContaining(before.notes.map((n) => n.noteId)));

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../config.ts';
 import { TenantId } from '../../contracts/ids.ts';
 import { catchUpNoteVectors, type VectorCatchUp } from '../../consolidation/catch-up-vectors.ts';
-import { withDb, withTemporalClient } from '../../runtime.ts';
+import { openRecallEmbedder, withDb, withTemporalClient } from '../../runtime.ts';
 import { UsageError } from '../errors.ts';
 import { printJson, printLine, progress } from '../output.ts';
 
@@ -29,9 +29,12 @@ export async function indexVectorsCommand(opts: IndexVectorsOptions): Promise<vo
   if (!parsed.success) throw new UsageError(`--tenant: invalid value ${JSON.stringify(opts.tenant)}`);
   const tenantId = parsed.data;
   const config = loadConfig();
+  // The model the workers embed with: a vector another model produced is missing too.
+  const model = (await openRecallEmbedder(config)).name;
   const reports = await withDb(config, (db) =>
     withTemporalClient(config, async (client) => {
-      const steps = await catchUpNoteVectors({ db, client, taskQueue: config.temporal.taskQueue }, tenantId);
+      const ports = { db, client, taskQueue: config.temporal.taskQueue, model };
+      const steps = await catchUpNoteVectors(ports, tenantId);
       return opts.wait ? followSteps(tenantId, steps) : steps.map(describe);
     }),
   );
@@ -68,7 +71,7 @@ const describe = (s: VectorCatchUp): StepReport => ({
 });
 
 function line(r: StepReport): string {
-  const what = `${r.workflowId}: ${r.pending} claim(s) without a vector (run ${r.runId})`;
+  const what = `${r.workflowId}: ${r.pending} claim(s) without a vector of the current model (run ${r.runId})`;
   if (r.error !== undefined) return `${what}: failed: ${r.error}`;
   if (r.embedded !== undefined) return `${what}: ${r.embedded} embedded`;
   return `${what}: ${r.state === 'running' ? 'already running' : 'started'}`;
