@@ -157,6 +157,14 @@ export async function selectCurrentInScopes(tx: Queryable, p: { scopes: NoteScop
 }
 
 /**
+ * A version `v` whose claim still needs a vector of the model bound to `param`: none yet, or a
+ * copy another model produced (or one without a stamp). Erased notes and scrubbed claims never do.
+ */
+const lacksVectorOf = (param: string) => `(v.embedding IS NULL OR v.embedding_model IS DISTINCT FROM ${param})
+        AND v.claim <> '[erased]'
+        AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.tenant_id = v.tenant_id AND n.note_id = v.note_id AND n.status = 'erased')`;
+
+/**
  * Versions this run wrote whose claim has no vector of `model` yet: not embedded, or holding a
  * vector copied from an older version that another model produced (or one without a stamp).
  */
@@ -166,9 +174,7 @@ export async function selectUnembedded(
 ): Promise<Array<{ noteId: string; version: number; claim: string }>> {
   const { rows } = await tx.query(
     `SELECT v.note_id, v.version, v.claim FROM note_versions v
-      WHERE v.created_by_run = $1 AND (v.embedding IS NULL OR v.embedding_model IS DISTINCT FROM $3)
-        AND v.claim <> '[erased]'
-        AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.tenant_id = v.tenant_id AND n.note_id = v.note_id AND n.status = 'erased')
+      WHERE v.created_by_run = $1 AND ${lacksVectorOf('$3')}
       ORDER BY v.note_id, v.version LIMIT $2`,
     [p.runId, p.limit, p.model],
   );
@@ -210,8 +216,7 @@ export async function selectSupersededBy(tx: Queryable, p: { noteId: string }): 
 /**
  * Runs of the tenant (a consolidation or a rollback) whose committed claims still have no vector
  * of `model` (none at all, or a copy another model produced): their indexing step failed or was
- * never started. The same versions `selectUnembedded` gives that step; erased notes and scrubbed
- * claims are left out.
+ * never started: the versions `selectUnembedded` gives that step.
  */
 export async function selectRunsMissingVectors(
   tx: Queryable,
@@ -219,9 +224,7 @@ export async function selectRunsMissingVectors(
 ): Promise<Array<{ runId: string; pending: number }>> {
   const { rows } = await tx.query(
     `SELECT v.created_by_run AS run_id, count(*) AS pending FROM note_versions v
-      WHERE (v.embedding IS NULL OR v.embedding_model IS DISTINCT FROM $1)
-        AND v.created_by_run IS NOT NULL AND v.claim <> '[erased]'
-        AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.tenant_id = v.tenant_id AND n.note_id = v.note_id AND n.status = 'erased')
+      WHERE v.created_by_run IS NOT NULL AND ${lacksVectorOf('$1')}
       GROUP BY v.created_by_run ORDER BY v.created_by_run`,
     [p.model],
   );

@@ -63,12 +63,7 @@ export async function indexRecords(
     if (input.maxObjects !== undefined && result.objects >= input.maxObjects)
       return { ...result, embedded: counter.count };
     progress.beat({ objectKey, records: result.records });
-    try {
-      result.records += await indexObject({ ...ports, embedder }, { tenantId, objectKey, window }, progress);
-    } catch (error) {
-      // Listed, then erased or expired before it was read: nothing of it may be indexed.
-      if ((error as Error).name !== 'ArchiveObjectNotFoundError') throw error;
-    }
+    result.records += await indexObjectIfPresent({ ...ports, embedder }, { tenantId, objectKey, window }, progress);
     result.objects += 1;
     result.after = objectKey;
   }
@@ -91,11 +86,7 @@ export async function indexArchivedObjects(
   );
   const result = { objects: 0, records: 0, embedded: 0 };
   for (const objectKey of input.objectKeys.filter((k) => !indexed.has(k))) {
-    try {
-      result.records += await indexObject({ ...ports, embedder }, { tenantId, objectKey, window: {} }, SILENT);
-    } catch (error) {
-      if ((error as Error).name !== 'ArchiveObjectNotFoundError') throw error;
-    }
+    result.records += await indexObjectIfPresent({ ...ports, embedder }, { tenantId, objectKey, window: {} }, SILENT);
     result.objects += 1;
   }
   return { ...result, embedded: counter.count };
@@ -116,6 +107,20 @@ export async function rebuildRecordIndex(
   const dropped = await withTenant(ports.db, input.tenantId, (tx) => deleteRecordIndex(tx));
   const indexed = await indexRecords(ports, { tenantId: input.tenantId }, progress);
   return { ...indexed, dropped: dropped.records };
+}
+
+/** An object listed or written, then erased or expired before it was read: nothing of it may be indexed. */
+async function indexObjectIfPresent(
+  ports: IndexPorts,
+  target: { tenantId: string; objectKey: string; window: Window },
+  progress: Progress,
+): Promise<number> {
+  try {
+    return await indexObject(ports, target, progress);
+  } catch (error) {
+    if ((error as Error).name !== 'ArchiveObjectNotFoundError') throw error;
+    return 0;
+  }
 }
 
 async function indexObject(

@@ -39,10 +39,8 @@ export function toolError(f: Finding, ep: Episode): Proposal {
   const [call, error, retry] = f.evidence.filter((e) => e.record.kind !== 'tool_result');
   const tool = f.tool ?? 'a tool';
   // "error: calendar.create: service unavailable" → "service unavailable": the subject names the tool.
-  const message = (error?.record.text ?? f.summary)
-    .replace(/^\s*error:?\s*/i, '')
-    .replace(new RegExp(`^${escapeRegExp(tool)}:\\s*`), '')
-    .trim();
+  const said = (error?.record.text ?? f.summary).replace(/^\s*error:?\s*/i, '').trim();
+  const message = said.startsWith(`${tool}:`) ? said.slice(tool.length + 1).trim() : said;
   const seen = error?.record.observedAt ?? f.evidence.at(-1)?.record.observedAt;
   if (TRANSIENT.test(message) && seen) return transientFault(f, ep, tool, message, seen);
   const failedArgs = argsOf(call);
@@ -174,5 +172,3 @@ function differing(a: Record<string, unknown>, b: Record<string, unknown>): Arra
 function phrase(args: ReadonlyArray<readonly [string, unknown]>): string {
   return args.map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
 }
-
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
