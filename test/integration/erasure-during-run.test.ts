@@ -1,3 +1,4 @@
+import type { WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
@@ -11,10 +12,11 @@ import { objectsMentioning, rowsMentioning } from '../helpers/erasure-search.ts'
 import { pipelineConfig, pipelineForThisFile } from '../helpers/pipeline.ts';
 
 // A consolidation run that commits directly (not staged) while an erasure of its tenant holds the
-// lease, on the real stack. The run samples and replays the subject's records before the erasure
-// takes the lease; its commit then meets the lease. The two are ordered through the tenant write
-// lock, which both take first: the test holds it, lets the erasure queue on it, then the run's
-// commit, and lets go, so the erasure takes the lease before the run's commit can look.
+// lease, on the real stack. The run samples and replays the subject's records and stores its
+// operations before the erasure takes the lease; its commit then meets the lease. They are ordered
+// through the tenant write lock, which every one of those writes takes first and which PostgreSQL
+// grants in the order it was asked for: the test holds it, lets the run's write queue on it, then
+// the erasure's first step, and lets go.
 
 const { config, schema } = pipelineConfig('erun');
 const SUBJECT = 'u-alice';
@@ -38,6 +40,13 @@ async function waitingForTenantLock(db: Db, tenantId: string): Promise<number> {
     [tenantId],
   );
   return (rows[0] as { n: number }).n;
+}
+
+const POLL = { timeout: 30_000, interval: 100 };
+
+async function pendingActivities(run: WorkflowHandle): Promise<string[]> {
+  const pending = (await run.describe()).raw.pendingActivities ?? [];
+  return pending.map((a) => a.activityType?.name ?? '?');
 }
 
 /** Holds the tenant write lock in a transaction of its own until `release` is called. */
@@ -66,31 +75,37 @@ describe('a direct consolidation commit while an erasure holds the tenant lease'
     expect(subjectIds.length).toBeGreaterThan(0);
     await writeBatch(archive, { tenantId, producer: 'it', records: rs });
 
-    const lock = await holdTenantLock(db, tenantId);
-    const erasure = await startErasure(client, db, { tenantId, userId: SUBJECT, taskQueue: config.temporal.taskQueue });
-    await expect.poll(() => waitingForTenantLock(db, tenantId), { timeout: 30_000, interval: 100 }).toBe(1);
+    // The run's writes (its plan, its replay, its commit) each wait for the lock the test holds.
+    const first = await holdTenantLock(db, tenantId);
     const run = await client.workflow.start('consolidateTenantWorkflow', {
       taskQueue: config.temporal.taskQueue,
       workflowId: `consolidate/${tenantId}/it-${tag()}`,
       args: [{ tenantId, trigger: 'manual', mode: 'active', seed: 3 }],
     });
-    // The run planned and replayed; its commit now waits behind the erasure's first step.
-    await expect.poll(() => waitingForTenantLock(db, tenantId), { timeout: 30_000, interval: 100 }).toBe(2);
-    const pending = (await run.describe()).raw.pendingActivities ?? [];
-    expect(pending.map((a) => a.activityType?.name)).toEqual(['commitBatch']);
-    // Teeth: what the run would commit is derived from the subject's records.
-    const { rows: staged } = await withTenant(db, tenantId, (tx) =>
-      tx.query(`SELECT ops::text AS ops FROM run_batches`),
-    );
-    expect(staged.some((r) => subjectIds.some((id) => (r as { ops: string }).ops.includes(id)))).toBe(true);
-    lock.release();
-    await lock.done;
+    await expect.poll(() => waitingForTenantLock(db, tenantId), POLL).toBe(1);
+    // Queue behind the plan's write, so the lock is back in the test's hands before the replay's.
+    const second = holdTenantLock(db, tenantId);
+    await expect.poll(() => waitingForTenantLock(db, tenantId), POLL).toBe(2);
+    first.release();
+    await first.done;
+    const held = await second;
+    // The run read the subject's records and waits to store what it replayed.
+    await expect.poll(() => waitingForTenantLock(db, tenantId), POLL).toBe(1);
+    expect(await pendingActivities(run)).toEqual(['replayBatch']);
+    // The erasure's first step queues behind it: the replay stores its operations, the erasure
+    // takes the lease, and only then does the run's commit look.
+    const erasure = await startErasure(client, db, { tenantId, userId: SUBJECT, taskQueue: config.temporal.taskQueue });
+    await expect.poll(() => waitingForTenantLock(db, tenantId), POLL).toBe(2);
+    held.release();
+    await held.done;
 
     const failure = await run.result().catch((e: unknown) => e as Error);
-    expect((failure as { cause?: { cause?: { type?: string } } }).cause?.cause?.type).toBe('TenantLocked');
+    const activity = (failure as { cause?: { activityType?: string; cause?: { type?: string } } }).cause;
+    expect([activity?.activityType, activity?.cause?.type]).toEqual(['commitBatch', 'TenantLocked']);
     const { result } = await awaitErasureAndForget(client, erasure);
     expect(result?.scan).toMatchObject({ clean: true, archive: [], database: [] });
-    // The run's stored operations and episodes named the subject; the erasure scrubbed them.
+    // Teeth: the run had stored operations citing the subject's records; the erasure scrubbed them.
+    expect(result?.scrubbed.runWorkRowsDeleted).toBeGreaterThan(0);
     expect(result?.scrubbed.runEpisodesDeleted).toBeGreaterThan(0);
 
     expect((await listNotes(db, { tenantId, limit: 100 })).notes).toEqual([]);
