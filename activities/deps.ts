@@ -79,14 +79,12 @@ export function asActivityFailure(error: unknown): unknown {
     return ApplicationFailure.nonRetryable(ownFailureText(error.message), error.type);
   const e = error instanceof Error ? error : new Error(String(error));
   const type = PERMANENT_BY_NAME[e.name];
-  if (type !== undefined)
-    return ApplicationFailure.create({
-      message: ownFailureText(e.message),
-      type,
-      nonRetryable: true,
-      cause: cleaned(e),
-    });
-  return cleaned(e);
+  return type === undefined ? cleaned(e) : permanentFailure(e, type);
+}
+
+/** A known error of Nocturne's as a non-retryable failure of `type`, with itself, cleaned, as the cause. */
+export function permanentFailure(e: Error, type: string): ApplicationFailure {
+  return ApplicationFailure.create({ message: ownFailureText(e.message), type, nonRetryable: true, cause: cleaned(e) });
 }
 
 /** A foreign error as a retryable failure of the same type, its message cleaned; SQLSTATE and names of the relation and constraint added. */
