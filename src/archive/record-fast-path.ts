@@ -26,80 +26,69 @@ import type { RawRecord } from '../contracts/raw-record.ts';
  * fast verdict must equal zod's on every input outside the hand-offs above).
  */
 
-/** Bits for id, tenantId, agentId, sessionId, kind, observedAt, recordedAt. */
-const ALL_REQUIRED = 127;
-
 const KINDS: ReadonlySet<unknown> = new Set(RECORD_KINDS);
 const SOURCES: ReadonlySet<unknown> = new Set(RECORD_SOURCES);
 const OUTCOME_STATUSES: ReadonlySet<unknown> = new Set(['success', 'failure', 'pending']);
 const OUTCOME_KEYS = ['status', 'expected', 'actual', 'reward'] as const;
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * The last `recordedAt` and `tenantId` proven valid. The writer stamps one `recordedAt` on a
+ * whole batch and an object holds one tenant, so consecutive records repeat them: comparing
+ * with the previous value costs less than checking the format again. They start as values
+ * that are themselves valid, so an equal value is always a valid one.
+ */
+let validRecordedAt = '1970-01-01T00:00:00Z';
+let validTenantId = 'a';
 
 /** Exported for the equivalence test only. */
 export const fastChecks = { isUlid, isTenantId, isIsoDateTime };
 
-/** The record when it certainly passes `RawRecord` unchanged; otherwise `undefined` (ask zod). */
+/**
+ * The record when it certainly passes `RawRecord` unchanged; otherwise `undefined` (ask zod).
+ * `value` is what JSON.parse returns, so a property that is `undefined` is absent.
+ *
+ * Each field of the schema is read by name rather than by walking the record's keys: a walk
+ * compares every key against the schema's names, which cost as much as the checks themselves.
+ * Unknown keys need no look: the schema keeps them with any value.
+ */
 export function fastRawRecord(value: unknown): RawRecord | undefined {
   if (!isPlainObject(value)) return undefined;
   const v = value as Record<string, unknown>;
-  let required = 0;
-  // One pass over the keys: each known key is checked where it stands, unknown keys are kept.
-  for (const key in v) {
-    const x = v[key];
-    switch (key) {
-      case 'id':
-        if (typeof x !== 'string' || !isUlid(x)) return undefined;
-        required |= 1;
-        break;
-      case 'tenantId':
-        if (typeof x !== 'string' || !isTenantId(x)) return undefined;
-        required |= 2;
-        break;
-      case 'agentId':
-      case 'sessionId':
-        if (typeof x !== 'string' || x.length < 1 || x.length > 256) return undefined;
-        required |= key === 'agentId' ? 4 : 8;
-        break;
-      case 'userId':
-      case 'taskId':
-      case 'taskType':
-        if (typeof x !== 'string' || x.length < 1 || x.length > 256) return undefined;
-        break;
-      case 'kind':
-        if (!KINDS.has(x)) return undefined;
-        required |= 16;
-        break;
-      case 'observedAt':
-      case 'recordedAt':
-        if (typeof x !== 'string' || !isIsoDateTime(x)) return undefined;
-        required |= key === 'observedAt' ? 32 : 64;
-        break;
-      case 'role':
-        if (typeof x !== 'string' || x.length < 1 || x.length > 64) return undefined;
-        break;
-      case 'text':
-        if (typeof x !== 'string') return undefined;
-        break;
-      case 'payload': // anything (a parsed JSON value is never undefined)
-        if (x === undefined) return undefined;
-        break;
-      case 'tags':
-        if (!isTags(x)) return undefined;
-        break;
-      case 'importance':
-        if (typeof x !== 'number' || !Number.isFinite(x) || x < 0 || x > 1) return undefined;
-        break;
-      case 'outcome':
-        if (!isOutcome(x)) return undefined;
-        break;
-      case 'source':
-        if (!SOURCES.has(x)) return undefined;
-        break;
-      case '__proto__': // zod drops an own __proto__ key
-        return undefined;
-      default: // unknown keys are kept, with any value
-    }
+  const { id, tenantId, observedAt, recordedAt } = v;
+  if (typeof id !== 'string' || !isUlid(id)) return undefined;
+  if (tenantId !== validTenantId) {
+    if (typeof tenantId !== 'string' || !isTenantId(tenantId)) return undefined;
+    validTenantId = tenantId;
   }
-  return required === ALL_REQUIRED ? (value as RawRecord) : undefined;
+  if (!isText(v.agentId, 256) || !isText(v.sessionId, 256) || !KINDS.has(v.kind)) return undefined;
+  if (typeof observedAt !== 'string' || !isIsoDateTime(observedAt)) return undefined;
+  if (recordedAt !== validRecordedAt) {
+    if (typeof recordedAt !== 'string' || !isIsoDateTime(recordedAt)) return undefined;
+    validRecordedAt = recordedAt;
+  }
+  const { userId, taskId, taskType, role, text, tags, importance, outcome, source } = v;
+  if (userId !== undefined && !isText(userId, 256)) return undefined;
+  if (taskId !== undefined && !isText(taskId, 256)) return undefined;
+  if (taskType !== undefined && !isText(taskType, 256)) return undefined;
+  if (role !== undefined && !isText(role, 64)) return undefined;
+  if (text !== undefined && typeof text !== 'string') return undefined;
+  if (tags !== undefined && !isTags(tags)) return undefined;
+  if (importance !== undefined && !isImportance(importance)) return undefined;
+  if (outcome !== undefined && !isOutcome(outcome)) return undefined;
+  if (source !== undefined && !SOURCES.has(source)) return undefined;
+  // `payload` is anything. An own `__proto__` key (JSON.parse makes one) is dropped by zod.
+  if (hasOwn.call(v, '__proto__')) return undefined;
+  return value as RawRecord;
+}
+
+/** A string of 1 to `max` UTF-16 code units, as zod's `min(1).max(max)` counts. */
+function isText(x: unknown, max: number): boolean {
+  return typeof x === 'string' && x.length >= 1 && x.length <= max;
+}
+
+function isImportance(x: unknown): boolean {
+  return typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1;
 }
 
 /**
@@ -139,13 +128,20 @@ function isOutcome(x: unknown): boolean {
 
 // --- string formats, by character code (the regexes they mirror are in contracts/ids.ts) ---
 
-/** /^[0-9A-HJKMNP-TV-Z]{26}$/ */
+/** 1 for each ASCII code unit of Crockford base32 (0-9, A-Z minus I L O U). */
+const CROCKFORD = new Uint8Array(128);
+for (const c of '0123456789ABCDEFGHJKMNPQRSTVWXYZ') CROCKFORD[c.charCodeAt(0)] = 1;
+
+/**
+ * /^[0-9A-HJKMNP-TV-Z]{26}$/. A table lookup rather than range comparisons: a ULID's random
+ * part mixes digits and letters unpredictably, and the branches of a range test mispredicted
+ * often enough to cost twice the lookup (bench archive, 0.2 vs 0.08 µs an id).
+ */
 function isUlid(s: string): boolean {
   if (s.length !== 26) return false;
   for (let i = 0; i < 26; i += 1) {
     const c = s.charCodeAt(i);
-    if (c >= 48 && c <= 57) continue; // 0-9
-    if (c < 65 || c > 90 || c === 73 || c === 76 || c === 79 || c === 85) return false; // A-Z minus I L O U
+    if (c > 127 || CROCKFORD[c] === 0) return false;
   }
   return true;
 }
