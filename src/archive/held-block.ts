@@ -36,13 +36,15 @@ export function* heldItems(block: Buffer, context: BlockContext): Generator<Item
   let start = 0; // byte offset of the line
   let charStart = 0; // its offset in `text`
   while (start < block.length) {
-    const end = block.indexOf(NEWLINE, start);
+    // A newline byte is never part of a multi-byte character, so the string and the bytes
+    // have their newlines at the same places; ASCII text needs no search in the bytes.
+    const charEnd = text === undefined ? 0 : text.indexOf('\n', charStart);
+    const end = ascii ? charEnd : block.indexOf(NEWLINE, start);
     if (end === -1) {
       const detail = `last line (${block.length - start} bytes) has no trailing newline`;
       batch.push(quarantine(context, line, 'truncated_line', detail));
       break;
     }
-    const charEnd = text === undefined ? 0 : ascii ? end : text.indexOf('\n', charStart);
     batch.push(lineItem(block, context, { line, start, end }, text?.slice(charStart, charEnd)));
     if (batch.length === LINES_PER_BATCH) {
       yield batch;
