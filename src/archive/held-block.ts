@@ -1,4 +1,4 @@
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import type { RawRecord } from '../contracts/raw-record.ts';
@@ -21,7 +21,9 @@ export interface BlockContext {
  * The items of a whole object held in memory after its gzip trailer was verified, split and
  * validated the way a plain `toString + split + JSON.parse` loop reads it: the bytes are
  * checked as UTF-8 once (natively) and decoded once, and each line is parsed from a slice of
- * that string, with no per-line Buffer or decoder call. The outcome is the same as reading the
+ * that string, with no per-line Buffer or decoder call. All-ASCII bytes (the usual object)
+ * decode the same as Latin-1, which is a plain copy: about six times faster than Node's
+ * UTF-8 decoding of the same bytes (bench archive objects: 1.5 vs 8.6 ms for 8.5 MB). The outcome is the same as reading the
  * object line by line (`parseLine`): an object with any invalid UTF-8 falls back to exactly
  * that, so the bad line is quarantined and the rest are kept.
  * Each record's `contentHash` is computed when first read, from the held bytes: evidence
@@ -29,8 +31,8 @@ export interface BlockContext {
  * (at most the reader's `verifyBufferBytes`) alive; reading the hash lets them go.
  */
 export function* heldItems(block: Buffer, context: BlockContext): Generator<Item[]> {
-  const text = isUtf8(block) ? block.toString('utf8') : undefined;
-  const ascii = text !== undefined && text.length === block.length; // char offsets equal byte offsets
+  const ascii = isAscii(block); // then char offsets equal byte offsets
+  const text = ascii ? block.toString('latin1') : isUtf8(block) ? block.toString('utf8') : undefined;
   let batch: Item[] = [];
   let line = 1;
   let start = 0; // byte offset of the line
