@@ -46,10 +46,11 @@ export const fastChecks = { isUlid, isTenantId, isIsoDateTime };
 
 /**
  * The record when it certainly passes `RawRecord` unchanged; otherwise `undefined` (ask zod).
- * `value` is what JSON.parse returns, so a property that is `undefined` is absent.
+ * An optional field that is `undefined` passes, as zod lets it (and keeps the key).
  *
  * Each field of the schema is read by name rather than by walking the record's keys: a walk
- * compares every key against the schema's names, which cost as much as the checks themselves.
+ * compares every key against the schema's names, and measured dearer (about 3,200 against
+ * 2,600 instructions a bench record, counted with valgrind, both beyond JSON.parse).
  * Unknown keys need no look: the schema keeps them with any value.
  */
 export function fastRawRecord(value: unknown): RawRecord | undefined {
