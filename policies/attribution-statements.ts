@@ -124,7 +124,8 @@ function isStatement(s: string, inAgentEpisode: boolean): boolean {
   if (REQUEST_OPENER.test(s) || !FIRST_PERSON.test(s)) return false;
   if (inAgentEpisode && REQUEST.test(s)) return false;
   const words = contentTokens(s).filter((t) => !FILLER.has(t));
-  return words.length >= STATED_FACT_MIN_WORDS;
+  // A short statement carrying an identifier or a number ("My user ID is omar_3817") is no small talk.
+  return words.length >= STATED_FACT_MIN_WORDS || (words.length >= 2 && words.some((t) => /\d/.test(t)));
 }
 
 /** One sentence longer than STATED_FACT_MAX_CHARS is cut at a word. */

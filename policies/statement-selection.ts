@@ -175,11 +175,14 @@ function clausesOf(clause: string): string[] {
  * could stand for has been named in the clause.
  */
 function pronounFirst(clause: string): boolean {
-  const m = /\b(it|it's|them|its|him|he|she|they)\b/i.exec(clause);
+  const m = POINTER.exec(clause);
   if (!m) return false;
-  const before = clause.slice(0, m.index).split(/\s+/).slice(1).join(' ');
+  const before = clause.slice(0, m.index);
   return !NAMED.test(before);
 }
+/** "it", "them", … or a demonstrative standing alone ("chat about this and …"), not "this book". */
+const POINTER =
+  /\b(?:it|it's|them|its|him|he|she|they|his|her|their)\b|\b(?:this|that|these|those)(?=\s*(?:[,.!?;]|$|\s(?:and|or|but|so|because|too)\b))/i;
 /** Something named: a determiner with its noun, a capitalised name, a number. */
 const NAMED =
   /\b(?:a|an|the|my|our|his|her|their|some|any|every|each|another|this|that|these|those|one|two|three|few|many|several)\s+\w|\b[A-Z][a-z]+|\d/;

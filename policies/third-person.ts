@@ -27,7 +27,16 @@ const ADVERBS = new Set(
     ' ',
   ),
 );
-const IRREGULAR_PRESENT: Record<string, string> = { am: 'is', have: 'has', do: 'does', go: 'goes', be: 'is' };
+const IRREGULAR_PRESENT: Record<string, string> = {
+  am: 'is',
+  have: 'has',
+  do: 'does',
+  go: 'goes',
+  be: 'is',
+  // Spoken contractions: "I wanna" → "wants to", never "wannas".
+  wanna: 'wants to',
+  gotta: 'has to',
+};
 /** Contractions of "I", "you", "we": what they expand to once the pronoun is a name. */
 const CONTRACTED: Record<string, string> = {
   "i'm": 'is',
