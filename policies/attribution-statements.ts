@@ -66,10 +66,17 @@ export function preferences(ep: Episode): Finding[] {
     return statementsOf(r.record.text ?? '')
       .map((s) => (LIKING.test(s) ? selected(s, ctx) : s))
       .filter((s): s is string => s !== undefined)
-      .filter((s) => PREFERENCE_MARKERS.test(s) && (agent || FIRST_PERSON.test(s)))
+      .filter((s) => PREFERENCE_MARKERS.test(s) && (agent || FIRST_PERSON.test(s)) && !PREFERENCE_POINTS_BACK.test(s))
       .map((s) => ({ type: 'stated_preference' as const, episodeKey: ep.key, summary: s, evidence: [r] }));
   });
 }
+
+/**
+ * "I prefer flights within that time frame", "I prefer to pay with a gift card instead": what is
+ * preferred is only named in an earlier turn, so the preference is a choice in that dialogue.
+ */
+const PREFERENCE_POINTS_BACK =
+  /\bprefer\b(?:.*\b(?:within|in|at|for|on|with|from|like|of|prefer)\s+(?:that|this|these|those|the same)\s+\w+|.*\binstead[.!]?$|.*\b(?:it|them|one)[.!]?$)/i;
 
 /** "I really like …": a liking is a preference only when what is liked is named, not a reaction to a turn. */
 const LIKING = /^(?:\w+,?\s+){0,3}I (?:really |also |just |totally )?(?:like|love|enjoy|hate|dislike)\b/i;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attributeEpisode } from '../../../policies/attribution.ts';
+import { reconcile } from '../../../policies/reconcile.ts';
 import { validateProposal, type ResolvedRecord } from '../../../policies/validation.ts';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { createDeterministicEngine } from '../../../src/engine/deterministic.ts';
@@ -83,6 +84,9 @@ describe('messages that leave no note', () => {
     ['I would also like to cancel another reservation with the ID NQNU5R.'],
     ['I appreciate you trying to help, but I really need some form of resolution here.'],
     ['The additional cost is beyond my budget.'],
+    // A preference naming what it prefers only by pointing back is a choice in this dialogue.
+    ['I prefer flights within that time frame.'],
+    ['I prefer to use a gift card for the payment instead.'],
   ])('to an agent: %s', async (text) => {
     expect(await claimsOf(text, true)).toEqual([]);
   });
@@ -115,6 +119,40 @@ describe('messages that leave notes, and their claims', () => {
     expect(await claimsOf('My user ID is omar_davis_3817, but I am not sure about the reservation IDs.', true)).toEqual(
       ["customer-7's user ID is omar_davis_3817."],
     );
+    expect(await claimsOf('I prefer flights that depart after 8 am and before 9 pm.', true)).toEqual([
+      'customer-7 prefers flights that depart after 8 am and before 9 pm.',
+    ]);
+  });
+
+  it("a statement told to an agent is the customer's, not one session's: the same fact from two sessions is one slot", async () => {
+    const inSession = (session: string): Partial<RawRecordInput> => ({
+      sessionId: session,
+      taskId: session,
+      taskType: 'airline',
+    });
+    const agentTurn = (session: string, minute: number): RawRecordInput => ({
+      ...message('customer-7', 'How can I help?', minute, inSession(session)),
+      kind: 'agent_message',
+      source: 'agent',
+    });
+    const told = (session: string, minute: number) =>
+      message('customer-7', 'Sure, my user ID is mia_li_3668.', minute, inSession(session));
+    const rs = archived([agentTurn('trial-0', 0), told('trial-0', 1), agentTurn('trial-1', 2), told('trial-1', 3)]);
+    const episodes = toEpisodes(rs);
+    const { proposals } = await createDeterministicEngine().propose({
+      episodes,
+      findings: episodes.flatMap((e) => attributeEpisode(e)),
+      activeNotes: [],
+      now: new Date('2023-06-01T00:00:00Z'),
+    });
+    const facts = proposals.filter((p) => p.content.kind === 'fact');
+    expect(facts.map((p) => p.content.scope)).toEqual([
+      { level: 'user', key: 'customer-7' },
+      { level: 'user', key: 'customer-7' },
+    ]);
+    let next = 0;
+    const ops = reconcile(facts, [], () => `N${++next}`);
+    expect(ops.filter((o) => o.op === 'create')).toHaveLength(1);
   });
 
   it('a restatement in other words in the same conversation adds no note', async () => {
