@@ -65,6 +65,14 @@ export function asActivityFailure(error: unknown): unknown {
       nonRetryable: true,
       cause: error as Error,
     });
+  // Waiting out an erasure inside an activity's retries would hold the run for an unknown time: fail clearly.
+  if (name === 'TenantLockedError' || name === 'RunFencedError')
+    return ApplicationFailure.create({
+      message: (error as Error).message,
+      type: name === 'TenantLockedError' ? FailureType.TenantLocked : FailureType.RunFencedByErasure,
+      nonRetryable: true,
+      cause: error as Error,
+    });
   // A model that answers with the wrong dimension or zero vectors will do so again.
   if (name === 'EmbeddingError' || name === 'EmbeddingDimensionError')
     return ApplicationFailure.create({

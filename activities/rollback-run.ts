@@ -1,3 +1,4 @@
+import { publishAuditHead } from '../src/audit/anchor.ts';
 import { rollbackRun, type RollbackRunInput } from '../src/rollback/run.ts';
 import { classified, type ActivityDeps } from './deps.ts';
 
@@ -9,7 +10,14 @@ export {
 
 export function createRollbackRunActivities(deps: ActivityDeps) {
   return {
-    /** Rolls back every note version a run changed, in one audited batch keyed by the request. */
-    rollbackRun: classified((input: RollbackRunInput) => rollbackRun(deps, input)),
+    /**
+     * Rolls back every note version a run changed, in one audited batch keyed by the request,
+     * then publishes the tenant's audit chain head, as every run does.
+     */
+    rollbackRun: classified(async (input: RollbackRunInput) => {
+      const result = await rollbackRun(deps, input);
+      await publishAuditHead(deps, input.tenantId);
+      return result;
+    }),
   };
 }

@@ -1,6 +1,7 @@
 import type { ArchivedRecord, Episode, Finding } from '../src/contracts/episode.ts';
 import { trialContrasts, toolOf } from './attribution-contrast.ts';
 import { contradictsTool, preferences, statedFacts } from './attribution-statements.ts';
+import { reportedProblems } from './attribution-problems.ts';
 
 export { PREFERENCE_MARKERS, STATED_FACT_MAX_CHARS, STATED_FACT_MIN_WORDS } from './attribution-statements.ts';
 
@@ -16,11 +17,12 @@ export function attributeEpisode(episode: Episode, successfulPeers: readonly Epi
   return [
     ...toolErrors(episode),
     ...corrections(episode),
+    ...reportedProblems(episode),
+    ...trialContrasts(episode, successfulPeers),
     ...preferences(episode),
     ...statedFacts(episode),
     ...outdatedConstraints(episode),
     ...toolContent(episode),
-    ...trialContrasts(episode, successfulPeers),
   ];
 }
 

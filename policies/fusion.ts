@@ -14,6 +14,8 @@ export interface FusionPolicy {
   readonly weights: { readonly notes: number; readonly recordVector: number; readonly recordText: number };
   /** Items each channel may contribute before fusion. */
   readonly depth: { readonly notes: number; readonly recordVector: number; readonly recordText: number };
+  /** Move a newer item that gives another value of what the query asks about above the older one (policies/recall-updates.ts). */
+  readonly updatesFirst: boolean;
 }
 
 /**
@@ -27,6 +29,7 @@ export const DEFAULT_FUSION_POLICY: FusionPolicy = {
   k: 60,
   weights: { notes: 2, recordVector: 1, recordText: 1 },
   depth: { notes: 50, recordVector: 50, recordText: 50 },
+  updatesFirst: false,
 };
 
 export interface Ranking {

@@ -1,4 +1,4 @@
-import type { NoteKind } from '../src/contracts/note.ts';
+import type { NoteKind, SCOPE_LEVELS } from '../src/contracts/note.ts';
 import { decayFactor } from './decay.ts';
 import { contentTokens, coverage } from './text.ts';
 
@@ -11,7 +11,12 @@ import { contentTokens, coverage } from './text.ts';
  *
  *   relevance = (vector·sim' + text·lexical) / (vector + text),  sim' = (cosine − floor) / (1 − floor)
  *   prior     = (confidence·c + importance·i + decay·d) / (confidence + importance + decay)
- *   score     = relevance × (priorFloor + (1 − priorFloor) × prior)
+ *   score     = relevance × (priorFloor + (1 − priorFloor) × prior) × breadth
+ *
+ * breadth is `broadScopeFactor` for a note about the agent or the tenant as a whole when the
+ * request names a narrower scope (a user, a session, a task type), else 1: a note stated about
+ * this person or this kind of task is about the request; a note about the agent's tools in
+ * general competes for the same few slots with less claim to them.
  */
 export interface RecallScorePolicy {
   readonly name: string;
@@ -26,14 +31,28 @@ export interface RecallScorePolicy {
   readonly priorFloor: number;
   /** Two claims at least this similar (jaccard of content tokens) are one note in the context. */
   readonly duplicateJaccard: number;
+  /** Score multiplier of an agent- or tenant-wide note when the request names a narrower scope (0..1). */
+  readonly broadScopeFactor: number;
 }
 
 export const DEFAULT_RECALL_SCORE_POLICY: RecallScorePolicy = {
-  name: 'hybrid-v1',
+  name: 'hybrid-v2',
   weights: { vector: 0.65, text: 0.35, confidence: 0.45, importance: 0.25, decay: 0.3 },
   priorFloor: 0.6,
   duplicateJaccard: 0.8,
+  broadScopeFactor: 0.8,
 };
+
+/** Scope levels that hold knowledge about the agent or the tenant as a whole. */
+const BROAD_LEVELS: ReadonlySet<ScopeLevel> = new Set(['agent', 'tenant']);
+
+/**
+ * Whether a note is broader than the request: it holds agent- or tenant-wide knowledge while the
+ * request names a user, a session or a task type. Without requested scopes nothing is broader.
+ */
+export function isBroaderThanRequest(noteLevel: ScopeLevel, requested: readonly ScopeLevel[] | undefined): boolean {
+  return BROAD_LEVELS.has(noteLevel) && (requested ?? []).some((level) => !BROAD_LEVELS.has(level));
+}
 
 export interface ScoreInput {
   /** Cosine similarity of query and claim embeddings, or null when the claim is not embedded yet. */
@@ -48,6 +67,8 @@ export interface ScoreInput {
   lastConfirmedAt: Date;
   /** The moment recall answers for: now, or `asOf` for an audit. */
   at: Date;
+  /** The note is agent- or tenant-wide while the request names a narrower scope. @default false */
+  broaderThanRequest?: boolean;
 }
 
 export interface ScoreParts {
@@ -60,6 +81,8 @@ export interface ScoreParts {
   prior: number;
   score: number;
 }
+
+type ScopeLevel = (typeof SCOPE_LEVELS)[number];
 
 const clamp01 = (x: number): number => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
 
@@ -75,7 +98,8 @@ export function scoreCandidate(input: ScoreInput, policy: RecallScorePolicy = DE
   const relevance = (w.vector * vector + w.text * text) / (w.vector + w.text);
   const prior =
     (w.confidence * confidence + w.importance * importance + w.decay * decay) / (w.confidence + w.importance + w.decay);
-  const score = relevance * (policy.priorFloor + (1 - policy.priorFloor) * prior);
+  const breadth = input.broaderThanRequest ? policy.broadScopeFactor : 1;
+  const score = relevance * (policy.priorFloor + (1 - policy.priorFloor) * prior) * breadth;
   return { vector, text, confidence, importance, decay, relevance, prior, score };
 }
 

@@ -1,10 +1,10 @@
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
 import type { ConsolidationActivities } from '../activities/index.ts';
-import type { ArchiveErasure, ErasureScan, NotesErasure, ScrubResult } from '../activities/erasure.ts';
+import type { ArchiveErasure, ErasureRef, ErasureScan, NotesErasure, ScrubResult } from '../activities/erasure.ts';
 import { FailureType } from '../src/contracts/failure-types.ts';
-import { EraseSubjectInput } from '../src/contracts/workflow-inputs.ts';
+import { EraseWorkflowInput } from '../src/contracts/workflow-inputs.ts';
 import { BOOKKEEPING, COMMIT, REPLAY } from './activity-options.ts';
-import { parseWorkflowInput } from './workflow-input.ts';
+import { invalidWorkflowInput, parseWorkflowInput } from './workflow-input.ts';
 
 /** Archive work reads whole objects and heartbeats per object (the REPLAY preset's limits). */
 const archive = proxyActivities<ConsolidationActivities>(REPLAY);
@@ -13,6 +13,12 @@ const bookkeeping = proxyActivities<ConsolidationActivities>(BOOKKEEPING);
 
 /** Objects rewritten per activity call: bounded work per attempt, bounded history per run. */
 export const OBJECTS_PER_CALL = 25;
+
+/**
+ * Marks executions that take a request handle only and free the tenant's lease when they fail.
+ * Histories recorded before it replay the earlier command sequence.
+ */
+export const ERASURE_BY_HANDLE_PATCH = 'erasure-by-handle-with-lease';
 
 export interface EraseSubjectResult {
   tenantId: string;
@@ -25,20 +31,35 @@ export interface EraseSubjectResult {
 }
 
 /**
- * Erases one user's data from a tenant, startable from the UI with
- * `{ "tenantId": "acme", "userId": "u-alice" }`. Order matters: notes are decided while their
- * evidence still resolves; the archive is rewritten after, re-pointing the evidence of the
- * notes that stay; scrubbing follows; the scan must then find nothing, or the workflow fails
- * with ErasureIncomplete and keeps its working set for a re-run.
+ * Erases one user's data from a tenant. Its input is `{ tenantId, handle }`: `nocturne erase`
+ * stores the user id in the note store under a random handle, so no history names the subject.
+ * Order matters: notes are decided while their evidence still resolves; the archive is rewritten
+ * after, re-pointing the evidence of the notes that stay; scrubbing follows; the scan must then
+ * find nothing, or the workflow fails with ErasureIncomplete and keeps its working set (for the
+ * retention period) for a re-run. Every step holds the tenant's lease; a failure frees it.
  */
-export async function eraseSubjectWorkflow(raw: EraseSubjectInput): Promise<EraseSubjectResult> {
-  const subject = parseWorkflowInput(EraseSubjectInput, raw);
-  const found = await archive.prepareErasure(subject);
-  const notes = await store.eraseSubjectNotes(subject);
+export async function eraseSubjectWorkflow(raw: EraseWorkflowInput): Promise<EraseSubjectResult> {
+  const input = parseWorkflowInput(EraseWorkflowInput, raw);
+  if (!patched(ERASURE_BY_HANDLE_PATCH)) return eraseSteps(input as ErasureRef);
+  if (input.handle === undefined) {
+    throw invalidWorkflowInput('handle: pass { tenantId, handle } from `nocturne erase`, never a user id');
+  }
+  const ref = { tenantId: input.tenantId, handle: input.handle };
+  try {
+    return await eraseSteps(ref);
+  } catch (error) {
+    await bookkeeping.releaseErasureLease(ref);
+    throw error;
+  }
+}
+
+async function eraseSteps(ref: ErasureRef): Promise<EraseSubjectResult> {
+  const found = await archive.prepareErasure(ref);
+  const notes = await store.eraseSubjectNotes(ref);
   const totals: ArchiveErasure = { rewritten: 0, deleted: 0, recordsRemoved: 0, notesRepointed: 0 };
   for (let i = 0; i < found.objectKeys.length; i += OBJECTS_PER_CALL) {
     const r = await archive.eraseArchiveObjects({
-      ...subject,
+      ...ref,
       objectKeys: found.objectKeys.slice(i, i + OBJECTS_PER_CALL),
     });
     totals.rewritten += r.rewritten;
@@ -46,10 +67,10 @@ export async function eraseSubjectWorkflow(raw: EraseSubjectInput): Promise<Eras
     totals.recordsRemoved += r.recordsRemoved;
     totals.notesRepointed += r.notesRepointed;
   }
-  const scrubbed = await store.scrubSubjectData(subject);
-  const scan = await archive.verifyErasure(subject);
+  const scrubbed = await store.scrubSubjectData(ref);
+  const scan = await archive.verifyErasure(ref);
   const report: EraseSubjectResult = {
-    tenantId: subject.tenantId,
+    tenantId: ref.tenantId,
     recordsFound: found.records,
     archive: { ...totals, objectsWithSubject: found.objectKeys.length },
     notes,
@@ -68,6 +89,6 @@ export async function eraseSubjectWorkflow(raw: EraseSubjectInput): Promise<Eras
       details: [report],
     });
   }
-  await bookkeeping.finishErasure(subject);
+  await bookkeeping.finishErasure(ref);
   return report;
 }

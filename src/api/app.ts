@@ -65,7 +65,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
   // Stateless: no session to resume and no server-initiated stream, which the protocol answers with 405.
   app.on(['GET', 'DELETE'], '/mcp', () => new Response(null, { status: 405, headers: { allow: 'POST' } }));
   app.post('/mcp', authenticate, limiter, async (c) =>
-    handleMcpRequest(c.req.raw, { service, caller: c.get('grant'), log }),
+    handleMcpRequest(c.req.raw, { service, caller: c.get('grant'), log, signal: c.get('signal') }),
   );
   if (deps.inspector) app.route('/inspector', deps.inspector);
   app.notFound(() => fail(404, 'not_found', 'no such route; see /docs'));

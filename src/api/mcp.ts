@@ -13,7 +13,12 @@ type ToolAnswer = { content: Array<{ type: 'text'; text: string }>; isError?: bo
  * through the same service (and the same validation) as the HTTP routes; a refused call is a
  * tool error with the route's status and one-line reason, which the model can read and fix.
  */
-function toolsServer(service: ApiService, caller: Caller, log: (line: string) => void): McpServer {
+function toolsServer(
+  service: ApiService,
+  caller: Caller,
+  log: (line: string) => void,
+  signal: AbortSignal | undefined,
+): McpServer {
   const { tenantId } = caller;
   const server = new McpServer({ name: 'nocturne', version: '1.0.0' });
   const answer = async (tool: string, work: () => Promise<unknown>): Promise<ToolAnswer> => {
@@ -39,7 +44,7 @@ function toolsServer(service: ApiService, caller: Caller, log: (line: string) =>
         taskId: z.string().optional(),
       },
     },
-    (args) => answer('recall', () => service.recall({ ...caller, audit: false }, args)),
+    (args) => answer('recall', () => service.recall({ ...caller, audit: false }, args, signal)),
   );
   server.registerTool(
     'append_records',
@@ -98,9 +103,9 @@ function definedOnly(args: Record<string, unknown>): Record<string, unknown> {
  */
 export async function handleMcpRequest(
   request: Request,
-  p: { service: ApiService; caller: Caller; log: (line: string) => void },
+  p: { service: ApiService; caller: Caller; log: (line: string) => void; signal?: AbortSignal },
 ): Promise<Response> {
-  const server = toolsServer(p.service, p.caller, p.log);
+  const server = toolsServer(p.service, p.caller, p.log, p.signal);
   const transport = new WebStandardStreamableHTTPServerTransport({
     enableJsonResponse: true,
     maxRequestBodySize: MAX_RECORDS_BODY_BYTES,

@@ -46,7 +46,7 @@ export function createApiService(deps: ApiServiceDeps) {
   };
   return {
     /** Point-in-time recall (`asOf`) shows what was later quarantined or erased: audit tokens only. */
-    async recall(caller: Caller, body: Record<string, unknown>): Promise<RecallResult> {
+    async recall(caller: Caller, body: Record<string, unknown>, signal?: AbortSignal): Promise<RecallResult> {
       const { tenantId } = caller;
       assertNoControlCharacters(body);
       if (body.asOf !== undefined && !caller.audit)
@@ -59,7 +59,11 @@ export function createApiService(deps: ApiServiceDeps) {
       if (!parsed.success) throw new ApiFailure(400, 'invalid_request', describeRequestIssues(parsed.error.issues));
       assertTenant(parsed.data.tenantId, tenantId);
       try {
-        const options = { ...deps.recallOptions, ...(caller.userId ? { visibleToUser: caller.userId } : {}) };
+        const options = {
+          ...deps.recallOptions,
+          ...(caller.userId ? { visibleToUser: caller.userId } : {}),
+          ...(signal ? { signal } : {}),
+        };
         return await recall(deps.db, deps.embedder, parsed.data, options);
       } catch (error) {
         if (error instanceof InvalidRecallRequestError) throw new ApiFailure(400, 'invalid_request', error.message);

@@ -1,6 +1,8 @@
 import {
   applyNoteBatch,
+  assertRunNotFenced,
   NoteOp,
+  selectErasedAmong,
   selectRunBatch,
   selectRunBatches,
   selectVersions,
@@ -66,13 +68,12 @@ export async function commitBatch(ports: Pick<Ports, 'db'>, input: CommitBatchIn
   const stored = await storedOps(ports, { ...input, batchNo });
   const ops = stored.flatMap((op) => (input.staged ? stagedForm(op) : [op]));
   if (ops.length === 0) return { committed: 0, quarantined: 0, changes: [] };
-  const result = await applyNoteBatch(ports.db, {
-    tenantId: input.tenantId,
-    runId: input.runId,
-    batchNo,
-    actor: input.actor,
-    ops,
-  });
+  const result = await applyNoteBatch(
+    ports.db,
+    { tenantId: input.tenantId, runId: input.runId, batchNo, actor: input.actor, ops },
+    undefined,
+    { fenceRun: true },
+  );
   const quarantined = ops.filter((o) => o.op === 'create' && o.status === 'quarantined').length;
   const changes = await describeChanges(ports, input.tenantId, result.changes);
   return { committed: result.changes.length - quarantined, quarantined, changes };
@@ -109,19 +110,37 @@ async function describeChanges(
 
 /** Approve: activate staged notes and apply held changes. Reject: retire staged notes, drop held changes. */
 export async function resolveStaged(ports: Pick<Ports, 'db'>, input: ResolveStagedInput): Promise<{ changed: number }> {
-  const batches = await withTenant(ports.db, input.tenantId, (tx) => selectRunBatches(tx, { runId: input.runId }));
+  const batches = await withTenant(ports.db, input.tenantId, async (tx) => {
+    // Refused even when an erasure left nothing to apply: the operator learns why this run cannot be approved.
+    if (input.decision === 'approve') await assertRunNotFenced(tx, input);
+    return selectRunBatches(tx, { runId: input.runId });
+  });
   let changed = 0;
   for (const b of batches) {
     const ops = b.ops.map((o) => NoteOp.parse(o));
-    const decided = decisionOps(ops, input.decision, input.reason);
+    const erased = await withTenant(ports.db, input.tenantId, (tx) =>
+      selectErasedAmong(tx, { noteIds: ops.map((o) => o.noteId) }),
+    );
+    // A staged note an erasure removed meanwhile is settled already: leave it out.
+    const decided = decisionOps(
+      ops.filter((o) => !erased.includes(o.noteId)),
+      input.decision,
+      input.reason,
+    );
     if (decided.length === 0) continue;
-    const r = await applyNoteBatch(ports.db, {
-      tenantId: input.tenantId,
-      runId: input.runId,
-      batchNo: APPROVAL_BATCH_OFFSET + b.batchNo,
-      actor: input.actor,
-      ops: decided,
-    });
+    // Approving a run that an erasure overlapped would commit what it sampled before; rejecting it only retires.
+    const r = await applyNoteBatch(
+      ports.db,
+      {
+        tenantId: input.tenantId,
+        runId: input.runId,
+        batchNo: APPROVAL_BATCH_OFFSET + b.batchNo,
+        actor: input.actor,
+        ops: decided,
+      },
+      undefined,
+      { fenceRun: input.decision === 'approve' },
+    );
     changed += r.changes.length;
   }
   return { changed };

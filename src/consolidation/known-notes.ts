@@ -26,13 +26,18 @@ export async function knownNotes(
   return versions.map(toKnownNote);
 }
 
-/** The tenant's scope and every user, agent and task type these episodes name, once each. */
+/**
+ * The tenant's scope and every session, user, agent and task type these episodes name, once
+ * each. Sessions too: a note scoped to one session (a correction about that episode) must be
+ * known when a later night replays the episode, or it is written again beside itself.
+ */
 function scopesOf(tenantId: string, episodes: Episode[]): NoteScope[] {
   const scopes = new Map<string, NoteScope>();
   const add = (level: NoteScope['level'], key: string | undefined) =>
     key && scopes.set(`${level}:${key}`, { level, key });
   add('tenant', tenantId);
   for (const e of episodes) {
+    add('session', e.sessionId);
     add('user', e.userId);
     add('agent', e.agentId);
     add('task_type', e.taskType);

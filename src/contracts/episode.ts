@@ -24,6 +24,7 @@ export const FINDING_TYPES = [
   'factual_conflict',
   'outdated_constraint',
   'omitted_step',
+  'reported_problem',
   'stated_preference',
   'stated_fact',
   'tool_content',

@@ -27,6 +27,12 @@ export const FailureType = {
   /** A rollback would leave two active notes contradicting each other in one slot (e.g. `successor: keep`). */
   RollbackWouldContradict: 'RollbackWouldContradict',
   ErasureOrder: 'ErasureOrder',
+  /** An erasure holds the tenant's lease: commits, approvals, rollbacks and reindex writes fail until it ends. */
+  TenantLocked: 'TenantLocked',
+  /** A run overlapped an erasure of its tenant: it commits and approves nothing (what it sampled may be erased). */
+  RunFencedByErasure: 'RunFencedByErasure',
+  /** An erasure's request handle is unknown or its retention expired. */
+  ErasureRequestNotFound: 'ErasureRequestNotFound',
   /** The archive already holds another chain head at this seq: the chain was rewritten since. */
   AuditHeadConflict: 'AuditHeadConflict',
 } as const;

@@ -42,11 +42,11 @@ export function rollbackRunId(tenantId: string, unique: string): string {
 }
 
 /**
- * The erasure of one subject: `erase/<tenant>/<first 16 characters of the subject key>`. The id
- * names the subject by its hash (no user id in workflow ids), and one erasure per subject runs at a time.
+ * The erasure of one request: `erase/<tenant>/<request handle>`. The handle is random, so the id
+ * says nothing about the subject; the tenant's lease lets one erasure of a tenant run at a time.
  */
-export function eraseSubjectId(tenantId: string, subjectKey: string): string {
-  return `erase/${tenantId}/${subjectKey.slice(0, 16)}`;
+export function eraseSubjectId(tenantId: string, handle: string): string {
+  return `erase/${tenantId}/${handle}`;
 }
 
 /**

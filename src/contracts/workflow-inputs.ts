@@ -129,6 +129,29 @@ export const EraseSubjectInput = z.object({
 });
 export type EraseSubjectInput = z.infer<typeof EraseSubjectInput>;
 
+/**
+ * An erasure request: the user id stays in the note store (erasure_requests) under a random
+ * handle, so the workflow's input, its activities' inputs and its result never name the subject.
+ */
+export const EraseRequestInput = z.object({
+  tenantId: TenantId,
+  handle: z.string().regex(/^[0-9a-f]{32}$/, 'a request handle is 32 lowercase hex characters'),
+});
+export type EraseRequestInput = z.infer<typeof EraseRequestInput>;
+
+/** What eraseSubjectWorkflow accepts: a request handle, or (histories recorded before handles) a user id. */
+export const EraseWorkflowInput = z
+  .object({
+    tenantId: TenantId,
+    handle: EraseRequestInput.shape.handle.optional(),
+    userId: EraseSubjectInput.shape.userId.optional(),
+  })
+  .refine((x) => (x.handle === undefined) !== (x.userId === undefined), {
+    message: 'give the request handle from `nocturne erase`',
+    path: ['handle'],
+  });
+export type EraseWorkflowInput = z.infer<typeof EraseWorkflowInput>;
+
 /** Where a continued rebuild picks up. */
 export const ReindexResume = z.object({
   reindexId: z.string().min(1),

@@ -68,3 +68,30 @@ export class EmbeddingDimensionMismatchError extends Error {
     );
   }
 }
+
+/** Another writer (an erasure) holds the tenant's lease: this write would race it. */
+export class TenantLockedError extends Error {
+  override name = 'TenantLockedError';
+  constructor(
+    readonly tenantId: string,
+    readonly purpose: string,
+    readonly expiresAt: string,
+  ) {
+    super(
+      `tenant ${tenantId} is locked by a running ${purpose} (lease until ${expiresAt}); nothing was written, run this again after it finishes`,
+    );
+  }
+}
+
+/** A run started before an erasure of its tenant ended: what it sampled may include erased records. */
+export class RunFencedError extends Error {
+  override name = 'RunFencedError';
+  constructor(
+    readonly tenantId: string,
+    readonly runId: string,
+  ) {
+    super(
+      `run ${runId} (tenant ${tenantId}) started before an erasure of this tenant finished: it may hold erased data, so it commits and approves nothing; reject it and run consolidation again`,
+    );
+  }
+}

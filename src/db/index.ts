@@ -77,3 +77,5 @@ export * from './erasure/queries.ts';
 export { writeErasedVersions } from './erasure/tombstones.ts';
 export { redactAudit, redactedReason } from './erasure/redact-audit.ts';
 export { scanDatabaseForSubject, type StoreFinding } from './erasure/scan.ts';
+export * from './erasure/requests.ts';
+export * from './tenant-lock.ts';

@@ -14,6 +14,8 @@ export interface MigrateOptions {
   schema?: string;
   /** Where runner messages go. @default warnings and errors to stderr, the rest dropped */
   log?: (message: string) => void;
+  /** Apply at most this many pending migrations (to reproduce an older store). @default all */
+  count?: number;
 }
 
 type RunnerLogger = {
@@ -100,6 +102,7 @@ export async function runMigrations(db: Db, options: MigrateOptions): Promise<st
       dbClient: runnerClient(conn) as never,
       dir: MIGRATIONS_DIR,
       direction: 'up',
+      ...(options.count !== undefined ? { count: options.count } : {}),
       migrationsTable: 'pgmigrations',
       schema: schema === 'public' ? 'public' : [schema, 'public'],
       migrationsSchema: schema,

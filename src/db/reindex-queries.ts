@@ -43,7 +43,7 @@ export async function countReindexable(tx: Queryable): Promise<number> {
   return z.object({ total: intColumn }).parse(rows[0]).total;
 }
 
-/** Writes the new model's vectors beside the live ones (idempotent: a retry rewrites the same). */
+/** Writes the new model's vectors beside the live ones (idempotent: a retry rewrites the same); never on an erased note. */
 export async function writeNextEmbeddings(
   tx: Queryable,
   p: { items: Array<{ noteId: string; version: number; embedding: number[] }> },
@@ -51,8 +51,9 @@ export async function writeNextEmbeddings(
   if (p.items.length === 0) return 0;
   const { rowCount } = await tx.query(
     `UPDATE note_versions v SET embedding_next = x.embedding::vector
-       FROM jsonb_to_recordset($1::jsonb) AS x(note_id text, version int, embedding text)
-      WHERE v.note_id = x.note_id AND v.version = x.version`,
+       FROM jsonb_to_recordset($1::jsonb) AS x(note_id text, version int, embedding text), notes n
+      WHERE v.note_id = x.note_id AND v.version = x.version
+        AND n.tenant_id = v.tenant_id AND n.note_id = v.note_id AND n.status <> 'erased'`,
     [JSON.stringify(p.items.map((i) => ({ note_id: i.noteId, version: i.version, embedding: toSql(i.embedding) })))],
   );
   return rowCount;

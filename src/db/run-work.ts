@@ -177,11 +177,13 @@ export async function updateEmbedding(
   tx: Queryable,
   p: { noteId: string; version: number; embedding: number[] },
 ): Promise<void> {
-  await tx.query(`UPDATE note_versions SET embedding = $3::vector WHERE note_id = $1 AND version = $2`, [
-    p.noteId,
-    p.version,
-    toSql(p.embedding),
-  ]);
+  // An erasure may have erased the note or scrubbed the version since its claim was read: no vector of the old claim.
+  await tx.query(
+    `UPDATE note_versions v SET embedding = $3::vector
+      WHERE v.note_id = $1 AND v.version = $2 AND v.claim <> '[erased]'
+        AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.tenant_id = v.tenant_id AND n.note_id = v.note_id AND n.status = 'erased')`,
+    [p.noteId, p.version, toSql(p.embedding)],
+  );
 }
 
 /** Notes currently superseded by `noteId`: what rolling that note back must restore. */

@@ -43,6 +43,8 @@ export async function eraseSubjectNotes(
     const remaining = note.evidence.filter((e) => !records.has(e.recordId));
     const aboutSubject =
       (note.scope.level === 'user' && note.scope.key === input.userId) || needles.some((n) => note.claim.includes(n));
+    // Only older versions cite the subject: the note stands as it is, and scrubbing clears those versions.
+    if (!aboutSubject && remaining.length === note.evidence.length) continue;
     if (!aboutSubject && (await survives(ports, input.tenantId, note, remaining))) {
       const why = 'erasure: evidence from erased records removed; re-validated on the remaining evidence';
       ops.push(evidenceOp(note, remaining, why));
@@ -60,6 +62,7 @@ export async function eraseSubjectNotes(
       ports.db,
       { tenantId: input.tenantId, runId: `${actor}/revalidate/${shortHash(ops)}`, batchNo: 0, actor, ops },
       ports.clock,
+      { lockHolder: actor },
     );
   }
   // Read back rather than counted here, so a retried attempt still reports what the first did.

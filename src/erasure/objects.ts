@@ -71,6 +71,7 @@ async function repoint(ports: Pick<Ports, 'db' | 'clock'>, move: ObjectMove, mov
     ports.db,
     { tenantId, runId: `${actor}/move/${shortHash(oldKey)}`, batchNo: 0, actor, ops },
     ports.clock,
+    { lockHolder: actor },
   );
   return ops.length;
 }

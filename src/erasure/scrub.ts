@@ -3,6 +3,7 @@ import {
   scanDatabaseForSubject,
   scrubErasedNotes,
   scrubRunWork,
+  scrubSubjectRows,
   deleteSubjectFromRecordIndex,
   selectErasedNoteIds,
   withTenant,
@@ -22,6 +23,14 @@ export interface ScrubResult {
   /** Raw-record index rows of the objects that held the subject's records (reindexed from the rewritten objects). */
   recordIndexRowsDeleted: number;
   embeddingCacheRowsDeleted: number;
+  /** Run episodes whose session, task or records named the subject (deleted). */
+  runEpisodesDeleted?: number;
+  /** Usage rows whose task id contains the subject's strings (deleted). */
+  usageRowsByTaskDeleted?: number;
+  /** Feedback rows citing the subject's records or an erased note (deleted). */
+  feedbackRowsDeleted?: number;
+  /** Older versions of remaining notes that cited or quoted the subject (scrubbed). */
+  olderVersionsScrubbed?: number;
 }
 
 export interface ErasureScan {
@@ -31,16 +40,20 @@ export interface ErasureScan {
   database: StoreFinding[];
 }
 
-/** Scrubs erased notes' versions, embeddings and usage rows, run work, the record index and audit reasons. */
+/**
+ * Scrubs what the verification scan checks: erased notes' versions, embeddings and usage rows,
+ * older versions citing the subject, run work and episodes, feedback, the record index, audit reasons.
+ */
 export async function scrubSubjectData(ports: Pick<Ports, 'db'>, input: SubjectInput): Promise<ScrubResult> {
   const { subject, read } = subjectWork(ports.db, input);
   const needles = await read('needle');
   const recordIds = await read('record');
-  const { notes, runWork, index } = await withTenant(ports.db, input.tenantId, async (tx) => {
+  const { notes, runWork, rows, index } = await withTenant(ports.db, input.tenantId, async (tx) => {
     const noteIds = await selectErasedNoteIds(tx);
     return {
       notes: await scrubErasedNotes(tx, { noteIds }),
       runWork: await scrubRunWork(tx, { needles }),
+      rows: await scrubSubjectRows(tx, { subject }),
       index: await deleteSubjectFromRecordIndex(tx, { recordIds, userId: input.userId, needles }),
     };
   });
@@ -54,6 +67,10 @@ export async function scrubSubjectData(ports: Pick<Ports, 'db'>, input: SubjectI
     auditEntriesRelinked: audit.relinked,
     recordIndexRowsDeleted: index.records,
     embeddingCacheRowsDeleted: index.cached,
+    runEpisodesDeleted: rows.episodes,
+    usageRowsByTaskDeleted: rows.usageRows,
+    feedbackRowsDeleted: rows.feedback,
+    olderVersionsScrubbed: rows.versions,
   };
 }
 
@@ -63,12 +80,14 @@ export async function verifyErasure(
   input: SubjectInput,
   progress: Progress = SILENT,
 ): Promise<ErasureScan> {
-  const needles = await subjectWork(ports.db, input).read('needle');
+  const work = subjectWork(ports.db, input);
+  const needles = await work.read('needle');
+  const recordIds = await work.read('record');
   const archive = await scanArchiveForSubject(ports.archive, input.tenantId, input.userId, needles, () =>
     progress.beat(),
   );
   const database = await withTenant(ports.db, input.tenantId, (tx) =>
-    scanDatabaseForSubject(tx, { needles, userId: input.userId }),
+    scanDatabaseForSubject(tx, { needles, recordIds, userId: input.userId }),
   );
   return {
     clean: archive.findings.length === 0 && database.length === 0,

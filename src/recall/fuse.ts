@@ -1,5 +1,6 @@
 import { reciprocalRankFusion, type FusionPolicy, type Fused } from '../../policies/fusion.ts';
 import { approxTokens } from '../../policies/recall-score.ts';
+import { updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
 import type { AssembledItem } from './assemble.ts';
 import type { RankedItem } from './contract.ts';
 import type { RecordRow } from './record-queries.ts';
@@ -29,17 +30,18 @@ const RECORD = 'r:';
 
 /**
  * The answer's order: the ranked notes (near-duplicates already folded) and the two record
- * channels fused by reciprocal rank, then walked best first into at most k items within the
+ * channels fused by reciprocal rank (with `updatesFirst`, newer values of what the query asks
+ * about swapped above the older ones they update: policies/recall-updates.ts), then walked best first into at most k items within the
  * token budget. A record a kept note cites as evidence is not repeated: the note shows it
  * already (and a record kept before such a note came is dropped again, freeing its place).
  */
 export function selectFused(
   notes: readonly AssembledItem[],
   records: RecordChannels,
-  opts: { k: number; tokenBudget: number | undefined; policy: FusionPolicy },
+  opts: { k: number; tokenBudget: number | undefined; policy: FusionPolicy; query: string },
 ): FusedSelection {
   const { policy } = opts;
-  const fused = reciprocalRankFusion(
+  const ranked = reciprocalRankFusion(
     [
       { weight: policy.weights.notes, ids: notes.slice(0, Math.max(opts.k, policy.depth.notes)).map(noteKey) },
       { weight: policy.weights.recordVector, ids: records.vector.slice(0, policy.depth.recordVector).map(recordKey) },
@@ -49,6 +51,18 @@ export function selectFused(
   );
   const noteById = new Map(notes.map((n) => [noteKey(n), n]));
   const recordById = new Map([...records.text, ...records.vector].map((r) => [recordKey(r), r]));
+  const viewOf = (f: Fused): UpdateView => {
+    const note = noteById.get(f.id);
+    if (note)
+      return {
+        text: note.version.claim,
+        observedAt: note.version.validFrom,
+        speaker: note.version.structure?.subject.id,
+      };
+    const row = recordById.get(f.id) as RecordRow;
+    return { text: row.text, observedAt: row.observedAt, speaker: row.speaker };
+  };
+  const fused = policy.updatesFirst ? updatesFirst(ranked, opts.query, viewOf) : ranked;
   const out: FusedSelection = { items: [], tokens: 0, overBudget: 0, citedByNotes: 0 };
   const cited = new Set<string>();
   for (const f of fused) {

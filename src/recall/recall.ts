@@ -1,6 +1,7 @@
 import {
   candidateIdf,
   DEFAULT_RECALL_SCORE_POLICY,
+  isBroaderThanRequest,
   explainScore,
   lexicalMatch,
   scoreCandidate,
@@ -38,6 +39,12 @@ export interface RecallOptions {
    * the tenant, and only this user's raw records. Set by the server, never by the request.
    */
   visibleToUser?: string;
+  /**
+   * The caller's deadline (the API aborts it when a request outlives its own). Once aborted,
+   * recall stops at its next step: no further query, no usage logged for the task, and it
+   * rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 export class InvalidRecallRequestError extends Error {
@@ -71,21 +78,37 @@ export async function recall(
   const fusion = options.fusion ?? DEFAULT_FUSION_POLICY;
   const now = (options.now ?? (() => new Date()))();
   const at = req.asOf !== undefined ? new Date(req.asOf) : now;
+  const goOn = () => options.signal?.throwIfAborted();
   const [queryVector] = await embed(embedder, req.query);
+  goOn();
   const params = { ...candidateParams(req, at, queryVector), userId: options.visibleToUser };
   const read = req.include.includes('notes') ? await readCandidates(db, embedder, params) : NO_NOTES;
+  goOn();
   const records: RecordChannels = req.include.includes('records')
     ? await readRecordCandidates(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) })
     : { vector: [], text: [] };
   const merged = withoutDiscredited(mergeCandidates(read.vector, read.text));
-  const scored = scoreCandidates(merged.rows, { query: req.query, at, embedder, policy, vectorPath: read.vectorPath });
+  const scored = scoreCandidates(merged.rows, {
+    query: req.query,
+    at,
+    embedder,
+    policy,
+    vectorPath: read.vectorPath,
+    requestedLevels: normalizeScopes(req.scope)?.map((s) => s.level),
+  });
   const assembly = assembleContext(
     scored.filter((c) => c.parts.score > 0),
     { k: Math.max(req.k, fusion.depth.notes), tokenBudget: undefined, policy },
   );
   const settled = settleConflicts(assembly.items);
-  const selection = selectFused(settled.items, records, { k: req.k, tokenBudget: req.tokenBudget, policy: fusion });
+  const selection = selectFused(settled.items, records, {
+    k: req.k,
+    tokenBudget: req.tokenBudget,
+    policy: fusion,
+    query: req.query,
+  });
   const notes = recalledNotes(selection);
+  goOn();
   const usageLogged = await logUsage(db, req, notes, now);
   return {
     tenantId: req.tenantId,
@@ -169,6 +192,8 @@ interface ScoringContext {
   embedder: Embedder;
   policy: RecallScorePolicy;
   vectorPath: VectorPath;
+  /** Scope levels the request names (undefined: every scope of the tenant). */
+  requestedLevels: NoteScope['level'][] | undefined;
 }
 
 /** Each candidate's score parts under the policy, and the one-line reason a caller reads. */
@@ -188,6 +213,7 @@ function scoreCandidates(candidates: CandidateRow[], ctx: ScoringContext): Score
         kind: c.version.kind,
         lastConfirmedAt: new Date(c.version.lastConfirmedAt),
         at: ctx.at,
+        broaderThanRequest: isBroaderThanRequest(c.version.scope.level, ctx.requestedLevels),
       },
       ctx.policy,
     );

@@ -1,5 +1,6 @@
 import {
   clearNextEmbeddings,
+  lockTenantAgainstLease,
   countReindexable,
   markReindexPending,
   markReindexSwitched,
@@ -90,11 +91,12 @@ export async function reembedPage(
   const claims = page.map((p) => p.claim);
   const vectors = await progress.during(ports.embedder.embed(claims, { kind: 'passage' }));
   progress.beat({ embedded: page.length });
-  await withTenant(ports.db, input.tenantId, (tx) =>
-    writeNextEmbeddings(tx, {
+  await withTenant(ports.db, input.tenantId, async (tx) => {
+    await lockTenantAgainstLease(tx, input);
+    return writeNextEmbeddings(tx, {
       items: page.map((p, i) => ({ noteId: p.noteId, version: p.version, embedding: vectors[i] as number[] })),
-    }),
-  );
+    });
+  });
   const last = page[page.length - 1] as { noteId: string };
   return { embedded: page.length, after: page.length < input.limit ? null : last.noteId };
 }
@@ -105,6 +107,7 @@ export async function switchEmbeddings(
   input: ReindexKey & { model: string; dimension: number },
 ): Promise<ReindexSwitch> {
   return withTenant(ports.db, input.tenantId, async (tx) => {
+    await lockTenantAgainstLease(tx, input);
     const current = await selectEmbeddingProjection(tx);
     if (current?.lastReindex === input.reindexId && current.pendingReindex === null) {
       return { switched: 0, generation: current.generation, previousModel: current.model };

@@ -1,6 +1,6 @@
 import { contentOf, type NoteContent, type NoteStatus, type NoteVersion } from '../contracts/note.ts';
 import { FailureType } from '../contracts/failure-types.ts';
-import type { NoteOp } from '../db/index.ts';
+import { ERASED_CLAIM, type NoteOp } from '../db/index.ts';
 import { PermanentFailure } from '../ports.ts';
 import { sameMemory } from './same-memory.ts';
 
@@ -43,6 +43,12 @@ export function rollbackGoal(
       FailureType.InvalidRollbackTarget,
     );
   }
+  // An older version that cited an erased subject was scrubbed: there is nothing to return to.
+  if (target.claim === ERASED_CLAIM)
+    throw new PermanentFailure(
+      `version ${toVersion} of note ${input.noteId} was scrubbed by an erasure and cannot be restored`,
+      FailureType.NoteErased,
+    );
   return { current, goal: { kind: 'version', target } };
 }
 

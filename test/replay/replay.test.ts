@@ -33,6 +33,7 @@ describe('recorded workflow histories', () => {
         'consolidate-published-changes.json',
         'consolidate-replanned-batch.json',
         'consolidate-staged-approved.json',
+        'erase-subject-handle.json',
         'erase-subject.json',
         'nightly-consolidation.json',
         'reindex.json',

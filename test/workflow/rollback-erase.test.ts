@@ -52,6 +52,7 @@ function fakes(
     }),
     verifyErasure: rec('verifyErasure', opts.scan ?? CLEAN),
     finishErasure: rec('finishErasure', { workRowsDeleted: 7 }),
+    releaseErasureLease: rec('releaseErasureLease', { released: true }),
   } as unknown as Partial<ConsolidationActivities>;
 }
 
@@ -113,14 +114,14 @@ describe('invalid input fails at once, non-retryably, naming the field', () => {
       /toVersion/,
     ],
     [
-      'eraseSubjectWorkflow without userId',
+      'eraseSubjectWorkflow without a handle',
       (tq) =>
         client.workflow.execute(eraseSubjectWorkflow, {
           taskQueue: tq,
           workflowId: uniqueId('erase-bad'),
           args: [{ tenantId: 'acme' } as never],
         }),
-      /userId/,
+      /handle/,
     ],
     [
       'eraseSubjectWorkflow with a bad tenant',
@@ -128,7 +129,7 @@ describe('invalid input fails at once, non-retryably, naming the field', () => {
         client.workflow.execute(eraseSubjectWorkflow, {
           taskQueue: tq,
           workflowId: uniqueId('erase-bad'),
-          args: [{ tenantId: 'bad tenant!', userId: 'u' }],
+          args: [{ tenantId: 'bad tenant!', handle: '0123456789abcdef0123456789abcdef' }],
         }),
       /tenantId/,
     ],
@@ -198,6 +199,8 @@ describe('rollbackNoteWorkflow', () => {
   });
 });
 
+const HANDLE = '0123456789abcdef0123456789abcdef';
+
 describe('eraseSubjectWorkflow', () => {
   it('decides notes before rewriting the archive, pages objects, scrubs, scans, then drops its working set', async () => {
     const calls: Calls = [];
@@ -206,7 +209,7 @@ describe('eraseSubjectWorkflow', () => {
       client.workflow.execute(eraseSubjectWorkflow, {
         taskQueue,
         workflowId,
-        args: [{ tenantId: 'acme', userId: 'u-alice' }],
+        args: [{ tenantId: 'acme', handle: HANDLE }],
       }),
     );
     expect(calls.map((c) => c.name)).toEqual([
@@ -218,6 +221,8 @@ describe('eraseSubjectWorkflow', () => {
       'verifyErasure',
       'finishErasure',
     ]);
+    // Every activity gets the handle, never a user id.
+    for (const c of calls) expect(c.input).toMatchObject({ tenantId: 'acme', handle: HANDLE });
     expect((calls[2]?.input as { objectKeys: string[] }).objectKeys).toHaveLength(25);
     expect((calls[3]?.input as { objectKeys: string[] }).objectKeys).toHaveLength(5);
     expect(r.archive).toEqual({
@@ -228,11 +233,26 @@ describe('eraseSubjectWorkflow', () => {
       objectsWithSubject: 30,
     });
     expect(r.notes).toEqual({ erased: ['N1'], revalidated: ['N2'] });
-    expect(JSON.stringify(r)).not.toContain('u-alice');
-    await maybeRecordHistory(client, workflowId, 'erase-subject');
+    await maybeRecordHistory(client, workflowId, 'erase-subject-handle');
   });
 
-  it('fails with ErasureIncomplete, non-retryably, when the scan still finds the subject, and keeps its working set', async () => {
+  it('refuses a user id in its input, before any activity runs', async () => {
+    const calls: Calls = [];
+    await withWorker(fakes(calls), async (taskQueue) => {
+      const cause = await failure(
+        client.workflow.execute(eraseSubjectWorkflow, {
+          taskQueue,
+          workflowId: uniqueId('erase-user-id'),
+          args: [{ tenantId: 'acme', userId: 'u-alice' }],
+        }),
+      );
+      expect(cause.type).toBe('InvalidWorkflowInput');
+      expect(cause.message).toMatch(/handle/);
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it('fails with ErasureIncomplete, non-retryably, when the scan still finds the subject, keeps its working set and frees the tenant', async () => {
     const calls: Calls = [];
     const scan: ErasureScan = {
       clean: false,
@@ -245,7 +265,7 @@ describe('eraseSubjectWorkflow', () => {
         client.workflow.execute(eraseSubjectWorkflow, {
           taskQueue,
           workflowId: uniqueId('erase-incomplete'),
-          args: [{ tenantId: 'acme', userId: 'u-alice' }],
+          args: [{ tenantId: 'acme', handle: HANDLE }],
         }),
       );
       expect(cause.type).toBe('ErasureIncomplete');
@@ -253,5 +273,6 @@ describe('eraseSubjectWorkflow', () => {
       expect(cause.message).toMatch(/raw\/tenant=acme\/x\.jsonl\.gz \(user_id\).*audit_log \(1 rows\)/);
     });
     expect(calls.map((c) => c.name)).not.toContain('finishErasure');
+    expect(calls.at(-1)?.name).toBe('releaseErasureLease');
   });
 });

@@ -7,6 +7,7 @@ import { consolidationId } from '../../src/contracts/workflow-ids.ts';
 import { scaledRecords } from '../demo/sample.ts';
 import { openNoteStore, withArchive, withTemporalClient } from '../../src/runtime.ts';
 import { createWorker } from '../../src/worker.ts';
+import { readExecutionChain } from './workflow-history.ts';
 
 /**
  * Consolidation on the real stack: the same budget over an archive and over one `scale` times
@@ -155,42 +156,16 @@ async function measureRun(
 
 /** Sums activity execution time over every execution of the run (following continue-as-new). */
 async function activityTime(client: Client, workflowId: string) {
-  let activitySeconds = 0;
-  let commitSeconds = 0;
-  let executions = 0;
-  let maxEvents = 0;
-  const latest = await client.workflow.getHandle(workflowId).fetchHistory();
-  let runId: string | null | undefined =
-    latest.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId;
-  while (runId) {
-    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-    const events = history.events ?? [];
-    executions += 1;
-    maxEvents = Math.max(maxEvents, events.length);
-    const startedAt = new Map<number, { at: number; type: string }>();
-    const scheduledType = new Map<number, string>();
-    for (const e of events) {
-      const at = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
-      if (e.activityTaskScheduledEventAttributes)
-        scheduledType.set(Number(e.eventId), e.activityTaskScheduledEventAttributes.activityType?.name ?? '');
-      if (e.activityTaskStartedEventAttributes) {
-        startedAt.set(Number(e.activityTaskStartedEventAttributes.scheduledEventId), {
-          at,
-          type: scheduledType.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId)) ?? '',
-        });
-      }
-      const done = e.activityTaskCompletedEventAttributes;
-      if (done) {
-        const s = startedAt.get(Number(done.scheduledEventId));
-        if (s) {
-          activitySeconds += (at - s.at) / 1000;
-          if (s.type === 'commitBatch') commitSeconds += (at - s.at) / 1000;
-        }
-      }
-    }
-    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
-  }
-  return { activitySeconds, commitSeconds, executions, maxEvents };
+  const chain = await readExecutionChain(client, workflowId);
+  const seconds = (type?: string) =>
+    chain.activities.filter((a) => type === undefined || a.type === type).reduce((t, a) => t + (a.end - a.start), 0) /
+    1000;
+  return {
+    activitySeconds: seconds(),
+    commitSeconds: seconds('commitBatch'),
+    executions: chain.executions,
+    maxEvents: chain.maxEvents,
+  };
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;

@@ -11,6 +11,12 @@ export const positiveInt =
     return n;
   };
 
+/** A comma-separated list of positive integers, e.g. `100,1000`, naming the option in its error. */
+export const positiveIntList =
+  (name: string) =>
+  (value: string): number[] =>
+    value.split(',').map((part) => positiveInt(name)(part.trim()));
+
 /** Commands that run the whole pipeline (benchmarks, evaluation, simulation) need the real stack, not the embedded default. */
 export function requireRealStack(config: Config, command: string): void {
   if (config.database.kind !== 'postgres' || !config.archive.uri.startsWith('s3://')) {

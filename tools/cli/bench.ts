@@ -4,8 +4,9 @@ import type { ArchiveBenchOptions } from './actions/bench-archive.ts';
 import type { CliBenchOptions } from './actions/bench-cli.ts';
 import type { CommitBenchOptions } from './actions/bench-commit.ts';
 import type { ConsolidateBenchOptions } from './actions/bench-consolidate.ts';
+import type { NightlyBenchOptions } from './actions/bench-nightly.ts';
 import type { RecallBenchOptions } from './actions/bench-recall.ts';
-import { positiveInt } from './args.ts';
+import { positiveInt, positiveIntList } from './args.ts';
 
 export function registerBench(program: Command): void {
   const bench = program
@@ -13,6 +14,7 @@ export function registerBench(program: Command): void {
     .description('ratio benchmarks measured in one run (numbers and how to reproduce them: docs/BENCHMARKS.md)');
   registerArchiveBench(bench);
   registerConsolidateBench(bench);
+  registerNightlyBench(bench);
   registerCommitBench(bench);
   registerRecallBench(bench);
   registerCliBench(bench);
@@ -41,6 +43,21 @@ function registerConsolidateBench(bench: Command): void {
     .option('--json', 'one JSON document on stdout')
     .action(async (opts: ConsolidateBenchOptions) =>
       (await import('./actions/bench-consolidate.ts')).consolidateBenchCommand(opts),
+    );
+}
+
+function registerNightlyBench(bench: Command): void {
+  bench
+    .command('nightly')
+    .description(
+      'the nightly fan-out on the real stack: orchestration share of wall time, events per execution, cost per tenant from the smallest to the largest tenant count',
+    )
+    .option('--tenants <list>', 'tenant counts to measure, comma-separated', positiveIntList('--tenants'), [100, 1000])
+    .option('--records <n>', 'records per tenant', positiveInt('--records'), 100)
+    .option('--concurrency <n>', 'consolidations at once (the nightly input)', positiveInt('--concurrency'), 4)
+    .option('--json', 'one JSON document on stdout')
+    .action(async (opts: NightlyBenchOptions) =>
+      (await import('./actions/bench-nightly.ts')).nightlyBenchCommand(opts),
     );
 }
 

@@ -26,6 +26,7 @@ export function registerSimulate(program: Command): void {
       usedNotesMode,
       'recalled',
     )
+    .option('--keep', "keep the simulation's note schema (to inspect notes) instead of dropping it")
     .option('--json', 'one JSON document on stdout')
     .action(async (opts: SimulateOptions) => (await import('./actions/simulate.ts')).simulateCommand(opts));
 }

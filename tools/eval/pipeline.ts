@@ -18,6 +18,8 @@ import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
  */
 export interface EvalPipeline {
   config: Config;
+  /** The run's own note schema (dropped on close unless kept). */
+  schema: string;
   db: Db;
   archive: ArchiveStore;
   embedder: Embedder;
@@ -86,6 +88,7 @@ export async function openEvalPipeline(options: EvalPipelineOptions): Promise<Ev
   let runs = 0;
   return {
     config,
+    schema,
     db,
     archive,
     embedder: handle.embedder,

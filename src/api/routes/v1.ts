@@ -13,7 +13,9 @@ export const MAX_RECORDS_BODY_BYTES = 4 * 1024 * 1024;
  */
 export function mountV1Routes(app: Hono<ApiEnv>, service: ApiService): void {
   const small = limitBody(MAX_BODY_BYTES);
-  app.post('/v1/recall', small, async (c) => c.json(await service.recall(c.get('grant'), await readObject(c))));
+  app.post('/v1/recall', small, async (c) =>
+    c.json(await service.recall(c.get('grant'), await readObject(c), c.get('signal'))),
+  );
   app.post('/v1/records', limitBody(MAX_RECORDS_BODY_BYTES), async (c) => {
     if (isNdjson(c.req.header('content-type')))
       return c.json(await service.appendNdjson(tenant(c), parseNdjson(await c.req.text())));

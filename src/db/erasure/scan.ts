@@ -12,7 +12,8 @@ export interface StoreFinding {
     | 'run_work'
     | 'runs'
     | 'record_index'
-    | 'embedding_cache';
+    | 'embedding_cache'
+    | 'note_feedback';
   count: number;
 }
 
@@ -22,21 +23,25 @@ const count = async (tx: Queryable, sql: string, params: unknown[]): Promise<num
 
 /**
  * The database half of the verification scan: rows of the tenant in which any of the subject's
- * strings occur, usage rows or embeddings left on erased notes. Returns only non-zero findings.
+ * strings occur, versions and feedback citing the subject's records, usage rows, feedback or
+ * embeddings (live or of an unfinished rebuild) left on erased notes. Returns only non-zero findings.
  */
 export async function scanDatabaseForSubject(
   tx: Queryable,
-  p: { needles: string[]; userId?: string },
+  p: { needles: string[]; recordIds?: string[]; userId?: string },
 ): Promise<StoreFinding[]> {
   const any = (expr: string) => `EXISTS (SELECT 1 FROM unnest($1::text[]) x WHERE x <> '' AND strpos(${expr}, x) > 0)`;
   const n = [p.needles];
+  const records = p.recordIds ?? [];
   const findings: StoreFinding[] = [
     {
       store: 'note_versions',
       count: await count(
         tx,
-        `SELECT count(*) AS n FROM note_versions WHERE ${any(`claim || ' ' || scope_key || ' ' || evidence::text || ' ' || coalesce(structure::text, '') || ' ' || coalesce(created_by_run, '')`)}`,
-        n,
+        `SELECT count(*) AS n FROM note_versions
+          WHERE ${any(`claim || ' ' || scope_key || ' ' || evidence::text || ' ' || coalesce(structure::text, '') || ' ' || coalesce(created_by_run, '')`)}
+             OR EXISTS (SELECT 1 FROM jsonb_array_elements(evidence) e WHERE e->>'recordId' = ANY($2::text[]))`,
+        [p.needles, records],
       ),
     },
     {
@@ -59,7 +64,9 @@ export async function scanDatabaseForSubject(
       store: 'embeddings',
       count: await count(
         tx,
-        `SELECT count(*) AS n FROM note_versions WHERE embedding IS NOT NULL AND note_id IN (SELECT note_id FROM notes WHERE status = 'erased')`,
+        `SELECT count(*) AS n FROM note_versions
+          WHERE (embedding IS NOT NULL OR embedding_next IS NOT NULL)
+            AND note_id IN (SELECT note_id FROM notes WHERE status = 'erased')`,
         [],
       ),
     },
@@ -82,6 +89,17 @@ export async function scanDatabaseForSubject(
     {
       store: 'runs',
       count: await count(tx, `SELECT count(*) AS n FROM runs WHERE ${any(`run_id || workflow_id`)}`, n),
+    },
+    {
+      store: 'note_feedback',
+      count: await count(
+        tx,
+        `SELECT count(*) AS n FROM note_feedback f
+          WHERE ${any(`f.evidence::text || ' ' || f.feedback_id`)}
+             OR f.evidence->>'recordId' = ANY($2::text[])
+             OR f.note_id IN (SELECT note_id FROM notes WHERE status = 'erased')`,
+        [p.needles, records],
+      ),
     },
     ...(await scanRecordIndex(tx, p.needles, p.userId)),
   ];

@@ -4,6 +4,7 @@ import type { NoteVersion } from '../../contracts/note.ts';
 import { selectAuditHead, insertAuditEntries } from '../audit/queries.ts';
 import { auditKeyOf, type Db, type Queryable } from '../db.ts';
 import { BatchKeyReuseError } from '../errors.ts';
+import { assertRunNotFenced, assertTenantWritable } from '../tenant-lock.ts';
 import { withTenant } from '../tenant.ts';
 import { NoteBatch, type BatchResult, type ParsedNoteOp } from './ops.ts';
 import { planBatch, versionKey, type BatchPlan } from './plan.ts';
@@ -18,16 +19,26 @@ import {
   selectVersions,
 } from './write-queries.ts';
 
+/** Who may write while a tenant's lease is held, and whether the batch's run must be unfenced. */
+export interface WriteGuard {
+  /** The lease holder writing (an erasure's own note writes); others fail with TenantLockedError. */
+  lockHolder?: string;
+  /** A run's commit or approval: fails with RunFencedError if an erasure started or ended since the run began. */
+  fenceRun?: boolean;
+}
+
 /**
  * Commits a batch of note operations in one transaction, idempotent on (runId, batchNo):
  * a replay of an applied batch writes nothing and returns the stored result. Each op writes one
  * version and one audit entry; a stale `expectedVersion` fails the whole batch with
- * NoteVersionConflictError.
+ * NoteVersionConflictError. While an erasure holds the tenant's lease, nothing is written
+ * (TenantLockedError) unless the erasure itself writes.
  */
 export async function applyNoteBatch(
   db: Db,
   batch: NoteBatch,
   now: () => Date = () => new Date(),
+  guard: WriteGuard = {},
 ): Promise<BatchResult> {
   const b = NoteBatch.parse(batch);
   // Parsed ops have their keys in schema order, so plain JSON is already a canonical form.
@@ -41,6 +52,8 @@ export async function applyNoteBatch(
       if (applied.opsHash !== opsHash) throw new BatchKeyReuseError(b.tenantId, b.runId, b.batchNo);
       return applied.result;
     }
+    await assertTenantWritable(tx, { tenantId: b.tenantId, ...(guard.lockHolder ? { holder: guard.lockHolder } : {}) });
+    if (guard.fenceRun) await assertRunNotFenced(tx, { tenantId: b.tenantId, runId: b.runId });
     const at = now().toISOString();
     const plan = planBatch({
       tenantId: b.tenantId,

@@ -4,6 +4,7 @@ import { trialContrast } from './contrast.ts';
 import { contradictNote } from './contradictions.ts';
 import { digestOf } from './digest.ts';
 import { correction, statedFact, statedPreference } from './people.ts';
+import { reportedProblem } from './problems.ts';
 import { toolContent, toolError } from './tools.ts';
 
 /**
@@ -42,6 +43,8 @@ function proposalsFor(f: Finding, ep: Episode, active: Map<string, ActiveNote>, 
       return [toolContent(f, ep)];
     case 'omitted_step':
       return [trialContrast(f, ep)];
+    case 'reported_problem':
+      return [reportedProblem(f, ep)];
     case 'outdated_constraint':
       return (f.noteIds ?? []).flatMap((id) => contradictNote(f, active.get(id), now));
     case 'episode_digest':

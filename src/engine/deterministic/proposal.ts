@@ -72,6 +72,7 @@ const IMPORTANCE: Record<Finding['type'], number> = {
   outdated_constraint: 0.8,
   tool_error: 0.7,
   omitted_step: 0.6,
+  reported_problem: 0.6,
   tool_content: 0.4,
   episode_digest: 0.5,
 };

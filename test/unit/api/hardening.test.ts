@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp, type ApiAppDeps } from '../../../src/api/app.ts';
-import { listNotes } from '../../../src/db/index.ts';
+import { listNotes, selectUsageForTasks, withTenant } from '../../../src/db/index.ts';
 import type { Embedder } from '../../../src/embeddings/embedder.ts';
 import { indexRecords } from '../../../src/record-index/index-records.ts';
 import {
@@ -130,6 +130,22 @@ describe('request deadline', () => {
     gated.release();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await api.recall(AGENT, { query: 'again' })).status).toBe(200);
+  });
+
+  it('stops the work it abandons: no further query and no usage logged for its task', async () => {
+    const gated = gatedEmbedder();
+    const api = app({ embedder: gated.embedder, limits: { ...roomy, deadlineMs: 50 } });
+    const late = await api.recall(AGENT, { query: 'reports as a table', taskId: 'task-abandoned' });
+    expect(late.status).toBe(504);
+    gated.release();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const usage = (tasks: string[]) =>
+      withTenant(ports.db, tenantId, (tx) => selectUsageForTasks(tx, { taskIds: tasks }));
+    expect(await usage(['task-abandoned'])).toEqual([]);
+    // The control: the same request within its deadline logs what it returned.
+    const inTime = await app().recall(AGENT, { query: 'reports as a table', taskId: 'task-in-time' });
+    expect(inTime.status).toBe(200);
+    expect((await usage(['task-in-time'])).length).toBeGreaterThan(0);
   });
 });
 

@@ -12,7 +12,7 @@ import { generateRecords } from '../../helpers/records.ts';
 import { collect, objectKeyFor, putRawObject, tempStore } from './fixtures.ts';
 
 /**
- * Fuzzed archive objects (issue 3 §6): valid records interleaved with random garbage, bad
+ * Fuzzed archive objects: valid records interleaved with random garbage, bad
  * JSON, invalid UTF-8, schema violations, other tenants' records, empty and oversize lines,
  * and sometimes a truncated last line. Every fault is built so that its reason is known by
  * construction (no oracle shared with the reader), and the reader must report exactly those

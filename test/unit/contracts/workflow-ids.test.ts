@@ -16,7 +16,9 @@ describe('workflow ids', () => {
     expect(conflictMonitorId('acme')).toBe('conflicts/acme');
     expect(rollbackNoteId('acme', 'N1', 'x')).toBe('rollback-note/acme/N1/x');
     expect(rollbackRunId('acme', 'x')).toBe('rollback-run/acme/x');
-    expect(eraseSubjectId('acme', '0123456789abcdef0123')).toBe('erase/acme/0123456789abcdef');
+    expect(eraseSubjectId('acme', '0123456789abcdef0123456789abcdef')).toBe(
+      'erase/acme/0123456789abcdef0123456789abcdef',
+    );
   });
 
   it.each([

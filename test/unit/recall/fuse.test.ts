@@ -46,7 +46,7 @@ function note(noteId: string, citing: string[], claim = `claim of ${noteId}`): A
   return { version, parts, why: '', tokens: Math.ceil(claim.length / 4), duplicates: [] };
 }
 
-function record(recordId: string, text = `text of ${recordId}`): RecordRow {
+function record(recordId: string, text = `text of ${recordId}`, observedAt = AT): RecordRow {
   return {
     recordId,
     objectKey: 'k',
@@ -56,7 +56,7 @@ function record(recordId: string, text = `text of ${recordId}`): RecordRow {
     userId: 'u',
     agentId: 'a',
     kind: 'user_message',
-    observedAt: AT,
+    observedAt,
     speaker: 'u',
     text,
     distance: 0.2,
@@ -76,6 +76,7 @@ describe('selectFused', () => {
         k: 10,
         tokenBudget: undefined,
         policy,
+        query: 'q',
       },
     );
     expect(rankingOf(out)).toEqual([
@@ -89,7 +90,7 @@ describe('selectFused', () => {
     const out = selectFused(
       [note('N1', ['R1'])],
       { vector: [record('R1'), record('R2')], text: [record('R1'), record('R3')] },
-      { k: 2, tokenBudget: undefined, policy },
+      { k: 2, tokenBudget: undefined, policy, query: 'q' },
     );
     expect(rankingOf(out)).toEqual([
       { type: 'note', id: 'N1' },
@@ -107,10 +108,32 @@ describe('selectFused', () => {
         k: 10,
         tokenBudget: 20,
         policy,
+        query: 'q',
       },
     );
     expect(rankingOf(out).map((i) => i.id)).toEqual(['N1', 'R2']);
     expect(out.overBudget).toBe(1);
     expect(out.tokens).toBeLessThanOrEqual(20);
+  });
+
+  it('with updatesFirst, puts a newer record that updates an older one’s value above it', () => {
+    const older = record('R0', 'My Zotero library has 45 sources, tagged by theme.');
+    const newer = record('R1', 'My Zotero library has 52 sources now, tagged by theme.', '2026-06-20T00:00:00.000Z');
+    const query = 'How many sources are in my Zotero library?';
+    const ranked = (updatesFirst: boolean) =>
+      rankingOf(
+        selectFused(
+          [],
+          { vector: [older, record('R2'), newer], text: [] },
+          {
+            k: 10,
+            tokenBudget: undefined,
+            policy: { ...policy, updatesFirst },
+            query,
+          },
+        ),
+      ).map((i) => i.id);
+    expect(ranked(false)).toEqual(['R0', 'R2', 'R1']);
+    expect(ranked(true)).toEqual(['R1', 'R2', 'R0']);
   });
 });

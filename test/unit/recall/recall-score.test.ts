@@ -4,6 +4,7 @@ import {
   candidateIdf,
   DEFAULT_RECALL_SCORE_POLICY,
   explainScore,
+  isBroaderThanRequest,
   lexicalMatch,
   scoreCandidate,
   type ScoreInput,
@@ -24,7 +25,7 @@ const daysAgo = (d: number) => new Date(AT.getTime() - d * 86_400_000);
 describe('recall score policy', () => {
   it('is a named policy whose weights are positive', () => {
     const p = DEFAULT_RECALL_SCORE_POLICY;
-    expect(p.name).toBe('hybrid-v1');
+    expect(p.name).toBe('hybrid-v2');
     expect(Object.values(p.weights).every((w) => w > 0)).toBe(true);
     expect(p.priorFloor).toBeGreaterThan(0);
     expect(p.priorFloor).toBeLessThan(1);
@@ -56,6 +57,11 @@ describe('recall score policy', () => {
       0.6 + 0.4 * (0.45 + 0.25 + 0.3 * 0.5),
     ],
     ['the worked default example', {}, (0.65 * 0.8 + 0.35 * 0.5) * (0.6 + 0.4 * (0.45 * 0.9 + 0.25 * 0.5 + 0.3))],
+    [
+      'an agent-wide note for a request about a user or task type gives up a fifth',
+      { vectorSimilarity: 1, lexical: 1, confidence: 1, importance: 1, broaderThanRequest: true },
+      0.8,
+    ],
   ])('%s', (_name, input, expected) => {
     expect(scoreCandidate({ ...base, ...input }).score).toBeCloseTo(expected, 9);
   });
@@ -86,6 +92,32 @@ describe('recall score policy', () => {
       expect(v).toBeGreaterThanOrEqual(0);
       expect(v).toBeLessThanOrEqual(1);
     }
+  });
+});
+
+describe('scope breadth', () => {
+  it.each<
+    [
+      string,
+      'session' | 'user' | 'agent' | 'task_type' | 'tenant',
+      ('session' | 'user' | 'agent' | 'task_type' | 'tenant')[] | undefined,
+      boolean,
+    ]
+  >([
+    ['an agent-wide note, the request names a user', 'agent', ['user', 'agent', 'tenant'], true],
+    ['a tenant-wide note, the request names a task type', 'tenant', ['task_type', 'tenant'], true],
+    ["the user's own note", 'user', ['user', 'agent', 'tenant'], false],
+    ['a task-type note', 'task_type', ['user', 'task_type'], false],
+    ['an agent-wide note, the request names only broad scopes', 'agent', ['agent', 'tenant'], false],
+    ['any note, the request names no scope', 'tenant', undefined, false],
+  ])('%s → %s', (_name, level, requested, broader) => {
+    expect(isBroaderThanRequest(level, requested)).toBe(broader);
+  });
+
+  it("ranks the requesting user's preference above an equally relevant agent-wide tool note", () => {
+    const own = scoreCandidate({ ...base, broaderThanRequest: false });
+    const general = scoreCandidate({ ...base, vectorSimilarity: 0.85, broaderThanRequest: true });
+    expect(own.score).toBeGreaterThan(general.score);
   });
 });
 

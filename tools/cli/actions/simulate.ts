@@ -20,6 +20,7 @@ export interface SimulateOptions {
   history: number;
   k: number;
   memoryUsed: UsedNotesMode;
+  keep?: boolean;
   json?: boolean;
 }
 
@@ -27,7 +28,8 @@ export interface SimulateOptions {
 export async function simulateCommand(opts: SimulateOptions): Promise<void> {
   const config = loadConfig();
   requireRealStack(config, 'nocturne simulate');
-  const pipeline = await openEvalPipeline({ env: process.env, name: 'simulate' });
+  const pipeline = await openEvalPipeline({ env: process.env, name: 'simulate', ...(opts.keep ? { keep: true } : {}) });
+  if (opts.keep) process.stderr.write(`simulate: the note schema ${pipeline.schema} is kept\n`);
   try {
     const report = await runSimulation({
       seeds: Array.from({ length: opts.seeds }, (_, i) => i + 1),

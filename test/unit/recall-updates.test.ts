@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { UPDATE_REACH, updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
+
+interface Item extends UpdateView {
+  id: string;
+}
+
+const item = (id: string, observedAt: string, text: string, speaker = 'u-ana'): Item => ({
+  id,
+  observedAt,
+  text,
+  speaker,
+});
+const ids = (items: readonly Item[]) => items.map((i) => i.id);
+const order = (ranked: Item[], query: string) => ids(updatesFirst(ranked, query, (i) => i));
+
+const MARCH = '2024-03-10T09:00:00.000Z';
+const APRIL = '2024-04-10T09:00:00.000Z';
+const MAY = '2024-05-10T09:00:00.000Z';
+
+const zoteroQuery = 'How many sources are in my Zotero library?';
+const original = item('march', MARCH, 'My Zotero library has 45 sources, tagged by theme and date.');
+const update = item('may', MAY, 'My Zotero library now has 52 sources, all tagged by theme.');
+const unrelated = item('essay', APRIL, 'The essay outline has five sections and a conclusion.');
+
+describe('updatesFirst: a newer value of what the query asks about is read first', () => {
+  it('swaps the newer statement of the count with the older one above it', () => {
+    expect(order([original, unrelated, update], zoteroQuery)).toEqual(['may', 'essay', 'march']);
+  });
+
+  it('does not take what someone else said for an update of the speaker’s own value', () => {
+    const assistant = item('reply', MAY, 'Your Zotero library with 52 sources can be organized by tags.', 'assistant');
+    expect(order([original, assistant], zoteroQuery)).toEqual(['march', 'reply']);
+  });
+
+  it('keeps the order when the better-ranked statement is already the newer one', () => {
+    expect(order([update, original, unrelated], zoteroQuery)).toEqual(['may', 'march', 'essay']);
+  });
+
+  it('does not move an item that mentions the subject without another value', () => {
+    const noValue = item(
+      'june',
+      '2024-06-01T09:00:00.000Z',
+      'I really like how my Zotero library keeps sources tagged.',
+    );
+    expect(order([original, noValue], zoteroQuery)).toEqual(['march', 'june']);
+  });
+
+  it('does not move an item with the same value: a restatement is not an update', () => {
+    const same = item('june', '2024-06-01T09:00:00.000Z', 'My Zotero library still has 45 sources tagged by theme.');
+    expect(order([original, same], zoteroQuery)).toEqual(['march', 'june']);
+  });
+
+  it('reads 4,500 and 4500 as one value', () => {
+    const a = item('a', MARCH, 'The essay draft has 4,500 words.');
+    const b = item('b', MAY, 'My essay draft has 4500 words now.');
+    expect(order([a, b], 'How many words does my essay draft have?')).toEqual(['a', 'b']);
+  });
+
+  it('does not move a newer number about something else the query also names', () => {
+    const other = item('pages', MAY, 'I printed 52 pages from my library card account.');
+    expect(order([original, other], zoteroQuery)).toEqual(['march', 'pages']);
+  });
+
+  it('swaps the oldest of three versions with the newest: the current value is read first', () => {
+    const april = item('april', APRIL, 'My Zotero library has 48 sources, tagged by theme.');
+    expect(order([original, april, update], zoteroQuery)[0]).toBe('may');
+  });
+
+  it('moves a newer time of day above the older one (a rescheduled meeting)', () => {
+    const at3 = item(
+      '3pm',
+      MARCH,
+      'I have a Zoom meeting with Professor Danielle on March 22 at 3 PM to review my draft.',
+    );
+    const at430 = item(
+      '430pm',
+      '2024-03-11T09:00:00.000Z',
+      'Can you remind me that the Zoom meeting with Professor Danielle is rescheduled to March 22 at 4:30 PM?',
+    );
+    expect(order([at3, at430], 'What time should I join the Zoom meeting with Professor Danielle?')).toEqual([
+      '430pm',
+      '3pm',
+    ]);
+  });
+
+  it('leaves an update further than UPDATE_REACH places below where it is', () => {
+    const filler = Array.from({ length: UPDATE_REACH }, (_, i) =>
+      item(`f${i}`, APRIL, `Filler sentence ${'x'.repeat(i)}.`),
+    );
+    const out = order([original, ...filler, update], zoteroQuery);
+    expect(out[0]).toBe('march');
+    expect(out.at(-1)).toBe('may');
+  });
+});
