@@ -16,13 +16,6 @@ export interface FusionPolicy {
   readonly depth: { readonly notes: number; readonly recordVector: number; readonly recordText: number };
   /** Move a newer item that gives another value of what the query asks about above the older one (policies/recall-updates.ts). */
   readonly updatesFirst: boolean;
-  /**
-   * A note also scores what the record channels gave the best of the records it cites, times
-   * this share (0: off). A note and its evidence say one thing: the note rises when the records
-   * agree it answers, and a note the record channels never found no longer outranks a record they
-   * both put first only because the note channel always fills its top ranks.
-   */
-  readonly evidenceAgreement?: number;
 }
 
 /**

@@ -51,7 +51,6 @@ export function selectFused(
   );
   const noteById = new Map(notes.map((n) => [noteKey(n), n]));
   const recordById = new Map([...records.text, ...records.vector].map((r) => [recordKey(r), r]));
-  const agreed = withEvidenceAgreement(ranked, noteById, policy.evidenceAgreement ?? 0);
   const viewOf = (f: Fused): UpdateView => {
     const note = noteById.get(f.id);
     if (note)
@@ -63,7 +62,7 @@ export function selectFused(
     const row = recordById.get(f.id) as RecordRow;
     return { text: row.text, observedAt: row.observedAt, speaker: row.speaker };
   };
-  const fused = policy.updatesFirst ? updatesFirst(agreed, opts.query, viewOf) : agreed;
+  const fused = policy.updatesFirst ? updatesFirst(ranked, opts.query, viewOf) : ranked;
   const out: FusedSelection = { items: [], tokens: 0, overBudget: 0, citedByNotes: 0 };
   const cited = new Set<string>();
   for (const f of fused) {
@@ -88,22 +87,6 @@ export function selectFused(
     out.tokens += tokens;
   }
   return out;
-}
-
-/**
- * Each note's fused score plus `share` times the record channels' score of the best record it
- * cites (policies/fusion.ts `evidenceAgreement`), re-sorted; the order unchanged when share is 0.
- */
-function withEvidenceAgreement(ranked: Fused[], noteById: ReadonlyMap<string, AssembledItem>, share: number): Fused[] {
-  if (share <= 0) return ranked;
-  const recordScore = new Map(ranked.filter((f) => f.id.startsWith(RECORD)).map((f) => [f.id, f.score]));
-  const out = ranked.map((f) => {
-    const note = noteById.get(f.id);
-    if (!note) return f;
-    const best = Math.max(0, ...note.version.evidence.map((e) => recordScore.get(`${RECORD}${e.recordId}`) ?? 0));
-    return best > 0 ? { ...f, score: f.score + share * best } : f;
-  });
-  return out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 export function rankingOf(selection: FusedSelection): RankedItem[] {
