@@ -117,17 +117,24 @@ describe('fused recall', () => {
       remark(tenantId, 'I signed up for a pottery course.', '2026-11-02T05:00:00.000Z'),
     ]);
     await indexRecords(ports, { tenantId });
-    const found = await readRecordCandidates(ports.db, {
-      tenantId,
-      at: NOW.toISOString(),
-      scopes: undefined,
-      queryVector: (await ports.embedder.embed(['x']))[0] as number[],
-      queryText: 'caroline pottery class',
-      model: ports.embedder.name,
-      limit: 10,
-    });
+    const queryVector = (await ports.embedder.embed(['x']))[0] as number[];
+    const ask = async (userId?: string) =>
+      readRecordCandidates(ports.db, {
+        tenantId,
+        at: NOW.toISOString(),
+        scopes: undefined,
+        queryVector,
+        queryText: 'caroline pottery class',
+        model: ports.embedder.name,
+        limit: 10,
+        ...(userId === undefined ? {} : { userId }),
+      });
+    const found = await ask();
     // ts_rank counted "caroline" and "class" and put the chatter first; "pottery" is in one record only.
     expect(found.text[0]?.text).toBe('I signed up for a pottery course.');
     expect(found.text).toHaveLength(6);
+    // A user-bound token's query takes the same ranking over that user's records only.
+    expect((await ask('u-alice')).text.map((r) => r.text)).toEqual(found.text.map((r) => r.text));
+    expect((await ask('u-bob')).text).toEqual([]);
   });
 });
