@@ -43,3 +43,13 @@ export function speakerOf(record: RecallableRecord): string {
 export function matchText(speaker: string, text: string): string {
   return `${speaker}: ${text}`;
 }
+
+/**
+ * BM25 for the record channel's full-text ranking (src/recall/record-queries.ts): the usual
+ * constants (Robertson et al.; k1 in 1.2–2.0, b 0.75), not tuned here.
+ */
+export const RECORD_BM25 = { k1: 1.2, b: 0.75 } as const;
+/** Rows pooled by ts_rank before BM25 ranks them, as a multiple of the rows asked for. @default 8 */
+export const RECORD_TEXT_POOL_FACTOR = 8;
+/** The pool's ceiling. @default 2000 */
+export const RECORD_TEXT_POOL_MAX = 2000;

@@ -27,7 +27,16 @@ const ADVERBS = new Set(
     ' ',
   ),
 );
-const IRREGULAR_PRESENT: Record<string, string> = { am: 'is', have: 'has', do: 'does', go: 'goes', be: 'is' };
+const IRREGULAR_PRESENT: Record<string, string> = {
+  am: 'is',
+  have: 'has',
+  do: 'does',
+  go: 'goes',
+  be: 'is',
+  // Spoken contractions: "I wanna" → "wants to", never "wannas".
+  wanna: 'wants to',
+  gotta: 'has to',
+};
 /** Contractions of "I", "you", "we": what they expand to once the pronoun is a name. */
 const CONTRACTED: Record<string, string> = {
   "i'm": 'is',
@@ -128,7 +137,10 @@ function listener(tokens: string[], i: number, out: string[], name: string): num
 const CLAUSE_VERB =
   /\b(i|we|you|they|he|she|is|are|was|were|am|be|been|has|have|had|do|does|did|will|would|can|could)\b|'(s|re|m|ve|ll|d)\b/i;
 
-/** "My kids and I painted" (no agreement) but "It's late, and I need …" (a new clause: agreement). */
+/**
+ * "My kids and I painted" (no agreement) but "It's late, and I need …" or "My wife passed away and
+ * I need …" (a new clause: agreement).
+ */
 function partOfCompoundSubject(tokens: readonly string[], i: number): boolean {
   const previous = previousWord(tokens, i);
   if (previous !== 'and' && previous !== 'or') return false;
@@ -137,7 +149,10 @@ function partOfCompoundSubject(tokens: readonly string[], i: number): boolean {
     .join('')
     .replace(/\s*(and|or)\s*$/i, '');
   // A clause before "and" (a comma, a verb, an "I" of its own) makes "I" the subject of a new one.
-  return !/[,;]\s*$/.test(beforeConjunction) && !CLAUSE_VERB.test(beforeConjunction);
+  const hasVerb = beforeConjunction
+    .split(/\s+/)
+    .some((w) => UNCHANGED_AFTER_I.has(w.toLowerCase()) || isPastForm(w.toLowerCase()));
+  return !/[,;]\s*$/.test(beforeConjunction) && !CLAUSE_VERB.test(beforeConjunction) && !hasVerb;
 }
 
 function previousWord(tokens: readonly string[], i: number): string | undefined {
