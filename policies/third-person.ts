@@ -8,8 +8,11 @@
 export interface Voices {
   /** Who said it: the record's `userId`. */
   speaker: string;
-  /** Who was addressed ("you"): the other person of a conversation, or the assistant. */
-  listener: string;
+  /**
+   * Who was addressed ("you"): the other person of a conversation, or the assistant. Unknown
+   * when a record is read alone (the record index): second-person words then stay as written.
+   */
+  listener?: string | undefined;
 }
 
 /** Verbs after "I" that stay as they are: past forms, modals. */
@@ -77,6 +80,8 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
     if (lower === 'i') {
       out.push(voices.speaker);
       if (!partOfCompoundSubject(tokens, i)) i = agreeVerb(tokens, i, out);
+    } else if (voices.listener === undefined && /^you/.test(lower)) {
+      out.push(token);
     } else if (lower in CONTRACTED) {
       const person = lower.startsWith('i') ? voices.speaker : lower.startsWith('we') ? we(voices) : voices.listener;
       out.push(`${person} ${CONTRACTED[lower]}`);
@@ -84,8 +89,8 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
     else if (lower === 'my' || lower === 'mine') out.push(possessive(voices.speaker));
     else if (lower === 'we' || lower === 'us' || lower === 'ourselves') out.push(we(voices));
     else if (lower === 'our' || lower === 'ours') out.push(possessive(voices.speaker));
-    else if (lower === 'you' || lower === 'yourself') i = listener(tokens, i, out, voices.listener);
-    else if (lower === 'your' || lower === 'yours') out.push(possessive(voices.listener));
+    else if (lower === 'you' || lower === 'yourself') i = listener(tokens, i, out, voices.listener as string);
+    else if (lower === 'your' || lower === 'yours') out.push(possessive(voices.listener as string));
     else out.push(token);
   }
   return out.join('');

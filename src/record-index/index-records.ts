@@ -1,4 +1,4 @@
-import { matchText, recallableText, speakerOf } from '../../policies/record-recall.ts';
+import { embeddedText, recallableText, speakerOf } from '../../policies/record-recall.ts';
 import { redact } from '../../policies/redaction.ts';
 import { ObjectReader, type ArchivedRecord } from '../archive/index.ts';
 import {
@@ -167,20 +167,24 @@ async function indexChunk(
   );
   const fresh = chunk.filter((a) => !known.has(a.record.id)).map(toIndexed);
   if (fresh.length === 0) return 0;
-  const texts = fresh.map((r) => matchText(r.speaker, r.text));
+  const texts = fresh.map((r) => r.embedded);
   const vectors = await progress.during(ports.embedder.embed(texts, { kind: 'passage' }), { records: fresh.length });
-  const records = fresh.map((r, i) => ({ ...r, embedding: vectors[i] as number[] }));
+  const records = fresh.map(({ row }, i) => ({ ...row, embedding: vectors[i] as number[] }));
   return withTenant(ports.db, tenantId, (tx) =>
     insertIndexedRecords(tx, { tenantId, model: ports.embedder.name, records }),
   );
 }
 
-/** What the index keeps of a record: its place in the archive, who and when, and its redacted text. */
-function toIndexed(a: ArchivedRecord): Omit<IndexedRecord, 'embedding'> {
+/**
+ * What the index keeps of a record (its place in the archive, who and when, its redacted text)
+ * and the string its vector is made of.
+ */
+function toIndexed(a: ArchivedRecord): { row: Omit<IndexedRecord, 'embedding'>; embedded: string } {
   const r = a.record;
   const speaker = redact(speakerOf(r)).text;
   const text = redact(recallableText(r) ?? '').text;
-  return {
+  const embedded = embeddedText({ kind: r.kind, speaker, text, observedAt: r.observedAt });
+  const row = {
     recordId: r.id,
     objectKey: a.objectKey,
     line: a.line,
@@ -193,8 +197,9 @@ function toIndexed(a: ArchivedRecord): Omit<IndexedRecord, 'embedding'> {
     observedAt: r.observedAt,
     speaker,
     text,
-    textHash: textHash(matchText(speaker, text)),
+    textHash: textHash(embedded),
   };
+  return { row, embedded };
 }
 
 /** Counts the texts that reach the model (behind the cache). */
