@@ -67,6 +67,7 @@ export function preferences(ep: Episode): Finding[] {
       .map((s) => (LIKING.test(s) ? selected(s, ctx) : s))
       .filter((s): s is string => s !== undefined)
       .filter((s) => PREFERENCE_MARKERS.test(s) && (agent || FIRST_PERSON.test(s)) && !PREFERENCE_POINTS_BACK.test(s))
+      .filter((s) => !(agent && PAYMENT_CHOICE.test(s) && !STANDING.test(s)))
       .map((s) => ({ type: 'stated_preference' as const, episodeKey: ep.key, summary: s, evidence: [r] }));
   });
 }
@@ -77,6 +78,14 @@ export function preferences(ep: Episode): Finding[] {
  */
 const PREFERENCE_POINTS_BACK =
   /\bprefer\b(?:.*\b(?:within|in|at|for|on|with|from|like|of|prefer)\s+(?:that|this|these|those|the same)\s+\w+|.*\binstead[.!]?$|.*\b(?:it|them|one)[.!]?$)/i;
+
+/**
+ * "I prefer to use only one certificate and pay the rest with my card": told to an agent, how to
+ * pay is a choice for the booking at hand, unless the customer says it always holds.
+ */
+const PAYMENT_CHOICE =
+  /\b(?:pay|paying|payment|certificates?|gift ?cards?|vouchers?|credit cards?|card ending|points|miles)\b/i;
+const STANDING = /\b(?:always|never|from now on|in general|usually|whenever|every time)\b/i;
 
 /** "I really like …": a liking is a preference only when what is liked is named, not a reaction to a turn. */
 const LIKING = /^(?:\w+,?\s+){0,3}I (?:really |also |just |totally )?(?:like|love|enjoy|hate|dislike)\b/i;

@@ -97,6 +97,8 @@ const EXCHANGE = new RegExp(
       'would (?:love|like) to (?:see|hear|know|try|join|check|meet|come)',
       'will (?:let|keep|send|check|think|try|see|talk|get back|do that|look into|take a look|definitely)',
       '(?:love|like|enjoy) (?:it|that|this|them|these|those|how|what|the way|the idea|the sound|the look|the colou?rs?|the texture|the pic|the photo|the picture|the vibe|the name|the story)\\b',
+      // "I love the self-acceptance and love theme": what the other person just showed.
+      '(?:love|like|enjoy|adore) (?:the|that|this|these|those) (?:[\\w-]+ (?:and )?){0,4}(?:theme|idea|message|design|details?|vibes?|look|colou?rs?|pics?|photos?|pictures?|shots?|sound|name|story|quote|painting|drawing)\\b',
     ].join('|') +
     ')',
   'i',
@@ -180,9 +182,12 @@ function pronounFirst(clause: string): boolean {
   const before = clause.slice(0, m.index);
   return !NAMED.test(before);
 }
-/** "it", "them", … or a demonstrative standing alone ("chat about this and …"), not "this book". */
+/**
+ * "it", "them", … or a demonstrative standing alone ("chat about this and …"), not "this book";
+ * a demonstrative before a word that names nothing by itself ("that feeling", "the situation").
+ */
 const POINTER =
-  /\b(?:it|it's|them|its|him|he|she|they|his|her|their)\b|\b(?:this|that|these|those)(?=\s*(?:[,.!?;]|$|\s(?:and|or|but|so|because|too)\b))/i;
+  /\b(?:it|it's|them|its|him|he|she|they|his|her|their)\b|\b(?:this|that|these|those)(?=\s*(?:[,.!?;]|$|\s(?:and|or|but|so|because|too)\b))|\b(?:this|that|these|those|the same)\s+(?:feelings?|moments?|situations?|stuff|things?|experiences?|kinds?|sorts?)\b|\bthe situation\b/i;
 /** Something named: a determiner with its noun, a capitalised name, a number. */
 const NAMED =
   /\b(?:a|an|the|my|our|his|her|their|some|any|every|each|another|this|that|these|those|one|two|three|few|many|several)\s+\w|\b[A-Z][a-z]+|\d/;

@@ -15,15 +15,23 @@ export interface Voices {
   listener?: string | undefined;
 }
 
-/** Verbs after "I" that stay as they are: past forms, modals. */
-const UNCHANGED_AFTER_I = new Set(
+/** Irregular past forms (regular ones end in -ed). */
+const IRREGULAR_PAST = new Set(
   (
-    'was were did had would could should might must will can shall may went saw made got took came felt found gave ' +
+    'was were did had went saw made got took came felt found gave ' +
     'knew left met ran said thought told bought brought began became wrote heard kept lost paid sat spent stood ' +
     'taught understood won ate drove flew forgot grew held led meant rode sang sent slept spoke swam threw woke wore ' +
     'built caught chose drew drank fell fought hid hurt lay lit sold shot dug struck learnt dreamt burnt used'
   ).split(' '),
 );
+/** Verbs after "I" that stay as they are: past forms, modals. */
+const UNCHANGED_AFTER_I = new Set([
+  ...IRREGULAR_PAST,
+  ...'would could should might must will can shall may'.split(' '),
+]);
+
+/** Whether a word is a verb's past form: "went", "painted"; not "need". */
+export const isPastVerb = (word: string): boolean => IRREGULAR_PAST.has(word) || isPastForm(word);
 /** Adverbs that may stand between "I" and its verb ("I really like"). */
 const ADVERBS = new Set(
   'just really also always never still usually often sometimes actually even only totally definitely truly absolutely generally mostly rarely'.split(

@@ -1,5 +1,5 @@
 import { PREFERENCE_MARKERS } from '../../../policies/attribution.ts';
-import { absoluteTimes, EXCLUSIVE_ATTRIBUTES, splitStatement } from '../../../policies/statements.ts';
+import { absoluteTimes, datedJust, EXCLUSIVE_ATTRIBUTES, splitStatement } from '../../../policies/statements.ts';
 import { sentences } from '../../../policies/text.ts';
 import { toThirdPerson, type Voices } from '../../../policies/third-person.ts';
 import type { Episode, Finding, Proposal } from '../../contracts/episode.ts';
@@ -114,7 +114,8 @@ export function statement(text: string, voices: Voices, at: string): NoteStructu
   const rewritten = sentences(text)
     .map((s) => toThirdPerson(s, voices))
     .join(' ');
-  const { text: absolute, time } = absoluteTimes(rewritten, at);
+  const resolved = absoluteTimes(rewritten, at);
+  const { text: absolute, time } = resolved.time ? resolved : datedJust(resolved.text, at);
   const parts = splitStatement(absolute, voices.speaker);
   const base = { subject: { type: 'user' as const, id: voices.speaker }, conditions: [], ...(time ? { time } : {}) };
   return parts

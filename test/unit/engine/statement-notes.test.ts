@@ -74,6 +74,10 @@ describe('messages that leave no note', () => {
     ['I really like the idea and the acting.'],
     ['I can picture you all laughing and having a blast making your own pizzas.'],
     ['Something massive happened since we last spoke.'],
+    // A reaction to what the other person showed, and a topic named only in an earlier turn.
+    ['I love the self-acceptance and love theme.'],
+    ['I just had to try to capture that feeling in my painting.'],
+    ['I tried to stay calm and asked for help, which helped me handle the situation.'],
   ])('%s', async (text) => {
     expect(await claimsOf(text)).toEqual([]);
   });
@@ -87,6 +91,8 @@ describe('messages that leave no note', () => {
     // A preference naming what it prefers only by pointing back is a choice in this dialogue.
     ['I prefer flights within that time frame.'],
     ['I prefer to use a gift card for the payment instead.'],
+    // How to pay is a choice for this booking, unless it is said to always hold.
+    ['I prefer to use only one certificate, ideally the larger one, and pay the rest with my 7447 card.'],
   ])('to an agent: %s', async (text) => {
     expect(await claimsOf(text, true)).toEqual([]);
   });
@@ -111,8 +117,19 @@ describe('messages that leave notes, and their claims', () => {
     ['I wanna open a second studio in Boston next year.', ['Jon wants to open a second studio in Boston in 2024.']],
     ["I really don't want to give up dancing.", ['Jon really does not want to give up dancing.']],
     ['I love painting landscapes.', ['Jon loves painting landscapes.']],
+    // An event told with "just" happened the day it was said.
+    [
+      'I just started helping out with a food drive for folks who lost their jobs.',
+      ['Jon started helping out with a food drive for folks who lost their jobs on 8 May 2023.'],
+    ],
   ])('%s', async (text, claims) => {
     expect(await claimsOf(text)).toEqual(claims);
+  });
+
+  it('to an agent: a way to pay said to always hold is a preference', async () => {
+    expect(await claimsOf('I always want to pay with my gift card, not my credit card.', true)).toEqual([
+      "customer-7 always wants to pay with customer-7's gift card, not customer-7's credit card.",
+    ]);
   });
 
   it('to an agent: who the customer is, and nothing of the rest of the reply', async () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { reciprocalRankFusion, type Ranking } from '../../../policies/fusion.ts';
-import { embeddedText, matchText, recallableText, speakerOf, type RecallableRecord } from '../../../policies/record-recall.ts';
+import {
+  embeddedText,
+  matchText,
+  recallableText,
+  speakerOf,
+  type RecallableRecord,
+} from '../../../policies/record-recall.ts';
 
 describe('recallableText', () => {
   const cases: Array<[string, RecallableRecord, string | undefined]> = [
