@@ -42,6 +42,8 @@ const STAGE_DIRECTION = /\s*\[[^\]]*\]/g;
 /** Words that join a sentence to the one before it and say nothing themselves. */
 const CONNECTIVE =
   /^(?:and|but|so|plus|also|anyway|anyways|besides that|other than that|by the way|btw|then|oh and|and yeah|still)\b[,:]?\s*/i;
+/** "…, btw." at the end of a sentence joins it to the talk, like a connective in front. */
+const TRAILING_CONNECTIVE = /,?\s+(?:btw|by the way|anyway|anyways)(?=[.!]*$)/i;
 /** The speaker as the subject of a clause: "I", its contractions, "my …", "me and …", "we". */
 const SUBJECT =
   /(?:^|[,;:]\s+|\s[-–—]\s+)(I|I'm|I've|I'd|I'll|My|my|Me and|me and|We|we|We're|we're|We've|we've)(?=\s)/;
@@ -104,6 +106,9 @@ const EXCHANGE = new RegExp(
   'i',
 );
 
+/** To an agent: why this booking changes ("the reason is a change of plan") belongs to that task. */
+const TASK_REASON = /^(?:as for the reason\b|the reason\b)|\b(?:and|,) the reason (?:for \w+ )?is\b/i;
+
 /** To an agent: a choice, a wish, an intent or what the customer does not know, all about this task. */
 const DIALOGUE_MOVE =
   /^(?:will|would|can|could|should|must|might|may|shall|want|need|wish|wonder|hope|think|thought|believe|guess|expect|expected|remember|recall|know|forgot|forget|understand|see|mean|prefer|plan|do not|did not|does not|don't|didn't|doesn't|can't|cannot|won't|have to|got to|gotta|(?:am|was|were) (?:\w+ing\b|sorry|okay|ok\b|fine|afraid|not|sure|certain|happy|glad|willing|ready|interested|unable|able|open|eager|insistent|upset|frustrated|angry|disappointed|annoyed|worried|concerned|confused|stressed|hoping))/i;
@@ -115,7 +120,10 @@ const CONTRACTIONS: Record<string, string> = { "i'm": 'am', "i've": 'have', "i'd
 
 /** The sentence cleaned and judged: kept with its cleaned text, or why not. */
 export function selectStatement(sentence: string, ctx: SentenceContext): Selection {
-  const found = speakerClause(withoutAddress(sentence.replace(STAGE_DIRECTION, '').trim(), ctx.listener));
+  const spoken = withoutAddress(sentence.replace(STAGE_DIRECTION, '').trim(), ctx.listener);
+  const cleaned = ctx.withAgent ? withoutTaskReason(spoken) : spoken;
+  if (cleaned === undefined) return rejected('dialogue_move');
+  const found = speakerClause(cleaned);
   if (!found) return rejected('not_about_speaker');
   const { opener, clause } = found;
   const statement = `${opener}${clause}`;
@@ -187,7 +195,7 @@ function pronounFirst(clause: string): boolean {
  * a demonstrative before a word that names nothing by itself ("that feeling", "the situation").
  */
 const POINTER =
-  /\b(?:it|it's|them|its|him|he|she|they|his|her|their)\b|\b(?:this|that|these|those)(?=\s*(?:[,.!?;]|$|\s(?:and|or|but|so|because|too)\b))|\b(?:this|that|these|those|the same)\s+(?:feelings?|moments?|situations?|stuff|things?|experiences?|kinds?|sorts?)\b|\bthe situation\b/i;
+  /\b(?:it|it's|them|its|him|he|she|they|his|her|their)\b|\b(?:this|that|these|those)(?=\s*(?:[,.!?;]|$|\s(?:and|or|but|so|because|too)\b))|\b(?:this|that|these|those|the same)\s+(?:feelings?|moments?|situations?|stuff|things?|experiences?|kinds?|sorts?)\b|\bthe (?:situation|details)\b|\b(?:this|that|these|those) same\b/i;
 /** Something named: a determiner with its noun, a capitalised name, a number. */
 const NAMED =
   /\b(?:a|an|the|my|our|his|her|their|some|any|every|each|another|this|that|these|those|one|two|three|few|many|several)\s+\w|\b[A-Z][a-z]+|\d/;
@@ -196,11 +204,11 @@ const rejected = (reason: Rejection): Selection => ({ kept: false, reason });
 
 /** Relative time words still there once the known ones are made absolute. */
 const RELATIVE_LEFT =
-  /\b(?:today|tonight|yesterday|tomorrow|ago|the other (?:day|week|night)|(?:last|next|this|coming) (?:week|month|year|weekend|night|mon|tue|wed|thu|fri|sat|sun)\w*)\b/i;
+  /\b(?:today|tonight|yesterday|tomorrow|ago|the other (?:day|week|night)|(?:last|next|this|coming) (?:week|month|year|weekend|night|mon|tue|wed|thu|fri|sat|sun)\w*|the (?:next|coming|past|last) (?:few|couple(?: of)?|several) (?:days|weeks|months|years))\b/i;
 
 /** Drops the name of the person addressed at either end ("Jon, my store …", "… so much, Jon!"). */
 function withoutAddress(text: string, listener: string | undefined): string {
-  let out = text;
+  let out = text.replace(TRAILING_CONNECTIVE, '');
   while (CONNECTIVE.test(out)) out = out.replace(CONNECTIVE, '');
   if (!listener || !/^[A-Z][a-z]+$/.test(listener)) return out;
   // "Hey Mel," addresses Melanie: a form of address is a name's first letters.
@@ -257,6 +265,14 @@ function pointsBack(predicate: string): boolean {
   if (next === 'that' && verb !== undefined && CLAUSE_VERBS.test(verb)) return false;
   if (next !== undefined && ANAPHORA.has(next)) return true;
   return next !== undefined && PARTICLES.has(next) && after !== undefined && ANAPHORA.has(after);
+}
+
+/** A sentence cut before its task's reason; undefined when the reason is all it says. */
+function withoutTaskReason(text: string): string | undefined {
+  const m = TASK_REASON.exec(text);
+  if (!m) return text;
+  const kept = text.slice(0, m.index).replace(/[,;\s]+$/, '');
+  return kept.length > 0 ? `${kept}.` : undefined;
 }
 
 const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

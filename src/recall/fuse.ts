@@ -1,4 +1,4 @@
-import { reciprocalRankFusion, type FusionPolicy, type Fused } from '../../policies/fusion.ts';
+import { isLesson, reciprocalRankFusion, type FusionPolicy, type Fused } from '../../policies/fusion.ts';
 import { approxTokens, candidateIdf, lexicalMatch } from '../../policies/recall-score.ts';
 import { embeddedText } from '../../policies/record-recall.ts';
 import { updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
@@ -27,6 +27,7 @@ export interface FusedSelection {
 }
 
 const NOTE = 'n:';
+const lesson = (n: AssembledItem): boolean => isLesson(n.version);
 const RECORD = 'r:';
 
 /**
@@ -42,12 +43,16 @@ export function selectFused(
   opts: { k: number; tokenBudget: number | undefined; policy: FusionPolicy; query: string; similarityFloor?: number },
 ): FusedSelection {
   const { policy } = opts;
+  const topNotes = notes.slice(0, Math.max(opts.k, policy.depth.notes));
+  const noteIds = topNotes.map(noteKey);
+  const lessonWeight = policy.weights.lessons ?? policy.weights.notes;
+  const lessonWeights = new Map(topNotes.filter(lesson).map((n) => [noteKey(n), lessonWeight]));
   const hybrid = policy.weights.recordHybrid
     ? hybridRecordRanking(records, opts.query, opts.similarityFloor ?? 0).slice(0, policy.depth.recordVector)
     : [];
   const ranked = reciprocalRankFusion(
     [
-      { weight: policy.weights.notes, ids: notes.slice(0, Math.max(opts.k, policy.depth.notes)).map(noteKey) },
+      { weight: policy.weights.notes, ids: noteIds, weightOf: lessonWeights },
       { weight: policy.weights.recordVector, ids: records.vector.slice(0, policy.depth.recordVector).map(recordKey) },
       { weight: policy.weights.recordText, ids: records.text.slice(0, policy.depth.recordText).map(recordKey) },
       { weight: policy.weights.recordHybrid ?? 0, ids: hybrid.map(recordKey) },

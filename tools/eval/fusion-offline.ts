@@ -15,7 +15,7 @@ import type { QueryOutcome } from './types.ts';
 
 /**
  * Fusion weights tried on the note schema a `nocturne eval --dataset locomo --keep` run left:
- * evidence recall@1/5/10 of Nocturne's recall for each `notes/recordVector/recordText[/recordHybrid][@k]`
+ * evidence recall@1/5/10 of Nocturne's recall for each `notes/recordVector/recordText[/recordHybrid[/lessons]][@k]`
  * weight set, over the questions whose gold evidence lies before the cutoff. Question vectors are
  * embedded once. Choose weights on the tuning split's schema only.
  *
@@ -38,10 +38,12 @@ function memoized(inner: Embedder): Embedder {
 
 function policyOf(triple: string): FusionPolicy {
   const [weightText, k] = triple.split('@');
-  const [notes, recordVector, recordText, recordHybrid = 0] = (weightText as string).split('/').map(Number);
-  if ([notes, recordVector, recordText, recordHybrid].some((w) => w === undefined || !Number.isFinite(w)))
-    throw new Error(`--weights: "${triple}" is not notes/recordVector/recordText[/recordHybrid]`);
-  const weights = { notes, recordVector, recordText, recordHybrid } as FusionPolicy['weights'];
+  const [notes, recordVector, recordText, recordHybrid = 0, lessons = notes] = (weightText as string)
+    .split('/')
+    .map(Number);
+  if ([notes, recordVector, recordText, recordHybrid, lessons].some((w) => w === undefined || !Number.isFinite(w)))
+    throw new Error(`--weights: "${triple}" is not notes/recordVector/recordText[/recordHybrid[/lessons]]`);
+  const weights = { notes, recordVector, recordText, recordHybrid, lessons } as FusionPolicy['weights'];
   return { ...DEFAULT_FUSION_POLICY, name: triple, weights, ...(k ? { k: Number(k) } : {}) };
 }
 

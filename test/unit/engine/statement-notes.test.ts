@@ -78,6 +78,9 @@ describe('messages that leave no note', () => {
     ['I love the self-acceptance and love theme.'],
     ['I just had to try to capture that feeling in my painting.'],
     ['I tried to stay calm and asked for help, which helped me handle the situation.'],
+    ["I'm still figuring out the details."],
+    ['I wanted to bring that same magic to my home.'],
+    ['I am thinking of working with some fashion bloggers in the next few months.'],
   ])('%s', async (text) => {
     expect(await claimsOf(text)).toEqual([]);
   });
@@ -93,6 +96,7 @@ describe('messages that leave no note', () => {
     ['I prefer to use a gift card for the payment instead.'],
     // How to pay is a choice for this booking, unless it is said to always hold.
     ['I prefer to use only one certificate, ideally the larger one, and pay the rest with my 7447 card.'],
+    ['As for the reason, I have had a change in plans and will not be needing these flights anymore.'],
   ])('to an agent: %s', async (text) => {
     expect(await claimsOf(text, true)).toEqual([]);
   });
@@ -117,6 +121,11 @@ describe('messages that leave notes, and their claims', () => {
     ['I wanna open a second studio in Boston next year.', ['Jon wants to open a second studio in Boston in 2024.']],
     ["I really don't want to give up dancing.", ['Jon really does not want to give up dancing.']],
     ['I love painting landscapes.', ['Jon loves painting landscapes.']],
+    // A closing "btw" is talk, not part of the statement.
+    [
+      'I have developed a video presentation to teach how to style my fashion pieces, btw.',
+      ["Jon has developed a video presentation to teach how to style Jon's fashion pieces."],
+    ],
     // An event told with "just" happened the day it was said.
     [
       'I just started helping out with a food drive for folks who lost their jobs.',
@@ -124,6 +133,12 @@ describe('messages that leave notes, and their claims', () => {
     ],
   ])('%s', async (text, claims) => {
     expect(await claimsOf(text)).toEqual(claims);
+  });
+
+  it("to an agent: the customer's id is kept, the reason for this cancellation is not", async () => {
+    expect(
+      await claimsOf('My user ID is mia_kim_4397, and the reason for cancellation is a change of plan.', true),
+    ).toEqual(["customer-7's user ID is mia_kim_4397."]);
   });
 
   it('to an agent: a way to pay said to always hold is a preference', async () => {
