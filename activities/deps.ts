@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import { ZodError } from 'zod';
+import { foreignFailureText, ownFailureText, stackWithText } from '../policies/failure-text.ts';
 import { FailureType } from '../src/contracts/failure-types.ts';
 import { formatIssues } from '../src/contracts/format-issues.ts';
 import { PermanentFailure, type Ports, type Progress } from '../src/ports.ts';
@@ -47,48 +48,60 @@ function inActivity(): boolean {
   }
 }
 
+/** Errors Nocturne raises that do not heal by retrying, by name, with the failure type they become. */
+const PERMANENT_BY_NAME: Record<string, string> = {
+  NoteVersionConflictError: FailureType.NoteVersionConflict,
+  // Waiting out an erasure inside an activity's retries would hold the run for an unknown time: fail clearly.
+  TenantLockedError: FailureType.TenantLocked,
+  RunFencedError: FailureType.RunFencedByErasure,
+  // A model that answers with the wrong dimension or zero vectors will do so again.
+  EmbeddingError: 'EmbeddingError',
+  EmbeddingDimensionError: 'EmbeddingDimensionError',
+  ArchiveManifestError: FailureType.ArchiveManifestInvalid,
+};
+
 /**
- * Permanent faults become non-retryable failures with a stable type; anything else is rethrown
- * as it is and retried under the caller's preset. A ZodError would otherwise retry forever.
+ * Permanent faults become non-retryable failures with a stable type; anything else is retried
+ * under the caller's preset, under its own name as before. A ZodError would otherwise retry
+ * forever. What reaches Temporal is recorded in the history, so no failure carries the text of
+ * a record or a claim (policies/failure-text.ts): messages are cleaned, and the original error
+ * is kept as the cause only as its name, cleaned message and stack frames, never its own causes
+ * (a JSON or database error there quotes what it refused).
  */
 export function asActivityFailure(error: unknown): unknown {
+  // Already a failure (one raised on purpose, a cancellation): Temporal's own.
+  if (error instanceof TemporalFailure) return error;
   if (error instanceof ZodError) {
     const detail = formatIssues(error.issues, { root: '', limit: 3 });
     return ApplicationFailure.nonRetryable(`invalid input: ${detail}`, FailureType.InvalidActivityInput, error.issues);
   }
-  if (error instanceof PermanentFailure) return ApplicationFailure.nonRetryable(error.message, error.type);
-  const name = (error as Error | undefined)?.name;
-  if (name === 'NoteVersionConflictError')
-    return ApplicationFailure.create({
-      message: (error as Error).message,
-      type: FailureType.NoteVersionConflict,
-      nonRetryable: true,
-      cause: error as Error,
-    });
-  // Waiting out an erasure inside an activity's retries would hold the run for an unknown time: fail clearly.
-  if (name === 'TenantLockedError' || name === 'RunFencedError')
-    return ApplicationFailure.create({
-      message: (error as Error).message,
-      type: name === 'TenantLockedError' ? FailureType.TenantLocked : FailureType.RunFencedByErasure,
-      nonRetryable: true,
-      cause: error as Error,
-    });
-  // A model that answers with the wrong dimension or zero vectors will do so again.
-  if (name === 'EmbeddingError' || name === 'EmbeddingDimensionError')
-    return ApplicationFailure.create({
-      message: (error as Error).message,
-      type: name,
-      nonRetryable: true,
-      cause: error as Error,
-    });
-  if (name === 'ArchiveManifestError')
-    return ApplicationFailure.create({
-      message: (error as Error).message,
-      type: FailureType.ArchiveManifestInvalid,
-      nonRetryable: true,
-      cause: error as Error,
-    });
-  return error;
+  if (error instanceof PermanentFailure)
+    return ApplicationFailure.nonRetryable(ownFailureText(error.message), error.type);
+  const e = error instanceof Error ? error : new Error(String(error));
+  const type = PERMANENT_BY_NAME[e.name];
+  return type === undefined ? cleaned(e) : permanentFailure(e, type);
+}
+
+/** A known error of Nocturne's as a non-retryable failure of `type`, with itself, cleaned, as the cause. */
+export function permanentFailure(e: Error, type: string): ApplicationFailure {
+  return ApplicationFailure.create({ message: ownFailureText(e.message), type, nonRetryable: true, cause: cleaned(e) });
+}
+
+/** A foreign error as a retryable failure of the same type, its message cleaned; SQLSTATE and names of the relation and constraint added. */
+function cleaned(e: Error): ApplicationFailure {
+  const type = e.constructor.name === 'Error' ? e.name : e.constructor.name;
+  const message = foreignFailureText(e.message) + databaseContext(e);
+  const failure = ApplicationFailure.create({ message, type });
+  failure.stack = stackWithText(type, message, e.stack);
+  return failure;
+}
+
+/** A PostgreSQL error's identifiers (never its values, which its message and detail quote). */
+function databaseContext(e: Error): string {
+  const pg = e as Error & { code?: unknown; table?: unknown; constraint?: unknown; column?: unknown };
+  if (typeof pg.code !== 'string' || !/^[0-9A-Z]{5}$/.test(pg.code)) return '';
+  const named = (label: string, v: unknown) => (typeof v === 'string' && v ? ` ${label} ${v}` : '');
+  return ` (SQLSTATE ${pg.code}${named('table', pg.table)}${named('column', pg.column)}${named('constraint', pg.constraint)})`;
 }
 
 /** Wraps an activity so its permanent faults are classified before they reach Temporal. */

@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../src/contracts/failure-types.ts';
 import { EmbeddingDimensionError, EmbeddingError } from '../src/embeddings/embedder.ts';
 import {
@@ -8,26 +7,14 @@ import {
   type ReindexKey,
   type ReindexPageInput,
 } from '../src/reindex/rebuild.ts';
-import { asActivityFailure, heartbeats, type ActivityDeps } from './deps.ts';
+import { asActivityFailure, heartbeats, permanentFailure, type ActivityDeps } from './deps.ts';
 
 export type { ReindexKey, ReindexPageResult, ReindexStart, ReindexSwitch } from '../src/reindex/rebuild.ts';
 
 /** Permanent embedding faults must not retry for an hour: the server's answer will not change. */
 function classify(error: unknown): unknown {
-  if (error instanceof EmbeddingDimensionError)
-    return ApplicationFailure.create({
-      message: error.message,
-      type: FailureType.EmbeddingDimensionMismatch,
-      nonRetryable: true,
-      cause: error,
-    });
-  if (error instanceof EmbeddingError)
-    return ApplicationFailure.create({
-      message: error.message,
-      type: FailureType.EmbeddingInvalid,
-      nonRetryable: true,
-      cause: error,
-    });
+  if (error instanceof EmbeddingDimensionError) return permanentFailure(error, FailureType.EmbeddingDimensionMismatch);
+  if (error instanceof EmbeddingError) return permanentFailure(error, FailureType.EmbeddingInvalid);
   return asActivityFailure(error);
 }
 

@@ -1,6 +1,6 @@
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import { gunzipSync } from 'node:zlib';
+import { constants, gunzipSync } from 'node:zlib';
 import type { RawRecord } from '../contracts/raw-record.ts';
 import type { ArchivedRecord } from './reader.ts';
 import { lineHash, parseLine, parseText, type QuarantineReason } from './parse-line.ts';
@@ -21,7 +21,9 @@ export interface BlockContext {
  * The items of a whole object held in memory after its gzip trailer was verified, split and
  * validated the way a plain `toString + split + JSON.parse` loop reads it: the bytes are
  * checked as UTF-8 once (natively) and decoded once, and each line is parsed from a slice of
- * that string, with no per-line Buffer or decoder call. The outcome is the same as reading the
+ * that string, with no per-line Buffer or decoder call. All-ASCII bytes (the usual object)
+ * decode the same as Latin-1, which is a plain copy: about six times faster than Node's
+ * UTF-8 decoding of the same bytes (bench archive objects: 1.5 vs 8.6 ms for 8.5 MB). The outcome is the same as reading the
  * object line by line (`parseLine`): an object with any invalid UTF-8 falls back to exactly
  * that, so the bad line is quarantined and the rest are kept.
  * Each record's `contentHash` is computed when first read, from the held bytes: evidence
@@ -29,20 +31,22 @@ export interface BlockContext {
  * (at most the reader's `verifyBufferBytes`) alive; reading the hash lets them go.
  */
 export function* heldItems(block: Buffer, context: BlockContext): Generator<Item[]> {
-  const text = isUtf8(block) ? block.toString('utf8') : undefined;
-  const ascii = text !== undefined && text.length === block.length; // char offsets equal byte offsets
+  const ascii = isAscii(block); // then char offsets equal byte offsets
+  const text = ascii ? block.toString('latin1') : isUtf8(block) ? block.toString('utf8') : undefined;
   let batch: Item[] = [];
   let line = 1;
   let start = 0; // byte offset of the line
   let charStart = 0; // its offset in `text`
   while (start < block.length) {
-    const end = block.indexOf(NEWLINE, start);
+    // A newline byte is never part of a multi-byte character, so the string and the bytes
+    // have their newlines at the same places; ASCII text needs no search in the bytes.
+    const charEnd = text === undefined ? 0 : text.indexOf('\n', charStart);
+    const end = ascii ? charEnd : block.indexOf(NEWLINE, start);
     if (end === -1) {
       const detail = `last line (${block.length - start} bytes) has no trailing newline`;
       batch.push(quarantine(context, line, 'truncated_line', detail));
       break;
     }
-    const charEnd = text === undefined ? 0 : ascii ? end : text.indexOf('\n', charStart);
     batch.push(lineItem(block, context, { line, start, end }, text?.slice(charStart, charEnd)));
     if (batch.length === LINES_PER_BATCH) {
       yield batch;
@@ -148,9 +152,21 @@ export async function inflateWhole(source: Readable, limit: number): Promise<Buf
   }
   try {
     const compressed = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-    return gunzipSync(compressed, { maxOutputLength: Math.max(limit, 1) });
+    return gunzipSync(compressed, { maxOutputLength: Math.max(limit, 1), chunkSize: outputChunk(compressed, limit) });
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
     throw error;
   }
+}
+
+/**
+ * One output buffer for the whole object: the gzip trailer ends with the inflated size
+ * (ISIZE, modulo 2^32), and a buffer one byte larger takes it in a single piece, without
+ * zlib's 16 KiB pieces and the copy that joins them (a plain `gunzipSync` makes ~130 pieces
+ * of a 2 MB object). The size is only a hint, capped by `limit`: a wrong one (several gzip
+ * members, a corrupt trailer) costs more pieces, never a different result.
+ */
+function outputChunk(compressed: Buffer, limit: number): number {
+  const announced = compressed.length >= 18 ? compressed.readUInt32LE(compressed.length - 4) : 0;
+  return Math.max(constants.Z_MIN_CHUNK, Math.min(announced, limit) + 1);
 }

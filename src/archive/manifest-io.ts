@@ -14,8 +14,11 @@ export async function readManifest(store: ArchiveStore, objectKey: string): Prom
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw new ArchiveManifestError(manifestKey, `not JSON: ${(error as Error).message}`, { cause: error });
+  } catch {
+    // Not the parser's message, nor the parser's error as the cause: it quotes the text around
+    // the fault, and a manifest holds user, session and task ids. The failure reaches the run's
+    // history, where an erasure cannot reach.
+    throw new ArchiveManifestError(manifestKey, `not JSON (${bytes.length} bytes)`);
   }
   const parsed = Manifest.safeParse(value);
   if (!parsed.success) {

@@ -7,6 +7,7 @@ import {
   getRun,
   insertRun,
   insertRunEpisodes,
+  lockRunAgainstErasure,
   selectPlanSummary,
   updateRun,
   withTenant,
@@ -74,9 +75,13 @@ export async function planRun(ports: Pick<Ports, 'db' | 'archive'>, input: PlanR
   if (existing.sampled > 0) return { candidates: existing.sampled, ...existing };
   const candidates = await listCandidates(ports.archive, input.tenantId, input.window);
   const rows = await sampleEpisodes(ports, input, candidates);
-  await withTenant(db, input.tenantId, (tx) =>
-    insertRunEpisodes(tx, { tenantId: input.tenantId, runId: input.runId, episodes: rows }),
-  );
+  if (rows.length > 0) {
+    await withTenant(db, input.tenantId, async (tx) => {
+      // Episode keys hold session and task ids, which may name a user an erasure removes meanwhile.
+      await lockRunAgainstErasure(tx, { tenantId: input.tenantId, runId: input.runId });
+      await insertRunEpisodes(tx, { tenantId: input.tenantId, runId: input.runId, episodes: rows });
+    });
+  }
   return { candidates: candidates.length, sampled: rows.length, batches: Math.ceil(rows.length / EPISODES_PER_BATCH) };
 }
 

@@ -6,7 +6,14 @@ import { redactContent, redactLeaves, redactText } from '../../policies/redactio
 import { recordText } from '../../policies/text.ts';
 import { validateProposal, type ResolvedRecord } from '../../policies/validation.ts';
 import type { Episode, Proposal } from '../contracts/episode.ts';
-import { insertRejections, insertRunBatch, selectBatchEpisodes, selectRunBatch, withTenant } from '../db/index.ts';
+import {
+  insertRejections,
+  insertRunBatch,
+  lockRunAgainstErasure,
+  selectBatchEpisodes,
+  selectRunBatch,
+  withTenant,
+} from '../db/index.ts';
 import { loadEpisodes, resolveEvidence } from '../episodes/episodes.ts';
 import { nowOf, SILENT, type Ports, type Progress } from '../ports.ts';
 import { pendingFeedback, withFeedbackNotes } from './feedback.ts';
@@ -111,6 +118,8 @@ export async function replayBatch(
     ...(missingObjects.length > 0 ? { objectsMissing: missingObjects.length } : {}),
   };
   await withTenant(ports.db, input.tenantId, async (tx) => {
+    // The episodes were read from the archive: an erasure that began meanwhile may remove them.
+    await lockRunAgainstErasure(tx, { tenantId: input.tenantId, runId: input.runId });
     await insertRejections(tx, { tenantId: input.tenantId, ...key, rejections: rejections.map(redactRejection) });
     await insertRunBatch(tx, { tenantId: input.tenantId, ...key, ops, summary });
   });

@@ -80,6 +80,34 @@ export async function assertRunNotFenced(tx: Queryable, p: { tenantId: string; r
   if (r.run_epoch !== r.epoch) throw new RunFencedError(p.tenantId, p.runId);
 }
 
+/**
+ * For a run's working state (its planned episodes, its replayed operations and rejections): takes
+ * the tenant write lock and refuses while an erasure holds the lease (TenantLockedError) or once
+ * one started or ended since the run began (RunFencedError). What the run read from the archive
+ * before may hold records the erasure removes; written before the lease it is scrubbed, and after
+ * it, never written.
+ */
+export async function lockRunAgainstErasure(tx: Queryable, p: { tenantId: string; runId: string }): Promise<void> {
+  await lockTenantAgainstLease(tx, p);
+  await assertRunNotFenced(tx, p);
+}
+
+/** The tenant's erasure epoch (0 before its first erasure): a writer without a run reads it before it reads the archive. */
+export async function selectErasureEpoch(tx: Queryable): Promise<number> {
+  const { rows } = await tx.query(`SELECT epoch FROM tenant_locks`);
+  return rows[0] === undefined ? 0 : z.object({ epoch: intColumn }).parse(rows[0]).epoch;
+}
+
+/**
+ * For writers without a run (the raw-record index): takes the tenant write lock and says whether
+ * no erasure holds the lease and none started or ended since `epoch` was read.
+ */
+export async function lockIfNoErasureSince(tx: Queryable, p: { tenantId: string; epoch: number }): Promise<boolean> {
+  await lockTenantWrites(tx, p);
+  if ((await liveLease(tx)) !== undefined) return false;
+  return (await selectErasureEpoch(tx)) === p.epoch;
+}
+
 async function liveLease(tx: Queryable): Promise<z.infer<typeof LeaseRow> | undefined> {
   const { rows } = await tx.query(
     `SELECT holder, purpose, expires_at FROM tenant_locks WHERE holder IS NOT NULL AND expires_at > now()`,

@@ -5,10 +5,13 @@ import {
   deleteRecordIndex,
   insertIndexedObject,
   insertIndexedRecords,
+  lockIfNoErasureSince,
+  selectErasureEpoch,
   selectIndexedObjects,
   selectIndexedRecordIds,
   withTenant,
   type IndexedRecord,
+  type Queryable,
 } from '../db/index.ts';
 import { createCachedEmbedder, inLane, textHash } from '../embeddings/cached.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
@@ -109,7 +112,11 @@ export async function rebuildRecordIndex(
   return { ...indexed, dropped: dropped.records };
 }
 
-/** An object listed or written, then erased or expired before it was read: nothing of it may be indexed. */
+/**
+ * An object listed or written, then erased or expired before it was read: nothing of it may be
+ * indexed. One an erasure of the tenant began (or ended) while it was being read is left for the
+ * next call, which reads it as the erasure left it: what it read may hold the erased records.
+ */
 async function indexObjectIfPresent(
   ports: IndexPorts,
   target: { tenantId: string; objectKey: string; window: Window },
@@ -118,9 +125,25 @@ async function indexObjectIfPresent(
   try {
     return await indexObject(ports, target, progress);
   } catch (error) {
-    if ((error as Error).name !== 'ArchiveObjectNotFoundError') throw error;
+    if ((error as Error).name !== 'ArchiveObjectNotFoundError' && !(error instanceof ErasureBegan)) throw error;
     return 0;
   }
+}
+
+class ErasureBegan extends Error {
+  override name = 'ErasureBegan';
+}
+
+/** Runs `write` under the tenant write lock unless an erasure holds the lease or began or ended since `epoch`. */
+async function writeUnlessErased<T>(
+  ports: IndexPorts,
+  p: { tenantId: string; epoch: number },
+  write: (tx: Queryable) => Promise<T>,
+): Promise<T> {
+  return withTenant(ports.db, p.tenantId, async (tx) => {
+    if (!(await lockIfNoErasureSince(tx, p))) throw new ErasureBegan();
+    return write(tx);
+  });
 }
 
 async function indexObject(
@@ -129,12 +152,13 @@ async function indexObject(
   progress: Progress,
 ): Promise<number> {
   const { tenantId, objectKey, window } = target;
+  const epoch = await withTenant(ports.db, tenantId, (tx) => selectErasureEpoch(tx));
   const reader = new ObjectReader(ports.archive, objectKey);
   let pending: ArchivedRecord[] = [];
   let inserted = 0;
   let complete = true;
   const flush = async () => {
-    inserted += await indexChunk(ports, tenantId, pending, progress);
+    inserted += await indexChunk(ports, { tenantId, epoch }, pending, progress);
     pending = [];
   };
   for await (const archived of reader) {
@@ -148,7 +172,7 @@ async function indexObject(
   }
   await flush();
   if (complete) {
-    await withTenant(ports.db, tenantId, (tx) =>
+    await writeUnlessErased(ports, { tenantId, epoch }, (tx) =>
       insertIndexedObject(tx, { tenantId, objectKey, records: reader.stats.records }),
     );
   }
@@ -157,20 +181,23 @@ async function indexObject(
 
 async function indexChunk(
   ports: IndexPorts,
-  tenantId: string,
+  key: { tenantId: string; epoch: number },
   chunk: readonly ArchivedRecord[],
   progress: Progress,
 ): Promise<number> {
+  const { tenantId } = key;
   if (chunk.length === 0) return 0;
   const known = await withTenant(ports.db, tenantId, (tx) =>
     selectIndexedRecordIds(tx, { recordIds: chunk.map((a) => a.record.id) }),
   );
   const fresh = chunk.filter((a) => !known.has(a.record.id)).map(toIndexed);
   if (fresh.length === 0) return 0;
+  // Not even the embedding cache gets the texts once an erasure began: it keeps a vector per text.
+  await writeUnlessErased(ports, key, async () => undefined);
   const texts = fresh.map((r) => r.embedded);
   const vectors = await progress.during(ports.embedder.embed(texts, { kind: 'passage' }), { records: fresh.length });
   const records = fresh.map(({ row }, i) => ({ ...row, embedding: vectors[i] as number[] }));
-  return withTenant(ports.db, tenantId, (tx) =>
+  return writeUnlessErased(ports, key, (tx) =>
     insertIndexedRecords(tx, { tenantId, model: ports.embedder.name, records }),
   );
 }

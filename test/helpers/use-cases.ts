@@ -108,6 +108,13 @@ export const freshTenantId = (label: string): string => `${label}-${process.pid}
 
 /** Plans, replays and commits one run over what the tenant's archive holds now: the notes a consolidation writes. */
 export async function consolidate(ports: Ports, tenantId: string, runId: string): Promise<void> {
+  await planWholeArchive(ports, tenantId, runId);
+  await replayBatch(ports, { runId, tenantId, batchNo: 0, llmTokensLeft: 0 });
+  await commitBatch(ports, { runId, tenantId, batchNo: 0, actor: 'consolidate/test', staged: false });
+}
+
+/** Plans a run over everything the tenant's archive holds now (one batch for a small archive). */
+export async function planWholeArchive(ports: Ports, tenantId: string, runId: string): Promise<void> {
   await planRun(ports, {
     runId,
     workflowId: `consolidate/${tenantId}/${runId}`,
@@ -119,6 +126,4 @@ export async function consolidate(ports: Ports, tenantId: string, runId: string)
     seed: 1,
     now: '2026-11-05T12:00:00.000Z',
   });
-  await replayBatch(ports, { runId, tenantId, batchNo: 0, llmTokensLeft: 0 });
-  await commitBatch(ports, { runId, tenantId, batchNo: 0, actor: 'consolidate/test', staged: false });
 }

@@ -10,6 +10,7 @@ import type { Client } from '@temporalio/client';
 
 // `nocturne run` starts today's consolidation of a tenant; one still running under another id
 // (yesterday's, a backfill) must stop it, or two runs would commit for the tenant at once.
+// `nocturne rollback run` waits the same way: a running run would commit beside the rollback.
 // A task queue no worker polls keeps the other run running for as long as the test needs it.
 
 const suffix = randomBytes(3).toString('hex');
@@ -29,8 +30,12 @@ afterAll(async () => {
 });
 
 async function nocturneRun(tenantId: string) {
+  return nocturne(['run', '--tenant', tenantId, '--json']);
+}
+
+async function nocturne(args: string[]) {
   const env = { ...process.env, ...stackEnv(), NOCTURNE_TASK_QUEUE: idle };
-  return promisify(execFile)(process.execPath, ['bin/nocturne.mjs', 'run', '--tenant', tenantId, '--json'], {
+  return promisify(execFile)(process.execPath, ['bin/nocturne.mjs', ...args], {
     env,
     timeout: 60_000,
   }).then(
@@ -94,5 +99,30 @@ describe('nocturne run with a consolidation of the tenant already running', () =
     const { workflowId } = JSON.parse(r.stdout) as { workflowId: string };
     started.push(workflowId);
     expect(workflowId.startsWith(consolidationId(tenantId, ''))).toBe(true);
+  });
+});
+
+describe('nocturne rollback run with a consolidation of the tenant running', () => {
+  const rollbackRun = (runId: string) =>
+    nocturne(['rollback', 'run', '--run', runId, '--reason', 'bad run', '--operator', 'ops@it', '--json']);
+
+  it('refuses to roll back the run while it is still running, naming it, and starts nothing', async () => {
+    const tenantId = `excl-${suffix}-d`;
+    const other = await startOther(tenantId, '2026-11-29', true);
+    await visible(other);
+    const r = await rollbackRun(`${other}/first-execution`);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`a consolidation of ${tenantId} is running (${other})`);
+    const rollbacks = client.workflow.list({ query: `WorkflowId STARTS_WITH 'rollback-run/${tenantId}/'` });
+    for await (const wf of rollbacks) expect.unreachable(`started ${wf.workflowId}`);
+  });
+
+  it('starts the rollback when no consolidation of the tenant runs', async () => {
+    const tenantId = `excl-${suffix}-e`;
+    const r = await rollbackRun(`${consolidationId(tenantId, '2026-11-28')}/first-execution`);
+    expect(r.code).toBe(0);
+    const { workflowId } = JSON.parse(r.stdout) as { workflowId: string };
+    started.push(workflowId);
+    expect(workflowId.startsWith(`rollback-run/${tenantId}/`)).toBe(true);
   });
 });

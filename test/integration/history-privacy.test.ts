@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
-import { writeBatch } from '../../src/archive/index.ts';
+import { manifestKeyFor, writeBatch } from '../../src/archive/index.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
 import { listNotes } from '../../src/db/index.ts';
 import { demoRecords } from '../../tools/demo/sample.ts';
@@ -54,17 +54,63 @@ describe('consolidation histories', () => {
     const notes = (await listNotes(db, { tenantId, limit: 10 })).notes;
     expect(notes.some((n) => n.claim.includes(PERSONAL))).toBe(true);
 
-    const leaks: string[] = [];
-    let histories = 0;
-    for await (const wf of client.workflow.list({ query: `TaskQueue = '${config.temporal.taskQueue}'` })) {
-      const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-      histories += 1;
-      for (const e of history.events ?? []) {
-        if (historyText(e).some((t) => t.includes('Okonkwo')))
-          leaks.push(`${wf.workflowId} event ${String(e.eventId)} ${String(e.eventType)}`);
-      }
-    }
+    const { histories, leaks } = await searchHistories('Okonkwo');
     expect(histories).toBeGreaterThanOrEqual(2);
     expect(leaks).toEqual([]);
   }, 180_000);
 });
+
+describe('the history of a run that fails', () => {
+  it('holds no words of what the failure is about: a damaged manifest naming a user', async () => {
+    const tenantId = `histf-${randomBytes(3).toString('hex')}`;
+    const { archive, client } = pipeline;
+    const email = 'zephyrine.okonkwo@example.com';
+    const rs = records(tenantId).map((r) => (r.userId === 'u-alice' ? { ...r, userId: email } : r));
+    const written = await writeBatch(archive, { tenantId, producer: 'it', records: rs });
+    const texts = await Promise.all(
+      written.objects.map(async (o) => ({
+        key: manifestKeyFor(o.objectKey),
+        text: (await archive.getBytes(manifestKeyFor(o.objectKey))).toString('utf8'),
+      })),
+    );
+    const target = texts.find((t) => t.text.includes(`"${email}"`));
+    if (!target) throw new Error('no manifest names the user');
+    // Bit rot in storage: the quote before the user's address is lost.
+    const damaged = target.text.replace(`"${email}"`, `${email}"`);
+    // Teeth: the parser's own message quotes the text around the fault, the user's name with it.
+    expect(() => JSON.parse(damaged)).toThrow(/zephyrine/);
+    await archive.delete(target.key);
+    await archive.putIfAbsent(target.key, Buffer.from(damaged), 'application/json');
+
+    const failure = await client.workflow
+      .execute('consolidateTenantWorkflow', {
+        taskQueue: config.temporal.taskQueue,
+        workflowId: `consolidate/${tenantId}/it-${randomBytes(3).toString('hex')}`,
+        args: [{ tenantId, trigger: 'manual', mode: 'active', seed: 1 }],
+      })
+      .catch((e: unknown) => e);
+    const cause = (failure as { cause?: { cause?: { type?: string; message?: string } } }).cause?.cause;
+    expect(cause?.type).toBe('ArchiveManifestInvalid');
+    // Still a diagnosis: the failure names the manifest.
+    expect(cause?.message).toContain(target.key);
+
+    const { leaks } = await searchHistories('zephyrine');
+    expect(leaks).toEqual([]);
+  }, 180_000);
+});
+
+/** Every event of every history on the suite's task queue whose strings contain `needle` (any case). */
+async function searchHistories(needle: string): Promise<{ histories: number; leaks: string[] }> {
+  const { client } = pipeline;
+  const leaks: string[] = [];
+  let histories = 0;
+  for await (const wf of client.workflow.list({ query: `TaskQueue = '${config.temporal.taskQueue}'` })) {
+    const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+    histories += 1;
+    for (const e of history.events ?? []) {
+      if (historyText(e).some((t) => t.toLowerCase().includes(needle.toLowerCase())))
+        leaks.push(`${wf.workflowId} event ${String(e.eventId)} ${String(e.eventType)}`);
+    }
+  }
+  return { histories, leaks };
+}

@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import { ulid } from 'ulid';
 import type { RollbackResult } from '../../../activities/rollback.ts';
 import type { RollbackRunResult } from '../../../activities/rollback-run.ts';
@@ -5,6 +6,7 @@ import { describeInputError, RollbackNoteInput } from '../../contracts/workflow-
 import { RollbackRunWorkflowInput } from '../../contracts/workflow-inputs.ts';
 import { rollbackNoteId, rollbackRunId, tenantOfRunId } from '../../contracts/workflow-ids.ts';
 import { UsageError } from '../errors.ts';
+import { runningConsolidation } from '../running-consolidation.ts';
 import { printJson, printLine } from '../output.ts';
 import { startWorkflow } from '../start-workflow.ts';
 
@@ -60,6 +62,21 @@ export async function rollbackNoteCommand(opts: RollbackNoteOptions): Promise<vo
   }
 }
 
+/**
+ * A run rollback restores what many notes were before a run; a consolidation of the tenant still
+ * running would go on committing beside it (the rolled-back run itself would commit its next
+ * batches and mark itself completed over `rolled_back`). So it waits until none runs, as
+ * `nocturne run` does. A note rollback does not: it changes one note under optimistic concurrency,
+ * and a commit that meets it re-plans its batch.
+ */
+async function refuseWhileConsolidating(client: Client, tenantId: string): Promise<void> {
+  const running = await runningConsolidation(client, tenantId);
+  if (running)
+    throw new Error(
+      `a consolidation of ${tenantId} is running (${running}): roll the run back after it finishes (a staged run waiting for approval: decide it first with \`nocturne approve|reject ${running}\`)`,
+    );
+}
+
 /** `nocturne rollback run` */
 export async function rollbackRunCommand(opts: RollbackRunOptions): Promise<void> {
   const input = {
@@ -80,6 +97,7 @@ export async function rollbackRunCommand(opts: RollbackRunOptions): Promise<void
     rollbackRunId(tenantId, ulid()),
     { ...parsed.data, tenantId },
     opts.wait ?? false,
+    (client) => refuseWhileConsolidating(client, tenantId),
   );
   if (opts.json) return printJson(started);
   printLine(`${opts.wait ? 'finished' : 'started'} ${started.workflowId}`);

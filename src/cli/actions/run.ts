@@ -1,12 +1,12 @@
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import type { ConsolidateResult } from '../../../workflows/consolidate-tenant.ts';
 import { progressQuery } from '../../../workflows/consolidate-messages.ts';
 import { loadConfig } from '../../config.ts';
 import { ConsolidateInput, describeInputError } from '../../contracts/workflow-inputs.ts';
 import { consolidationId, consolidationSummary, utcDay } from '../../contracts/workflow-ids.ts';
-import { TENANT } from '../../contracts/search-attributes.ts';
 import { withTemporalClient } from '../../runtime.ts';
 import { UsageError } from '../errors.ts';
+import { runningConsolidation } from '../running-consolidation.ts';
 import { printJson, printLine, progress } from '../output.ts';
 
 export interface RunOptions {
@@ -52,19 +52,6 @@ export async function runCommand(opts: RunOptions): Promise<void> {
     }
     await waitAndPrint(handle, workflowId, input.tenantId, opts.json ?? false);
   });
-}
-
-/**
- * A consolidation of the tenant still running under another id than today's (yesterday's run,
- * a backfill) would commit beside this one: found through visibility, by the tenant's search
- * attribute or, for a run no worker has picked up yet, by its id's prefix.
- */
-async function runningConsolidation(client: Client, tenantId: string): Promise<string | undefined> {
-  const query =
-    `WorkflowType = 'consolidateTenantWorkflow' AND ExecutionStatus = 'Running' AND ` +
-    `(${TENANT.name} = '${tenantId}' OR WorkflowId STARTS_WITH '${consolidationId(tenantId, '')}')`;
-  for await (const execution of client.workflow.list({ query, pageSize: 1 })) return execution.workflowId;
-  return undefined;
 }
 
 /** Waits for the run's result, showing its batch progress on stderr meanwhile. */

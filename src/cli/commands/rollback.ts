@@ -24,7 +24,9 @@ export function registerRollback(program: Command): void {
 
   rollback
     .command('run')
-    .description('roll back every note version a consolidation run changed (notes it created are retired)')
+    .description(
+      'roll back every note version a consolidation run changed (notes it created are retired); refused while a consolidation of the tenant is running',
+    )
     .requiredOption('--run <id>', 'run id, as in the run report (consolidate/<tenant>/…)')
     .option('--tenant <id>', 'tenant of the run (derived from the run id when it names one)')
     .requiredOption('--reason <text>', 'why (kept in the audit log)')

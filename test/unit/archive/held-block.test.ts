@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FileArchiveStore } from '../../../src/archive/file-store.ts';
 import { readObject } from '../../../src/archive/reader.ts';
@@ -49,5 +50,16 @@ describe('reading a whole held object', () => {
       [2, 'invalid_utf8'],
       [4, 'empty_line'],
     ]);
+  });
+
+  it('reads an object of several gzip members whole, though its trailer announces only the last one’s size', async () => {
+    // The inflated size in the trailer only sizes the output buffer; the records read must not depend on it.
+    const key = objectKeyFor('acme');
+    const members = lines.map((l) => gzipSync(Buffer.concat([l, Buffer.from('\n')])));
+    await store.putIfAbsent(key, Buffer.concat(members), 'application/x-ndjson');
+    const reader = readObject(store, key);
+    const read = await collect(reader);
+    expect(read.map((r) => [r.line, r.contentHash])).toEqual(lines.map((l, i) => [i + 1, sha256(l)]));
+    expect(reader.stats.quarantined).toBe(0);
   });
 });

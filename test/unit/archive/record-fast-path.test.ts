@@ -302,6 +302,33 @@ describe('fastRawRecord ≡ RawRecord (zod)', () => {
       expect(fastRawRecord(v)).toBeUndefined();
     }
   });
+
+  it('agrees with zod on runs of records that repeat, change or drop recordedAt and tenantId', () => {
+    // The fast path remembers the last valid recordedAt and tenantId: a repeated value must be
+    // accepted only when it was valid, and a change or a gap must be checked afresh.
+    const absent = Symbol('absent');
+    const recordedAt = fc.constantFrom(
+      '2026-03-01T00:00:00.000Z',
+      '2026-03-01T00:00:01Z',
+      '1970-01-01T00:00:00Z',
+      '2026-02-30T00:00:00Z',
+      '',
+      null,
+      absent,
+    );
+    const tenantId = fc.constantFrom('acme', 'a', 'other.tenant', '', '_a', 7, absent);
+    fc.assert(
+      fc.property(validRecord, fc.array(fc.tuple(recordedAt, tenantId), { minLength: 1, maxLength: 8 }), (r, runs) => {
+        for (const [at, tenant] of runs) {
+          const v: Record<string, unknown> = { ...r, recordedAt: at, tenantId: tenant };
+          if (at === absent) delete v.recordedAt;
+          if (tenant === absent) delete v.tenantId;
+          expectAgrees(JSON.parse(JSON.stringify(v)) as Record<string, unknown>);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe('string formats match the zod regexes', () => {
