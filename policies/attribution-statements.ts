@@ -1,5 +1,6 @@
 import type { ArchivedRecord, Episode, Finding } from '../src/contracts/episode.ts';
-import { contentTokens, sentences } from './text.ts';
+import { selectStatement, type SentenceContext } from './statement-selection.ts';
+import { contentTokens, jaccard, sentences } from './text.ts';
 import { FIRST_PERSON } from './third-person.ts';
 
 /**
@@ -11,7 +12,7 @@ import { FIRST_PERSON } from './third-person.ts';
 
 /** A sentence that states a lasting preference, not a request for this episode. */
 export const PREFERENCE_MARKERS =
-  /\bI(?:'d| would)? prefer\b|\bI asked for\b.*\bnot\b|^I (?:really |also |just )?(?:like|love|enjoy|hate|dislike)\b|^(?:please,?\s+)?(?:always|never|from now on)\b|\bI (?:always|never) want\b|\bI(?:'d| would)? (?:want|like)\b.*\b(?:instead of|rather than)\b|\bI want (?!to\b).+,\s*not\b/i;
+  /\bI(?:'d| would)? prefer\b|\bI asked for\b.*\bnot\b|^I (?:really |also |just )?(?:like|love|enjoy|hate|dislike)\b|^(?:please,?\s+)?(?:always|never(?! mind)|from now on)\b|\bI (?:always|never) want\b|\bI(?:'d| would)? (?:want|like)\b.*\b(?:instead of|rather than)\b|\bI want (?!to\b).+,\s*not\b/i;
 
 /** In a conversation with an agent, sentences that ask for something now. */
 const REQUEST =
@@ -57,47 +58,97 @@ function statementsOf(text: string): string[] {
 }
 
 export function preferences(ep: Episode): Finding[] {
+  const agent = withAgent(ep);
   return ep.records.flatMap((r, i) => {
     if (!isUserSpeech(r) || contradictsTool(ep, i)) return [];
+    const ctx = contextOf(ep, r);
     // "Never give up!" to a friend is encouragement; only an agent takes standing instructions.
-    const agent = withAgent(ep);
     return statementsOf(r.record.text ?? '')
-      .filter((s) => PREFERENCE_MARKERS.test(s) && (agent || FIRST_PERSON.test(s)))
+      .map((s) => (LIKING.test(s) ? selected(s, ctx) : s))
+      .filter((s): s is string => s !== undefined)
+      .filter((s) => PREFERENCE_MARKERS.test(s) && (agent || FIRST_PERSON.test(s)) && !PREFERENCE_POINTS_BACK.test(s))
+      .filter((s) => !(agent && PAYMENT_CHOICE.test(s) && !STANDING.test(s)))
       .map((s) => ({ type: 'stated_preference' as const, episodeKey: ep.key, summary: s, evidence: [r] }));
   });
 }
 
 /**
- * What a speaker told about themselves or their work (a plan, an event, a number, a change): the
- * declarative first-person sentences of a message that states no preference.
+ * "I prefer flights within that time frame", "I prefer to pay with a gift card instead": what is
+ * preferred is only named in an earlier turn, so the preference is a choice in that dialogue.
+ */
+const PREFERENCE_POINTS_BACK =
+  /\bprefer\b(?:.*\b(?:within|in|at|for|on|with|from|like|of|prefer)\s+(?:that|this|these|those|the same)\s+\w+|.*\binstead[.!]?$|.*\b(?:it|them|one)[.!]?$)/i;
+
+/**
+ * "I prefer to use only one certificate and pay the rest with my card": told to an agent, how to
+ * pay is a choice for the booking at hand, unless the customer says it always holds.
+ */
+const PAYMENT_CHOICE =
+  /\b(?:pay|paying|payment|certificates?|gift ?cards?|vouchers?|credit cards?|card ending|points|miles)\b/i;
+const STANDING = /\b(?:always|never|from now on|in general|usually|whenever|every time)\b/i;
+
+/** "I really like …": a liking is a preference only when what is liked is named, not a reaction to a turn. */
+const LIKING = /^(?:\w+,?\s+){0,3}I (?:really |also |just |totally )?(?:like|love|enjoy|hate|dislike)\b/i;
+
+/**
+ * What a speaker told about themselves or their work (a plan, an event, a number, a change): each
+ * declarative sentence about the speaker that states no preference is a note of its own, so a
+ * note holds one statement; a restatement of one already kept from the episode adds none.
  */
 export function statedFacts(ep: Episode): Finding[] {
   const agent = withAgent(ep);
+  const kept: string[][] = [];
   return ep.records.flatMap((r, i) => {
     if (!isUserSpeech(r) || contradictsTool(ep, i)) return [];
-    const kept = statementsOf(r.record.text ?? '').filter((s) => !PREFERENCE_MARKERS.test(s) && isStatement(s, agent));
-    const statement = withinLimit(kept);
-    if (statement.length === 0) return [];
-    return [{ type: 'stated_fact' as const, episodeKey: ep.key, summary: statement, evidence: [r] }];
+    const ctx = contextOf(ep, r);
+    return statementsOf(r.record.text ?? '')
+      .filter((s) => !PREFERENCE_MARKERS.test(s))
+      .map((s) => selected(s, ctx))
+      .filter((s): s is string => s !== undefined && isStatement(s, agent) && !restates(s, kept))
+      .map((s) => ({ type: 'stated_fact' as const, episodeKey: ep.key, summary: within(s), evidence: [r] }));
   });
+}
+
+const selected = (sentence: string, ctx: SentenceContext): string | undefined => {
+  const selection = selectStatement(sentence, ctx);
+  return selection.kept ? selection.text : undefined;
+};
+
+/** Who is addressed and when, for one message of the episode. */
+function contextOf(ep: Episode, r: ArchivedRecord): SentenceContext {
+  const others = new Set(
+    ep.records
+      .filter((x) => x.record.kind === 'user_message' && x.record.userId && x.record.userId !== r.record.userId)
+      .map((x) => x.record.userId as string),
+  );
+  const listener = others.size === 1 ? [...others][0] : undefined;
+  return { withAgent: withAgent(ep), observedAt: r.record.observedAt, ...(listener ? { listener } : {}) };
+}
+
+/** Share of content words two statements must share to be one restated. @default 0.7 */
+export const RESTATEMENT_MIN_OVERLAP = 0.7;
+
+/** Whether the statement says again what one kept before says; records it as kept otherwise. */
+function restates(statement: string, kept: string[][]): boolean {
+  const words = contentTokens(statement);
+  if (kept.some((k) => jaccard(k, words) >= RESTATEMENT_MIN_OVERLAP)) return true;
+  kept.push(words);
+  return false;
 }
 
 function isStatement(s: string, inAgentEpisode: boolean): boolean {
   if (REQUEST_OPENER.test(s) || !FIRST_PERSON.test(s)) return false;
   if (inAgentEpisode && REQUEST.test(s)) return false;
   const words = contentTokens(s).filter((t) => !FILLER.has(t));
-  return words.length >= STATED_FACT_MIN_WORDS;
+  // A short statement carrying an identifier or a number ("My user ID is omar_3817") is no small talk.
+  return words.length >= STATED_FACT_MIN_WORDS || (words.length >= 2 && words.some((t) => /\d/.test(t)));
 }
 
-function withinLimit(kept: readonly string[]): string {
-  let out = '';
-  for (const s of kept) {
-    if (out.length === 0 && s.length > STATED_FACT_MAX_CHARS)
-      return s.slice(0, s.lastIndexOf(' ', STATED_FACT_MAX_CHARS));
-    if (out.length + s.length + 1 > STATED_FACT_MAX_CHARS) break;
-    out = out.length === 0 ? s : `${out} ${s}`;
-  }
-  return out;
+/** One sentence longer than STATED_FACT_MAX_CHARS is cut at a word. */
+function within(sentence: string): string {
+  return sentence.length <= STATED_FACT_MAX_CHARS
+    ? sentence
+    : sentence.slice(0, sentence.lastIndexOf(' ', STATED_FACT_MAX_CHARS));
 }
 
 const NEGATION = /\b(no|not|never|don't|doesn't|dont|doesnt|isn't|without|just retry|ignore)\b|n't\b/i;

@@ -55,7 +55,8 @@ const startOfWeek = (d: Date) => addDays(d, -((d.getUTCDay() + 6) % 7));
 const addMonths = (d: Date, n: number) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + n, 1));
 const addYears = (d: Date, n: number) => new Date(Date.UTC(d.getUTCFullYear() + n, 0, 1));
 
-const WEEKDAY = WEEKDAYS.join('|');
+/** Full names, then the short forms people type ("last Fri"): a name is known by its first three letters. */
+const WEEKDAY = `(?:${WEEKDAYS.join('|')}|mon|tues|tue|weds|wed|thurs|thur|thu|fri|sat|sun)`;
 const MONTH = `${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec`;
 const COUNT = `\\d{1,2}|a couple of|couple|an|a|one|two|three|four|five|six|seven|eight|nine|ten`;
 
@@ -203,7 +204,8 @@ function weekend(now: Date, n: number): { at: Date; precision: TimePrecision } {
 
 /** "last Tuesday": the latest before today; "next", "coming" or "this Tuesday": the next one after today (today excluded). */
 function weekday(now: Date, which: string, name: string): { at: Date; precision: TimePrecision } {
-  const target = WEEKDAYS.indexOf(name.toLowerCase());
+  const short = name.toLowerCase().slice(0, 3);
+  const target = WEEKDAYS.findIndex((d) => d.startsWith(short));
   const today = now.getUTCDay();
   if (which.toLowerCase() === 'last') return { at: addDays(now, -(((today - target + 6) % 7) + 1)), precision: 'day' };
   return { at: addDays(now, ((target - today + 6) % 7) + 1), precision: 'day' };

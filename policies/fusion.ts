@@ -4,14 +4,24 @@
  * (cosine, ts_rank, the note policy's score) need to be comparable. `k` damps the head: a
  * large k makes rank 1 and rank 10 nearly equal, a small one trusts each channel's top.
  *
- * Recall fuses three rankings: notes (the note policy's order), raw records by vector
- * similarity, raw records by full text. Each channel contributes at most `depth` items.
+ * Recall fuses up to four rankings: notes (the note policy's order), raw records by vector
+ * similarity, raw records by full text, and those records ranked together by meaning and words
+ * (`recordHybrid`). Each channel contributes at most `depth` items (the record ranking as many as
+ * the vector channel).
  */
 export interface FusionPolicy {
   readonly name: string;
   /** The RRF constant. */
   readonly k: number;
-  readonly weights: { readonly notes: number; readonly recordVector: number; readonly recordText: number };
+  readonly weights: {
+    readonly notes: number;
+    readonly recordVector: number;
+    readonly recordText: number;
+    /** Records ranked as notes are: one relevance from cosine and word match (policies/record-recall.ts). @default 0 */
+    readonly recordHybrid?: number;
+    /** A note that holds a lesson ({@link isLesson}) weighs this much in the notes' ranking. @default notes */
+    readonly lessons?: number;
+  };
   /** Items each channel may contribute before fusion. */
   readonly depth: { readonly notes: number; readonly recordVector: number; readonly recordText: number };
   /** Move a newer item that gives another value of what the query asks about above the older one (policies/recall-updates.ts). */
@@ -19,21 +29,45 @@ export interface FusionPolicy {
 }
 
 /**
- * Tuned on the tuning split only (LoCoMo conversations 1–2 of the public half, 245 questions;
- * evidence recall@1/5/10): notes alone 34.9/50.3/56.6; equal weights 20.8/40.8/58.4 (the two
- * record channels outvote the one note channel, and a note covers several evidence ids); notes
- * weighted 2 34.9/53.4/61.5. A smaller k (10 or 30) trades @1 away for @10.
+ * Tuned on the tuning split only (LoCoMo conversations 1–3 of the public half, 396 questions with
+ * evidence before the cutoff; evidence recall@1/5/10, `tools/eval/fusion-offline.ts`). Records
+ * are ranked once, as notes are (cosine and IDF-weighted word match over the record told in the
+ * third person with absolute times), instead of by two channels: notes 2 with the vector and
+ * full-text channels 1 each (`rrf-v2`) 24.9/55.7/64.4; notes 1 and the one record ranking 1
+ * 24.9/60.7/71.1, 1.1 41.0/64.7/72.7, 1.2 40.9/63.8/70.6; notes 1.5 against it 24.9/36.7/40.9.
+ * At 1.1 a record the query names best comes first and notes join from about the seventh
+ * place; a note that cites a record already placed takes that record's place. The vector and
+ * full-text channels stay as the ranking's candidates (weight 0). A lesson ({@link isLesson})
+ * keeps the weight every note had in `rrf-v2` (2): it states what no record says, and the closed
+ * loop (`nocturne simulate`) needs it above the raw correction it came from. LoCoMo holds no
+ * lesson, so its numbers do not move with that weight.
  */
 export const DEFAULT_FUSION_POLICY: FusionPolicy = {
-  name: 'rrf-v2',
+  name: 'rrf-v3',
   k: 60,
-  weights: { notes: 2, recordVector: 1, recordText: 1 },
+  weights: { notes: 1, lessons: 2, recordVector: 0, recordText: 0, recordHybrid: 1.1 },
   depth: { notes: 50, recordVector: 50, recordText: 50 },
   updatesFirst: false,
 };
 
+/** Where a lesson comes from: a user's correction, a tool's answer, an approval. */
+const LESSON_SOURCES: ReadonlySet<string> = new Set(['user_correction', 'tool_fact', 'approval']);
+
+/**
+ * A lesson: a note drawn from a correction, a tool's answer, an approval, or inferred from a
+ * failure (a trial contrast, a reported problem). What someone told about themselves, a liking
+ * they stated, and an episode's digest restate their records, so they compete with those
+ * records; a lesson says what the records do not.
+ */
+export function isLesson(note: { sourceKind: string; kind: string }): boolean {
+  if (LESSON_SOURCES.has(note.sourceKind)) return true;
+  return note.sourceKind === 'inference' && note.kind !== 'episode_summary';
+}
+
 export interface Ranking {
   weight: number;
+  /** Items of this ranking that weigh otherwise than `weight`. */
+  weightOf?: ReadonlyMap<string, number>;
   /** Item ids, best first; an id listed twice counts at its first rank. */
   ids: readonly string[];
 }
@@ -55,7 +89,7 @@ export function reciprocalRankFusion(rankings: readonly Ranking[], k: number): F
       if (seen.has(id)) return;
       seen.add(id);
       const fused = byId.get(id) ?? { id, score: 0, ranks: rankings.map(() => null) };
-      fused.score += ranking.weight / (k + i + 1);
+      fused.score += (ranking.weightOf?.get(id) ?? ranking.weight) / (k + i + 1);
       fused.ranks[channel] = i + 1;
       byId.set(id, fused);
     });

@@ -89,12 +89,16 @@ const isTemplate = (name: string | undefined): name is TemplateName =>
 
 const negative = (s: NoteStructure) => s.polarity === 'negative';
 
-/** "is" → "is not", "does like" → "does not like", "likes" → "does not likes" never happens: negatives carry an auxiliary. */
+/** "is" → "is not", "really does want" → "really does not want": "not" follows the auxiliary; negatives always carry one. */
 function verbPhrase(s: NoteStructure): string {
   if (!negative(s)) return s.attribute;
-  const [head, ...rest] = s.attribute.split(' ');
-  return [head, 'not', ...rest].join(' ');
+  const words = s.attribute.split(' ');
+  const aux = words.findIndex((w) => AUXILIARY.test(w));
+  const at = aux < 0 ? 0 : aux;
+  return [...words.slice(0, at + 1), 'not', ...words.slice(at + 1)].join(' ');
 }
+
+const AUXILIARY = /^(is|are|was|were|has|have|had|will|would|can|could|should|might|must|may|shall|do|does|did)$/i;
 
 const OP_WORDS: Record<NoteCondition['op'], string> = {
   gt: 'over',

@@ -1,4 +1,6 @@
 import type { RecordKind } from '../src/contracts/raw-record.ts';
+import { absoluteTimes } from './statements.ts';
+import { toThirdPerson } from './third-person.ts';
 
 /**
  * Which raw records the record index keeps: what someone said or a tool answered in words.
@@ -43,3 +45,29 @@ export function speakerOf(record: RecallableRecord): string {
 export function matchText(speaker: string, text: string): string {
   return `${speaker}: ${text}`;
 }
+
+/** Records whose "I" is a person the index can name: what a user said, corrected or judged. */
+const SPOKEN_BY_USER: ReadonlySet<RecordKind> = new Set<RecordKind>(['user_message', 'user_correction', 'feedback']);
+
+/**
+ * The string a record is embedded as: its words told the way a note tells them, in the third
+ * person with the speaker's name and with relative times made absolute against the record's
+ * time ("Caroline: Caroline went to a support group on 7 May 2023"). A question names the person
+ * and the event, never "I" or "yesterday"; a record that no note cites (small talk around a fact,
+ * a reply) is then found as a note about it would be. The stored text stays as it was said.
+ */
+export function embeddedText(record: { kind: RecordKind; speaker: string; text: string; observedAt: string }): string {
+  const absolute = absoluteTimes(record.text, record.observedAt).text;
+  const told = SPOKEN_BY_USER.has(record.kind) ? toThirdPerson(absolute, { speaker: record.speaker }) : absolute;
+  return matchText(record.speaker, told);
+}
+
+/**
+ * BM25 for the record channel's full-text ranking (src/recall/record-queries.ts): the usual
+ * constants (Robertson et al.; k1 in 1.2–2.0, b 0.75), not tuned here.
+ */
+export const RECORD_BM25 = { k1: 1.2, b: 0.75 } as const;
+/** Rows pooled by ts_rank before BM25 ranks them, as a multiple of the rows asked for. @default 8 */
+export const RECORD_TEXT_POOL_FACTOR = 8;
+/** The pool's ceiling. @default 2000 */
+export const RECORD_TEXT_POOL_MAX = 2000;

@@ -1,5 +1,6 @@
 import { findTimeMentions, formatMention, type TimeMention } from './dates.ts';
 import type { NoteTime } from '../src/contracts/note-structure.ts';
+import { isPastVerb } from './third-person.ts';
 
 /**
  * A statement read into the fields of a note: relative time words replaced by the absolute day
@@ -52,6 +53,26 @@ export function absoluteTimes(text: string, observedAt: string): AbsoluteText {
   }
   const first = mentions[0] as TimeMention;
   return { text: out + text.slice(from), time: { at: first.at.toISOString(), source: first.text } };
+}
+
+/** "just" before a past form: "… just started helping at a food drive". */
+const JUST_PAST = /\bjust\s+([a-z]+)\b/i;
+
+/**
+ * An event told with "just" and no time word happened the day it was said: "John just started
+ * helping at a food drive." said on 25 June 2023 → "John started helping at a food drive on 25
+ * June 2023." A text that names a time, or no past form after "just", is returned as it was.
+ */
+export function datedJust(text: string, observedAt: string): AbsoluteText {
+  const m = JUST_PAST.exec(text);
+  if (!m || !isPastVerb((m[1] as string).toLowerCase()) || findTimeMentions(text, observedAt).length > 0)
+    return { text };
+  const day = formatMention({ at: new Date(observedAt), precision: 'day' });
+  const without = text.slice(0, m.index) + text.slice(m.index + m[0].length - (m[1] as string).length);
+  const rest = without.slice(m.index);
+  const stop = rest.search(/[.!?]+(?:\s|$)/);
+  const at = m.index + (stop >= 0 ? stop : rest.length);
+  return { text: `${without.slice(0, at)} on ${day}${without.slice(at)}`, time: { at: observedAt, source: 'just' } };
 }
 
 const SUBJECT_OF_VERB = /^\s+(was|is|has|had|were|will|seemed|felt)\b/i;

@@ -8,26 +8,46 @@
 export interface Voices {
   /** Who said it: the record's `userId`. */
   speaker: string;
-  /** Who was addressed ("you"): the other person of a conversation, or the assistant. */
-  listener: string;
+  /**
+   * Who was addressed ("you"): the other person of a conversation, or the assistant. Unknown
+   * when a record is read alone (the record index): second-person words then stay as written.
+   */
+  listener?: string | undefined;
 }
 
-/** Verbs after "I" that stay as they are: past forms, modals. */
-const UNCHANGED_AFTER_I = new Set(
+/** Irregular past forms (regular ones end in -ed). */
+const IRREGULAR_PAST = new Set(
   (
-    'was were did had would could should might must will can shall may went saw made got took came felt found gave ' +
+    'was were did had went saw made got took came felt found gave ' +
     'knew left met ran said thought told bought brought began became wrote heard kept lost paid sat spent stood ' +
     'taught understood won ate drove flew forgot grew held led meant rode sang sent slept spoke swam threw woke wore ' +
     'built caught chose drew drank fell fought hid hurt lay lit sold shot dug struck learnt dreamt burnt used'
   ).split(' '),
 );
+/** Verbs after "I" that stay as they are: past forms, modals. */
+const UNCHANGED_AFTER_I = new Set([
+  ...IRREGULAR_PAST,
+  ...'would could should might must will can shall may'.split(' '),
+]);
+
+/** Whether a word is a verb's past form: "went", "painted"; not "need". */
+export const isPastVerb = (word: string): boolean => IRREGULAR_PAST.has(word) || isPastForm(word);
 /** Adverbs that may stand between "I" and its verb ("I really like"). */
 const ADVERBS = new Set(
   'just really also always never still usually often sometimes actually even only totally definitely truly absolutely generally mostly rarely'.split(
     ' ',
   ),
 );
-const IRREGULAR_PRESENT: Record<string, string> = { am: 'is', have: 'has', do: 'does', go: 'goes', be: 'is' };
+const IRREGULAR_PRESENT: Record<string, string> = {
+  am: 'is',
+  have: 'has',
+  do: 'does',
+  go: 'goes',
+  be: 'is',
+  // Spoken contractions: "I wanna" → "wants to", never "wannas".
+  wanna: 'wants to',
+  gotta: 'has to',
+};
 /** Contractions of "I", "you", "we": what they expand to once the pronoun is a name. */
 const CONTRACTED: Record<string, string> = {
   "i'm": 'is',
@@ -68,6 +88,8 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
     if (lower === 'i') {
       out.push(voices.speaker);
       if (!partOfCompoundSubject(tokens, i)) i = agreeVerb(tokens, i, out);
+    } else if (voices.listener === undefined && /^you/.test(lower)) {
+      out.push(token);
     } else if (lower in CONTRACTED) {
       const person = lower.startsWith('i') ? voices.speaker : lower.startsWith('we') ? we(voices) : voices.listener;
       out.push(`${person} ${CONTRACTED[lower]}`);
@@ -75,8 +97,8 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
     else if (lower === 'my' || lower === 'mine') out.push(possessive(voices.speaker));
     else if (lower === 'we' || lower === 'us' || lower === 'ourselves') out.push(we(voices));
     else if (lower === 'our' || lower === 'ours') out.push(possessive(voices.speaker));
-    else if (lower === 'you' || lower === 'yourself') i = listener(tokens, i, out, voices.listener);
-    else if (lower === 'your' || lower === 'yours') out.push(possessive(voices.listener));
+    else if (lower === 'you' || lower === 'yourself') i = listener(tokens, i, out, voices.listener as string);
+    else if (lower === 'your' || lower === 'yours') out.push(possessive(voices.listener as string));
     else out.push(token);
   }
   return out.join('');
@@ -128,7 +150,10 @@ function listener(tokens: string[], i: number, out: string[], name: string): num
 const CLAUSE_VERB =
   /\b(i|we|you|they|he|she|is|are|was|were|am|be|been|has|have|had|do|does|did|will|would|can|could)\b|'(s|re|m|ve|ll|d)\b/i;
 
-/** "My kids and I painted" (no agreement) but "It's late, and I need …" (a new clause: agreement). */
+/**
+ * "My kids and I painted" (no agreement) but "It's late, and I need …" or "My wife passed away and
+ * I need …" (a new clause: agreement).
+ */
 function partOfCompoundSubject(tokens: readonly string[], i: number): boolean {
   const previous = previousWord(tokens, i);
   if (previous !== 'and' && previous !== 'or') return false;
@@ -137,7 +162,10 @@ function partOfCompoundSubject(tokens: readonly string[], i: number): boolean {
     .join('')
     .replace(/\s*(and|or)\s*$/i, '');
   // A clause before "and" (a comma, a verb, an "I" of its own) makes "I" the subject of a new one.
-  return !/[,;]\s*$/.test(beforeConjunction) && !CLAUSE_VERB.test(beforeConjunction);
+  const hasVerb = beforeConjunction
+    .split(/\s+/)
+    .some((w) => UNCHANGED_AFTER_I.has(w.toLowerCase()) || isPastForm(w.toLowerCase()));
+  return !/[,;]\s*$/.test(beforeConjunction) && !CLAUSE_VERB.test(beforeConjunction) && !hasVerb;
 }
 
 function previousWord(tokens: readonly string[], i: number): string | undefined {

@@ -147,17 +147,19 @@ export async function insertCachedEmbeddings(
   );
 }
 
-const Erased = z.object({ records: intColumn, objects: intColumn, cached: intColumn });
+const Erased = z.object({ records: intColumn, objects: intColumn, cached: intColumn, hashes: z.array(z.string()) });
 
 /**
  * Erasure: drops every indexed row of the objects that held the subject's records (they are
  * rewritten under new keys, so the next indexing reads them afresh), the bookkeeping of those
- * objects, and the cached vectors of the subject's own texts.
+ * objects, and the cached vectors of the subject's own texts. Returns the hashes of those texts'
+ * embedded strings (a record is embedded as a note would tell it, which the subject's words alone
+ * do not give back), so the verification scan can check the cache once the rows are gone.
  */
 export async function deleteSubjectFromRecordIndex(
   tx: Queryable,
   p: { recordIds: readonly string[]; userId: string; needles: readonly string[] },
-): Promise<{ records: number; objects: number; cached: number }> {
+): Promise<{ records: number; objects: number; cached: number; hashes: string[] }> {
   const { rows } = await tx.query(
     `WITH mine AS (
        SELECT object_key, text_hash FROM record_index
@@ -167,7 +169,8 @@ export async function deleteSubjectFromRecordIndex(
      objects AS (DELETE FROM record_index_objects WHERE object_key IN (SELECT object_key FROM mine) RETURNING 1),
      records AS (DELETE FROM record_index WHERE object_key IN (SELECT object_key FROM mine) RETURNING 1)
      SELECT (SELECT count(*) FROM records) AS records, (SELECT count(*) FROM objects) AS objects,
-            (SELECT count(*) FROM cached) AS cached`,
+            (SELECT count(*) FROM cached) AS cached,
+            (SELECT coalesce(array_agg(DISTINCT text_hash), '{}') FROM mine) AS hashes`,
     [p.recordIds, p.userId, p.needles],
   );
   return Erased.parse(rows[0]);

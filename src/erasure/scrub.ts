@@ -63,13 +63,16 @@ export async function scrubSubjectData(ports: Pick<Ports, 'db'>, input: SubjectI
       const claims = await selectClaimHashesToScrub(tx, { noteIds, needles, recordIds });
       await insertErasureWork(tx, { tenantId: input.tenantId, subject, kind: 'claim_hash', values: claims });
       const cachedClaims = await deleteCachedVectors(tx, { hashes: claims });
+      const index = await deleteSubjectFromRecordIndex(tx, { recordIds, userId: input.userId, needles });
+      // The cache keys of the subject's records, kept beside the claims' for the same check.
+      await insertErasureWork(tx, { tenantId: input.tenantId, subject, kind: 'claim_hash', values: index.hashes });
       return {
         claims: claims.length,
         cachedClaims,
         notes: await scrubErasedNotes(tx, { noteIds }),
         runWork: await scrubRunWork(tx, { needles }),
         rows: await scrubSubjectRows(tx, { subject }),
-        index: await deleteSubjectFromRecordIndex(tx, { recordIds, userId: input.userId, needles }),
+        index,
       };
     },
   );

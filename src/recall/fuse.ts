@@ -1,5 +1,6 @@
-import { reciprocalRankFusion, type FusionPolicy, type Fused } from '../../policies/fusion.ts';
-import { approxTokens } from '../../policies/recall-score.ts';
+import { isLesson, reciprocalRankFusion, type FusionPolicy, type Fused } from '../../policies/fusion.ts';
+import { approxTokens, candidateIdf, lexicalMatch } from '../../policies/recall-score.ts';
+import { embeddedText } from '../../policies/record-recall.ts';
 import { updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
 import type { AssembledItem } from './assemble.ts';
 import type { RankedItem } from './contract.ts';
@@ -26,6 +27,7 @@ export interface FusedSelection {
 }
 
 const NOTE = 'n:';
+const lesson = (n: AssembledItem): boolean => isLesson(n.version);
 const RECORD = 'r:';
 
 /**
@@ -33,19 +35,27 @@ const RECORD = 'r:';
  * channels fused by reciprocal rank (with `updatesFirst`, newer values of what the query asks
  * about swapped above the older ones they update: policies/recall-updates.ts), then walked best first into at most k items within the
  * token budget. A record a kept note cites as evidence is not repeated: the note shows it
- * already (and a record kept before such a note came is dropped again, freeing its place).
+ * already (a record kept before such a note came gives the note its place).
  */
 export function selectFused(
   notes: readonly AssembledItem[],
   records: RecordChannels,
-  opts: { k: number; tokenBudget: number | undefined; policy: FusionPolicy; query: string },
+  opts: { k: number; tokenBudget: number | undefined; policy: FusionPolicy; query: string; similarityFloor?: number },
 ): FusedSelection {
   const { policy } = opts;
+  const topNotes = notes.slice(0, Math.max(opts.k, policy.depth.notes));
+  const noteIds = topNotes.map(noteKey);
+  const lessonWeight = policy.weights.lessons ?? policy.weights.notes;
+  const lessonWeights = new Map(topNotes.filter(lesson).map((n) => [noteKey(n), lessonWeight]));
+  const hybrid = policy.weights.recordHybrid
+    ? hybridRecordRanking(records, opts.query, opts.similarityFloor ?? 0).slice(0, policy.depth.recordVector)
+    : [];
   const ranked = reciprocalRankFusion(
     [
-      { weight: policy.weights.notes, ids: notes.slice(0, Math.max(opts.k, policy.depth.notes)).map(noteKey) },
+      { weight: policy.weights.notes, ids: noteIds, weightOf: lessonWeights },
       { weight: policy.weights.recordVector, ids: records.vector.slice(0, policy.depth.recordVector).map(recordKey) },
       { weight: policy.weights.recordText, ids: records.text.slice(0, policy.depth.recordText).map(recordKey) },
+      { weight: policy.weights.recordHybrid ?? 0, ids: hybrid.map(recordKey) },
     ],
     policy.k,
   );
@@ -70,10 +80,9 @@ export function selectFused(
     const note = noteById.get(f.id);
     if (note) {
       if (!fits(out, note.tokens, opts.tokenBudget)) continue;
-      out.items.push({ type: 'note', note });
       out.tokens += note.tokens;
       for (const e of note.version.evidence) cited.add(e.recordId);
-      dropCited(out, cited);
+      placeNote(out, note, cited);
       continue;
     }
     const row = recordById.get(f.id) as RecordRow;
@@ -104,25 +113,49 @@ function fits(out: FusedSelection, tokens: number, budget: number | undefined): 
   return false;
 }
 
-function dropCited(out: FusedSelection, cited: ReadonlySet<string>): void {
-  const kept = out.items.filter((i) => i.type === 'note' || !cited.has(i.record.row.recordId));
-  for (const i of out.items) {
-    if (i.type === 'record' && cited.has(i.record.row.recordId)) {
+/**
+ * Keeps a note where the best-ranked record it cites stood (the note shows that record, so its
+ * evidence keeps its rank), else last; records it cites leave the list, freeing their places.
+ */
+function placeNote(out: FusedSelection, note: AssembledItem, cited: ReadonlySet<string>): void {
+  const isCited = (i: FusedSelection['items'][number]) => i.type === 'record' && cited.has(i.record.row.recordId);
+  const at = out.items.findIndex(isCited);
+  const items = [...out.items];
+  items.splice(at < 0 ? items.length : at, 0, { type: 'note', note });
+  for (const i of items) {
+    if (i.type === 'record' && isCited(i)) {
       out.tokens -= i.record.tokens;
       out.citedByNotes += 1;
     }
   }
-  out.items = kept;
+  out.items = items.filter((i) => !isCited(i));
 }
 
 /** Which channels found the record, and how high. */
 function explainRecord(f: Fused, row: RecordRow): string {
-  const [, vectorRank, textRank] = f.ranks;
+  const [, vectorRank, textRank, hybridRank] = f.ranks;
   const reasons: string[] = [];
+  if (hybridRank) reasons.push(`rank ${hybridRank} by meaning and words`);
   if (textRank) reasons.push(`full-text rank ${textRank}`);
   if (vectorRank) {
     const cosine = row.distance === null ? '' : ` (cosine ${(1 - row.distance).toFixed(2)})`;
     reasons.push(`vector rank ${vectorRank}${cosine}`);
   }
   return `raw record: ${reasons.join(', ')}`;
+}
+
+/**
+ * The records both channels found, ranked as notes are ranked: one relevance from the cosine
+ * (rescaled from the model's floor) and the IDF-weighted share of the query's words in the
+ * record told as a note would tell it.
+ */
+function hybridRecordRanking(records: RecordChannels, query: string, floor: number): RecordRow[] {
+  const rows = [...new Map([...records.vector, ...records.text].map((r) => [r.recordId, r])).values()];
+  const told = rows.map((r) => embeddedText(r));
+  const idf = candidateIdf(query, told);
+  const scored = rows.map((r, i) => {
+    const cosine = r.distance === null ? 0 : Math.max(0, (1 - r.distance - floor) / (1 - floor));
+    return { r, score: 0.65 * cosine + 0.35 * lexicalMatch(query, told[i] as string, idf) };
+  });
+  return scored.sort((a, b) => b.score - a.score || a.r.recordId.localeCompare(b.r.recordId)).map((s) => s.r);
 }

@@ -109,6 +109,7 @@ export async function recall(
     tokenBudget: req.tokenBudget,
     policy: fusion,
     query: req.query,
+    similarityFloor: embedder.similarityFloor ?? 0,
   });
   const notes = recalledNotes(selection);
   goOn();

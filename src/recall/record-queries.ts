@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { RECORD_KINDS } from '../contracts/raw-record.ts';
 import type { NoteScope } from '../contracts/note.ts';
 import type { Queryable } from '../db/index.ts';
+import { RECORD_BM25, RECORD_TEXT_POOL_FACTOR, RECORD_TEXT_POOL_MAX } from '../../policies/record-recall.ts';
 
 /** A raw record from the record index (migration 0011), with its distance to the query and its ts_rank. */
 export interface RecordRow {
@@ -67,11 +68,41 @@ export function recordVectorSql(exact: boolean, user = false): string {
   SELECT * FROM c ORDER BY distance, record_id`;
 }
 
-export const recordTextSql = (user = false): string => `SELECT ${SELECTED}, ts_rank(r.fts, q.q)::float8 AS text_rank
-    FROM record_index r, (SELECT ${TSQUERY} AS q) q
-   WHERE r.fts @@ q.q AND ${eligible(user)}
-   ORDER BY text_rank DESC, r.record_id
+/**
+ * Records by full text, ranked by BM25 (policies/record-recall.ts): PostgreSQL's ts_rank counts
+ * how often any query word occurs and knows nothing of how rare it is, so a turn full of "Caroline"
+ * and "like" outranked the one turn that says "pottery". Rows that match any query word are
+ * pooled by ts_rank (POOL_FACTOR times the limit), then ranked by BM25 with each word's document
+ * frequency counted over the tenant's eligible records (through the GIN index). Document length
+ * is the number of distinct words (tsvector length), against the pool's mean.
+ * Extra parameters after the common ones (and the user's, $8, when there is one): k1, b, the pool size.
+ */
+export function recordTextSql(user = false): string {
+  const [k1, b, pool] = user ? ['$9', '$10', '$11'] : ['$8', '$9', '$10'];
+  return `WITH q AS (
+    SELECT ${TSQUERY} AS q, tsvector_to_array(to_tsvector('simple', $5::text)) AS terms),
+  pool AS MATERIALIZED (
+    SELECT ${SELECTED}, r.fts
+      FROM record_index r, q
+     WHERE r.fts @@ q.q AND ${eligible(user)}
+     ORDER BY ts_rank(r.fts, q.q) DESC, r.record_id
+     LIMIT ${pool}::int),
+  n AS MATERIALIZED (SELECT count(*)::float8 AS n FROM record_index r WHERE ${eligible(user)}),
+  df AS MATERIALIZED (
+    SELECT t.term, (SELECT count(*) FROM record_index r
+                     WHERE r.fts @@ to_tsquery('simple', quote_literal(t.term)) AND ${eligible(user)})::float8 AS df
+      FROM q, unnest(q.terms) AS t(term)),
+  dl AS (SELECT greatest(avg(length(p.fts)), 1)::float8 AS avgdl FROM pool p)
+  SELECT p.record_id, p.object_key, p.line, p.content_hash, p.session_id, p.user_id, p.agent_id, p.kind,
+         p.observed_at, p.speaker, p.text, p.distance,
+         (SELECT sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))
+                     * (cardinality(u.positions) * (${k1}::float8 + 1))
+                     / (cardinality(u.positions) + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * length(p.fts) / dl.avgdl)))
+            FROM unnest(p.fts) AS u(lexeme, positions, weights) JOIN df ON df.term = u.lexeme)::float8 AS text_rank
+    FROM pool p, n, dl
+   ORDER BY text_rank DESC NULLS LAST, p.record_id
    LIMIT $6::int`;
+}
 
 export const RECORD_TEXT_SQL = recordTextSql();
 
@@ -124,6 +155,7 @@ export async function selectRecordVectorCandidates(
 
 export async function selectRecordTextCandidates(tx: Queryable, p: RecordParams): Promise<RecordRow[]> {
   if (p.queryText.trim() === '') return [];
-  const { rows } = await tx.query(recordTextSql(p.userId !== undefined), params(p));
+  const bm25 = [RECORD_BM25.k1, RECORD_BM25.b, Math.min(RECORD_TEXT_POOL_MAX, p.limit * RECORD_TEXT_POOL_FACTOR)];
+  const { rows } = await tx.query(recordTextSql(p.userId !== undefined), [...params(p), ...bm25]);
   return rows.map((r) => Row.parse(r));
 }

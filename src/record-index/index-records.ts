@@ -1,4 +1,4 @@
-import { matchText, recallableText, speakerOf } from '../../policies/record-recall.ts';
+import { embeddedText, recallableText, speakerOf } from '../../policies/record-recall.ts';
 import { redact } from '../../policies/redaction.ts';
 import { ObjectReader, type ArchivedRecord } from '../archive/index.ts';
 import {
@@ -194,20 +194,24 @@ async function indexChunk(
   if (fresh.length === 0) return 0;
   // Not even the embedding cache gets the texts once an erasure began: it keeps a vector per text.
   await writeUnlessErased(ports, key, async () => undefined);
-  const texts = fresh.map((r) => matchText(r.speaker, r.text));
+  const texts = fresh.map((r) => r.embedded);
   const vectors = await progress.during(ports.embedder.embed(texts, { kind: 'passage' }), { records: fresh.length });
-  const records = fresh.map((r, i) => ({ ...r, embedding: vectors[i] as number[] }));
+  const records = fresh.map(({ row }, i) => ({ ...row, embedding: vectors[i] as number[] }));
   return writeUnlessErased(ports, key, (tx) =>
     insertIndexedRecords(tx, { tenantId, model: ports.embedder.name, records }),
   );
 }
 
-/** What the index keeps of a record: its place in the archive, who and when, and its redacted text. */
-function toIndexed(a: ArchivedRecord): Omit<IndexedRecord, 'embedding'> {
+/**
+ * What the index keeps of a record (its place in the archive, who and when, its redacted text)
+ * and the string its vector is made of.
+ */
+function toIndexed(a: ArchivedRecord): { row: Omit<IndexedRecord, 'embedding'>; embedded: string } {
   const r = a.record;
   const speaker = redact(speakerOf(r)).text;
   const text = redact(recallableText(r) ?? '').text;
-  return {
+  const embedded = embeddedText({ kind: r.kind, speaker, text, observedAt: r.observedAt });
+  const row = {
     recordId: r.id,
     objectKey: a.objectKey,
     line: a.line,
@@ -220,8 +224,9 @@ function toIndexed(a: ArchivedRecord): Omit<IndexedRecord, 'embedding'> {
     observedAt: r.observedAt,
     speaker,
     text,
-    textHash: textHash(matchText(speaker, text)),
+    textHash: textHash(embedded),
   };
+  return { row, embedded };
 }
 
 /** Counts the texts that reach the model (behind the cache). */

@@ -108,8 +108,9 @@ export async function scanDatabaseForSubject(
 
 /**
  * The raw-record index: rows whose text or user quotes the subject, and cached vectors of the
- * subject's words (keyed by the sha256 of the embedded string, which for a record is
- * "speaker: text", the speaker being the user id) or of a claim the erasure scrubbed.
+ * subject's words (keyed by the sha256 of the embedded string: "speaker: text" as said, or the
+ * record told as a note, whose hash an indexed row keeps and the scrub records before deleting
+ * the row) or of a claim the erasure scrubbed.
  */
 async function scanRecordIndex(
   tx: Queryable,
@@ -129,7 +130,9 @@ async function scanRecordIndex(
       store: 'embedding_cache',
       count: await count(
         tx,
-        `SELECT count(*) AS n FROM embedding_cache WHERE content_hash IN (${hashed}) OR content_hash = ANY($3::text[])`,
+        `SELECT count(*) AS n FROM embedding_cache
+          WHERE content_hash IN (${hashed}) OR content_hash = ANY($3::text[])
+             OR content_hash IN (SELECT r.text_hash FROM record_index r WHERE ${any})`,
         [needles, userId ?? '', claimHashes],
       ),
     },

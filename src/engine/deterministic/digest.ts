@@ -1,5 +1,5 @@
 import { formatMention } from '../../../policies/dates.ts';
-import { sentences } from '../../../policies/text.ts';
+import { contentTokens, jaccard, sentences } from '../../../policies/text.ts';
 import type { ArchivedRecord, Episode, Proposal } from '../../contracts/episode.ts';
 import { create, MAX_CLAIM_CHARS, sessionScope } from './proposal.ts';
 
@@ -11,6 +11,8 @@ import { create, MAX_CLAIM_CHARS, sessionScope } from './proposal.ts';
 
 /** Lessons an episode needs before it gets a digest. @default 3 */
 export const DIGEST_MIN_FACTS = 3;
+/** Share of content words two facts share to be told once in a digest. @default 0.7 */
+export const DIGEST_REPEAT_OVERLAP = 0.7;
 /** Longest fact in a digest, in characters, cut at a word. @default 160 */
 export const DIGEST_FACT_CHARS = 160;
 
@@ -26,8 +28,13 @@ export function digestOf(ep: Episode, proposals: readonly Proposal[]): Proposal[
   const header = `In ${ep.sessionId} on ${formatMention({ at: new Date(first.record.observedAt), precision: 'day' })}, ${participants(ep)} talked:`;
   let value = header;
   const evidence: ArchivedRecord[] = [];
+  const told: string[][] = [];
   for (const p of facts) {
     const fact = shorten(sentences(p.content.claim)[0] ?? p.content.claim);
+    // The same failure met twice in one episode is one lesson in its digest.
+    const words = contentTokens(fact);
+    if (told.some((t) => jaccard(t, words) >= DIGEST_REPEAT_OVERLAP)) continue;
+    told.push(words);
     if (value.length + fact.length + 1 > MAX_CLAIM_CHARS) break;
     value = `${value} ${fact}`;
     for (const ref of p.content.evidence) {

@@ -1,5 +1,5 @@
 import { PREFERENCE_MARKERS } from '../../../policies/attribution.ts';
-import { absoluteTimes, EXCLUSIVE_ATTRIBUTES, splitStatement } from '../../../policies/statements.ts';
+import { absoluteTimes, datedJust, EXCLUSIVE_ATTRIBUTES, splitStatement } from '../../../policies/statements.ts';
 import { sentences } from '../../../policies/text.ts';
 import { toThirdPerson, type Voices } from '../../../policies/third-person.ts';
 import type { Episode, Finding, Proposal } from '../../contracts/episode.ts';
@@ -12,17 +12,16 @@ import { create, sessionScope, speakerOf, taskScope, userScope } from './proposa
  */
 
 /**
- * Told to an agent during a task ("I'll go with the first option"), a statement is about that
- * task and holds for its session; told in a conversation between people, it is about the speaker.
+ * A statement is about its speaker and holds for them, told to a person or to an agent: what is
+ * about one task only (a choice, a wish, a request) never becomes a statement (see
+ * `policies/statement-selection.ts`), so the same fact told in two sessions is one note.
  */
 export function statedFact(f: Finding, ep: Episode): Proposal {
-  const voices = voicesOf(f, ep);
-  const toAgent = ep.records.some((r) => r.record.kind === 'agent_message' || r.record.kind === 'tool_call');
   return create(f, ep, {
     kind: 'fact',
     sourceKind: 'user_statement',
-    scope: toAgent ? sessionScope(ep) : userScope(f, ep),
-    structure: statement(f.summary, voices, observedAt(f)),
+    scope: userScope(f, ep),
+    structure: statement(f.summary, voicesOf(f, ep), observedAt(f)),
   });
 }
 
@@ -115,7 +114,8 @@ export function statement(text: string, voices: Voices, at: string): NoteStructu
   const rewritten = sentences(text)
     .map((s) => toThirdPerson(s, voices))
     .join(' ');
-  const { text: absolute, time } = absoluteTimes(rewritten, at);
+  const resolved = absoluteTimes(rewritten, at);
+  const { text: absolute, time } = resolved.time ? resolved : datedJust(resolved.text, at);
   const parts = splitStatement(absolute, voices.speaker);
   const base = { subject: { type: 'user' as const, id: voices.speaker }, conditions: [], ...(time ? { time } : {}) };
   return parts

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { reciprocalRankFusion, type Ranking } from '../../../policies/fusion.ts';
-import { matchText, recallableText, speakerOf, type RecallableRecord } from '../../../policies/record-recall.ts';
+import {
+  embeddedText,
+  matchText,
+  recallableText,
+  speakerOf,
+  type RecallableRecord,
+} from '../../../policies/record-recall.ts';
 
 describe('recallableText', () => {
   const cases: Array<[string, RecallableRecord, string | undefined]> = [
@@ -28,6 +34,27 @@ describe('speakerOf', () => {
     expect(speakerOf(record)).toBe(expected),
   );
   it('matches the speaker with the text', () => expect(matchText('Mel', 'I paint')).toBe('Mel: I paint'));
+});
+
+describe('embeddedText', () => {
+  const at = '2023-05-08T13:56:00.000Z';
+  it.each([
+    [
+      "a user's words in the third person, the relative time made absolute",
+      { kind: 'user_message', speaker: 'Caroline', text: 'I went to a support group yesterday.' },
+      'Caroline: Caroline went to a support group on 7 May 2023.',
+    ],
+    [
+      'the addressee stays "you" (a record read alone does not know who it was)',
+      { kind: 'user_message', speaker: 'Melanie', text: "I'm so proud of you!" },
+      'Melanie: Melanie is so proud of you!',
+    ],
+    [
+      "a tool's words keep their person, and get the absolute time",
+      { kind: 'tool_result', speaker: 'tool_result', text: 'I could not book it, try again tomorrow' },
+      'tool_result: I could not book it, try again on 9 May 2023',
+    ],
+  ] as const)('%s', (_name, record, expected) => expect(embeddedText({ ...record, observedAt: at })).toBe(expected));
 });
 
 describe('reciprocalRankFusion', () => {

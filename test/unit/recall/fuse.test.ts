@@ -99,6 +99,18 @@ describe('selectFused', () => {
     expect(out.citedByNotes).toBe(1);
   });
 
+  it('puts a note where the best-ranked record it cites stood, so its evidence keeps its rank', () => {
+    const out = selectFused(
+      [note('N1', ['R1'])],
+      { vector: [record('R1'), record('R2')], text: [record('R1'), record('R2')] },
+      { k: 10, tokenBudget: undefined, policy, query: 'q' },
+    );
+    expect(rankingOf(out)).toEqual([
+      { type: 'note', id: 'N1' },
+      { type: 'record', id: 'R2' },
+    ]);
+  });
+
   it('skips what does not fit the token budget and keeps a smaller, lower-ranked item', () => {
     const long = record('R1', 'x'.repeat(400));
     const out = selectFused(
@@ -135,5 +147,25 @@ describe('selectFused', () => {
       ).map((i) => i.id);
     expect(ranked(false)).toEqual(['R0', 'R2', 'R1']);
     expect(ranked(true)).toEqual(['R1', 'R2', 'R0']);
+  });
+
+  it('ranks the records both channels found by meaning and by the query words in the record told as a note', () => {
+    const hybrid = { ...DEFAULT_FUSION_POLICY, weights: { notes: 1, recordVector: 0, recordText: 0, recordHybrid: 1 } };
+    const near = { ...record('R1', 'I love my garden.'), distance: 0.1 };
+    const named = { ...record('R2', 'I went to a pottery class yesterday.'), distance: 0.15, speaker: 'Melanie' };
+    const out = selectFused(
+      [],
+      { vector: [near, named], text: [named] },
+      {
+        k: 10,
+        tokenBudget: undefined,
+        policy: hybrid,
+        query: 'When did Melanie go to the pottery class?',
+        similarityFloor: 0,
+      },
+    );
+    expect(rankingOf(out).map((i) => i.id)).toEqual(['R2', 'R1']);
+    const first = out.items[0];
+    expect(first?.type === 'record' && first.record.why).toMatch(/rank 1 by meaning and words/);
   });
 });

@@ -2,6 +2,7 @@ import { monotonicFactory } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { recall } from '../../../src/recall/index.ts';
+import { readRecordCandidates } from '../../../src/recall/read-candidates.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
 import {
   archiveRecords,
@@ -100,5 +101,40 @@ describe('fused recall', () => {
     const result = await ask(other);
     expect(result.records).toEqual([]);
     expect(result.ranking).toEqual([]);
+  });
+
+  it('ranks records by full text with rare words weighing more than common ones (BM25)', async () => {
+    const tenantId = freshTenantId('bm25');
+    const chatter = [
+      'Caroline loved the class, Caroline says the class was fun and Caroline will take the class again.',
+      'Caroline told Caroline that the class with Caroline was the best class.',
+      'The class was full, Caroline and the class stayed late.',
+      'Caroline asked whether the class starts early, the class with Caroline.',
+      'After class Caroline and the class went out.',
+    ];
+    await archiveRecords(ports, [
+      ...chatter.map((text, i) => remark(tenantId, text, `2026-11-02T0${i}:00:00.000Z`)),
+      remark(tenantId, 'I signed up for a pottery course.', '2026-11-02T05:00:00.000Z'),
+    ]);
+    await indexRecords(ports, { tenantId });
+    const queryVector = (await ports.embedder.embed(['x']))[0] as number[];
+    const ask = async (userId?: string) =>
+      readRecordCandidates(ports.db, {
+        tenantId,
+        at: NOW.toISOString(),
+        scopes: undefined,
+        queryVector,
+        queryText: 'caroline pottery class',
+        model: ports.embedder.name,
+        limit: 10,
+        ...(userId === undefined ? {} : { userId }),
+      });
+    const found = await ask();
+    // ts_rank counted "caroline" and "class" and put the chatter first; "pottery" is in one record only.
+    expect(found.text[0]?.text).toBe('I signed up for a pottery course.');
+    expect(found.text).toHaveLength(6);
+    // A user-bound token's query takes the same ranking over that user's records only.
+    expect((await ask('u-alice')).text.map((r) => r.text)).toEqual(found.text.map((r) => r.text));
+    expect((await ask('u-bob')).text).toEqual([]);
   });
 });

@@ -1,0 +1,278 @@
+import { findTimeMentions } from './dates.ts';
+import { absoluteTimes } from './statements.ts';
+
+/**
+ * Which sentences of what people say become a note, and how a sentence is cleaned first. A note
+ * is a statement about its speaker that still means something to a reader who never saw the
+ * exchange: the speaker is the subject, what it says is named in it (no "it", "them", "that"
+ * pointing back at an earlier turn), it is not a move in the conversation (a thanks, a "me too",
+ * a reply about the other person) and its time can be made absolute. Told to an agent, a choice,
+ * a wish or an intent for the task at hand is part of that task's dialogue, not a fact to keep.
+ */
+
+export type Rejection =
+  /** The subject is not the speaker: "It was rich and creamy", "Here's a pic from …". */
+  | 'not_about_speaker'
+  /** "We" leaves open who is meant. */
+  | 'we_hides_who'
+  /** What it is about is only named in an earlier turn: "I see them once a week". */
+  | 'no_referent'
+  /** A reply about the person addressed: "I'm so proud of you". */
+  | 'about_listener'
+  /** A reaction or a move in the conversation: "I'm definitely in", "I appreciate …". */
+  | 'exchange'
+  /** Told to an agent: a choice, wish, intent, or a lapse of memory for this task. */
+  | 'dialogue_move'
+  /** A time word that cannot be made absolute ("a few days ago"). */
+  | 'relative_time';
+
+export interface SentenceContext {
+  /** Whether an agent takes part (a customer with an assistant) rather than people among themselves. */
+  withAgent: boolean;
+  /** The person addressed, when it is a person: a leading or trailing form of address is dropped. */
+  listener?: string;
+  /** When the sentence was said, to make its time words absolute. */
+  observedAt: string;
+}
+
+export type Selection = { kept: true; text: string } | { kept: false; reason: Rejection };
+
+/** A bracketed stage direction ("[shares a photo: …]") is not something anyone said. */
+const STAGE_DIRECTION = /\s*\[[^\]]*\]/g;
+/** Words that join a sentence to the one before it and say nothing themselves. */
+const CONNECTIVE =
+  /^(?:and|but|so|plus|also|anyway|anyways|besides that|other than that|by the way|btw|then|oh and|and yeah|still)\b[,:]?\s*/i;
+/** "…, btw." at the end of a sentence joins it to the talk, like a connective in front. */
+const TRAILING_CONNECTIVE = /,?\s+(?:btw|by the way|anyway|anyways)(?=[.!]*$)/i;
+/** The speaker as the subject of a clause: "I", its contractions, "my …", "me and …", "we". */
+const SUBJECT =
+  /(?:^|[,;:]\s+|\s[-–—]\s+)(I|I'm|I've|I'd|I'll|My|my|Me and|me and|We|we|We're|we're|We've|we've)(?=\s)/;
+/** Openers that say when, where or how: kept in front of the statement. */
+const ADVERBIAL =
+  /^(?:after|before|since|during|when|while|last|this|next|yesterday|today|tonight|recently|lately|earlier|later|on|in|at|for|over|back|a few|a couple|the other|finally|eventually|currently|now|sometimes|usually|besides|apart from|aside from|luckily|thankfully|sadly|unfortunately|honestly|fortunately|once|as|growing up|ever since|every|each|all)\b/i;
+/** Openers longer than this many words are not a lead-in but a statement of their own. @default 8 */
+export const OPENER_MAX_WORDS = 8;
+
+/** A lead-in about the conversation itself ("since my last chat"): relative to it, so dropped. */
+const CONVERSATION = /\b(chat|chatted|talk|talked|spoke|spoken|caught up|catch up|last time)\b/i;
+const WE = /\b(we|we're|we've|we'd|we'll|us|ourselves)\b/i;
+const LISTENER = /\b(you|you're|you've|you'd|you'll|your|yours|yourself|ya|u)\b/i;
+/** Words that point back at something said before: as an object they leave the statement empty. */
+const ANAPHORA = new Set('it them this that these those there him her he she they one so such'.split(' '));
+const SKIPPED = new Set(
+  (
+    'really just also always never still so very totally definitely actually truly absolutely even ' +
+    'am is was were have has had will would do does did can could been being not ever finally already'
+  ).split(' '),
+);
+const CLAUSE_VERBS =
+  /^(think|thought|know|knew|feel|felt|believe|believed|realize|realized|learn|learned|learnt|found|find|said|say|hope|hoped|noticed|decided|heard|read|discovered)$/;
+const PARTICLES = new Set('to in at for with about on from into of by over'.split(' '));
+
+/**
+ * Reactions and conversational moves, matched on what follows the subject with contractions
+ * expanded ("I'm" → "am") and intensifiers dropped.
+ */
+const EXCHANGE = new RegExp(
+  '^(?:' +
+    [
+      'appreciate',
+      'thank',
+      'agree',
+      'bet',
+      'guess',
+      'suppose',
+      'understand',
+      'mean\\b',
+      'wish',
+      'admire',
+      'miss',
+      'hear',
+      'feel (?:the same|so|you)',
+      'know (?:what|how|right|that feeling|the feeling|exactly)',
+      'think so',
+      'get (?:how|it|that|what|you)',
+      'hope (?!to\\b)',
+      "can(?:not|'t)? (?:imagine|picture|tell|see|relate|believe|wait)",
+      'cannot wait',
+      'am (?:not )?(?:sorry|glad|happy (?:for|to hear|to help|that)|proud of|impressed|in\\b|down\\b|up for|game|okay|ok\\b|fine with|all for|sure|afraid|excited for|thrilled for|jealous|curious|looking forward|here for|on it|with|grateful|thankful|touched|honored|flattered|lucky to have)',
+      'would (?:love|like) to (?:see|hear|know|try|join|check|meet|come)',
+      'will (?:let|keep|send|check|think|try|see|talk|get back|do that|look into|take a look|definitely)',
+      '(?:love|like|enjoy) (?:it|that|this|them|these|those|how|what|the way|the idea|the sound|the look|the colou?rs?|the texture|the pic|the photo|the picture|the vibe|the name|the story)\\b',
+      // "I love the self-acceptance and love theme": what the other person just showed.
+      '(?:love|like|enjoy|adore) (?:the|that|this|these|those) (?:[\\w-]+ (?:and )?){0,4}(?:theme|idea|message|design|details?|vibes?|look|colou?rs?|pics?|photos?|pictures?|shots?|sound|name|story|quote|painting|drawing)\\b',
+    ].join('|') +
+    ')',
+  'i',
+);
+
+/** To an agent: why this booking changes ("the reason is a change of plan") belongs to that task. */
+const TASK_REASON = /^(?:as for the reason\b|the reason\b)|\b(?:and|,) the reason (?:for \w+ )?is\b/i;
+
+/** To an agent: a choice, a wish, an intent or what the customer does not know, all about this task. */
+const DIALOGUE_MOVE =
+  /^(?:will|would|can|could|should|must|might|may|shall|want|need|wish|wonder|hope|think|thought|believe|guess|expect|expected|remember|recall|know|forgot|forget|understand|see|mean|prefer|plan|do not|did not|does not|don't|didn't|doesn't|can't|cannot|won't|have to|got to|gotta|(?:am|was|were) (?:\w+ing\b|sorry|okay|ok\b|fine|afraid|not|sure|certain|happy|glad|willing|ready|interested|unable|able|open|eager|insistent|upset|frustrated|angry|disappointed|annoyed|worried|concerned|confused|stressed|hoping))/i;
+
+const INTENSIFIER =
+  /^(really|just|also|so|totally|definitely|actually|truly|absolutely|very|still|only|even|quite|pretty|kinda|a|bit)$/i;
+const FUTURE = /^(?:will|am (?:going to|gonna)|would)\b/i;
+const CONTRACTIONS: Record<string, string> = { "i'm": 'am', "i've": 'have', "i'd": 'would', "i'll": 'will' };
+
+/** The sentence cleaned and judged: kept with its cleaned text, or why not. */
+export function selectStatement(sentence: string, ctx: SentenceContext): Selection {
+  const spoken = withoutAddress(sentence.replace(STAGE_DIRECTION, '').trim(), ctx.listener);
+  const cleaned = ctx.withAgent ? withoutTaskReason(spoken) : spoken;
+  if (cleaned === undefined) return rejected('dialogue_move');
+  const found = speakerClause(cleaned);
+  if (!found) return rejected('not_about_speaker');
+  const { opener, clause } = found;
+  const statement = `${opener}${clause}`;
+  if (WE.test(statement)) return rejected('we_hides_who');
+  if (LISTENER.test(statement)) return rejected('about_listener');
+  const judged = clausesOf(clause).map((c) => judgeClause(c, ctx));
+  const first = judged[0];
+  if (first && !first.ok) return rejected(first.reason);
+  // "My user ID is X, but I'm not sure about …": the statement ends where a clause fails.
+  const cut = judged.findIndex((j) => !j.ok);
+  const kept =
+    cut < 0
+      ? clause
+      : judged
+          .slice(0, cut)
+          .map((j) => (j.ok ? j.text : ''))
+          .join('');
+  const text = `${opener}${kept.replace(/[,;:\s]+$/, '')}`;
+  if (RELATIVE_LEFT.test(absoluteTimes(text, ctx.observedAt).text)) return rejected('relative_time');
+  return { kept: true, text: capitalize(/[.!?]$/.test(text) ? text : `${text}.`) };
+}
+
+type Judged = { ok: true; text: string } | { ok: false; reason: Rejection };
+
+function judgeClause(clause: string, ctx: SentenceContext): Judged {
+  const body = clause.replace(CLAUSE_JOIN, '');
+  const subject = /^(\S+)/.exec(body)?.[1]?.toLowerCase() ?? '';
+  if (subject === 'i' || subject in CONTRACTIONS) {
+    const predicate = predicateOf(body);
+    if (EXCHANGE.test(predicate)) return { ok: false, reason: 'exchange' };
+    if (ctx.withAgent && DIALOGUE_MOVE.test(predicate)) return { ok: false, reason: 'dialogue_move' };
+    if (pointsBack(predicate)) return { ok: false, reason: 'no_referent' };
+    // "I'll keep going", "I'm gonna reach out": a promise in reply; a plan says when.
+    if (FUTURE.test(predicate) && findTimeMentions(body, ctx.observedAt).length === 0)
+      return { ok: false, reason: 'exchange' };
+  }
+  if (pronounFirst(body)) return { ok: false, reason: 'no_referent' };
+  return { ok: true, text: clause };
+}
+
+/** A clause of the speaker's own opens with a joining word and "I": ", but I …", " and I …", "; I …". */
+const CLAUSE_JOIN = /^[,;]?\s*(?:(?:but|and|so|because|though|although|as|since)\s+)?/i;
+const CLAUSE_START = /(?=(?:[,;]\s*|\s)(?:(?:but|and|so|because|though|although)\s+)?(?:I|I'm|I've|I'd|I'll)\s)/;
+
+/** The speaker's clause split where another clause of the speaker's starts. */
+function clausesOf(clause: string): string[] {
+  const parts = clause.split(CLAUSE_START).filter((p) => p.length > 0);
+  // A bare " I" inside a clause ("than I expected") is no new clause: only a joined one is.
+  const out: string[] = [];
+  for (const p of parts) {
+    if (out.length > 0 && !/^(?:[,;]|\s+(?:but|and|so|because|though|although)\s)/i.test(p)) out[out.length - 1] += p;
+    else out.push(p);
+  }
+  return out;
+}
+
+/**
+ * "… is going to check it out", "loves having them around": "it" or "them" before anything it
+ * could stand for has been named in the clause.
+ */
+function pronounFirst(clause: string): boolean {
+  const m = POINTER.exec(clause);
+  if (!m) return false;
+  const before = clause.slice(0, m.index);
+  return !NAMED.test(before);
+}
+/**
+ * "it", "them", … or a demonstrative standing alone ("chat about this and …"), not "this book";
+ * a demonstrative before a word that names nothing by itself ("that feeling", "the situation").
+ */
+const POINTER =
+  /\b(?:it|it's|them|its|him|he|she|they|his|her|their)\b|\b(?:this|that|these|those)(?=\s*(?:[,.!?;]|$|\s(?:and|or|but|so|because|too)\b))|\b(?:this|that|these|those|the same)\s+(?:feelings?|moments?|situations?|stuff|things?|experiences?|kinds?|sorts?)\b|\bthe (?:situation|details)\b|\b(?:this|that|these|those) same\b/i;
+/** Something named: a determiner with its noun, a capitalised name, a number. */
+const NAMED =
+  /\b(?:a|an|the|my|our|his|her|their|some|any|every|each|another|this|that|these|those|one|two|three|few|many|several)\s+\w|\b[A-Z][a-z]+|\d/;
+
+const rejected = (reason: Rejection): Selection => ({ kept: false, reason });
+
+/** Relative time words still there once the known ones are made absolute. */
+const RELATIVE_LEFT =
+  /\b(?:today|tonight|yesterday|tomorrow|ago|the other (?:day|week|night)|(?:last|next|this|coming) (?:week|month|year|weekend|night|mon|tue|wed|thu|fri|sat|sun)\w*|the (?:next|coming|past|last) (?:few|couple(?: of)?|several) (?:days|weeks|months|years))\b/i;
+
+/** Drops the name of the person addressed at either end ("Jon, my store …", "… so much, Jon!"). */
+function withoutAddress(text: string, listener: string | undefined): string {
+  let out = text.replace(TRAILING_CONNECTIVE, '');
+  while (CONNECTIVE.test(out)) out = out.replace(CONNECTIVE, '');
+  if (!listener || !/^[A-Z][a-z]+$/.test(listener)) return out;
+  // "Hey Mel," addresses Melanie: a form of address is a name's first letters.
+  const name = `(?:${listener}|${listener.slice(0, 3)}[a-z]*)`;
+  return out
+    .replace(new RegExp(`^(?:(?:hey|hi|hello|oh|yo|dear)\\s+)?${name}\\s*[,!.:-]+\\s*`, 'i'), '')
+    .replace(new RegExp(`,\\s*${name}\\s*(?=[.!?]*$)`), '');
+}
+
+/**
+ * Where the speaker's clause starts and what stands before it. An adverbial lead-in ("Last
+ * week, …") stays; another short lead-in ("Had a wild week, …", "Since we last spoke, …") is
+ * dropped; a long one is a statement about something else.
+ */
+function speakerClause(text: string): { opener: string; clause: string } | undefined {
+  const m = SUBJECT.exec(text);
+  const leadingTime = /^((?:\S+\s+){1,3}?)(?=(?:I|my|I'm|I've|I'd|I'll)\s)/.exec(text);
+  if (leadingTime && ADVERBIAL.test(leadingTime[1] as string) && !/[,;:]/.test(leadingTime[1] as string))
+    return { opener: leadingTime[1] as string, clause: text.slice((leadingTime[1] as string).length) };
+  if (!m) return undefined;
+  const start = m.index + m[0].length - (m[1] as string).length;
+  const clause = text.slice(start);
+  if (start === 0) return { opener: '', clause };
+  const opener = text.slice(0, start);
+  const words = opener.trim().split(/\s+/).length;
+  if (words > OPENER_MAX_WORDS) return undefined;
+  const keeps =
+    ADVERBIAL.test(opener) &&
+    !WE.test(opener) &&
+    !LISTENER.test(opener) &&
+    !CONVERSATION.test(opener) &&
+    /,\s*$/.test(opener);
+  return { opener: keeps ? opener : '', clause };
+}
+
+/** What follows the subject, contractions expanded and intensifiers dropped: "I'm so in" → "am in". */
+function predicateOf(clause: string): string {
+  const [subject = '', ...rest] = clause.replace(/[\u2018\u2019]/g, "'").split(/\s+/);
+  const head = CONTRACTIONS[subject.toLowerCase()];
+  const words = [...(head ? [head] : []), ...rest].filter((w) => !INTENSIFIER.test(w));
+  return words.join(' ').replace(/[.!,;:]+$/, '');
+}
+
+/** "see them …", "have had them …", "am into it": the object is a word pointing back. */
+function pointsBack(predicate: string): boolean {
+  const words = predicate
+    .toLowerCase()
+    .split(/\s+/)
+    .map((w) => w.replace(/[^a-z']/g, ''))
+    .filter((w) => w.length > 0 && !SKIPPED.has(w));
+  const [verb, next, after] = words;
+  if (verb !== undefined && ANAPHORA.has(verb)) return true;
+  // "think that …", "learned that …": there "that" opens a clause, it does not point back.
+  if (next === 'that' && verb !== undefined && CLAUSE_VERBS.test(verb)) return false;
+  if (next !== undefined && ANAPHORA.has(next)) return true;
+  return next !== undefined && PARTICLES.has(next) && after !== undefined && ANAPHORA.has(after);
+}
+
+/** A sentence cut before its task's reason; undefined when the reason is all it says. */
+function withoutTaskReason(text: string): string | undefined {
+  const m = TASK_REASON.exec(text);
+  if (!m) return text;
+  const kept = text.slice(0, m.index).replace(/[,;\s]+$/, '');
+  return kept.length > 0 ? `${kept}.` : undefined;
+}
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

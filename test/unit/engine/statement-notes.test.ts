@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import { attributeEpisode } from '../../../policies/attribution.ts';
+import { reconcile } from '../../../policies/reconcile.ts';
+import { validateProposal, type ResolvedRecord } from '../../../policies/validation.ts';
+import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
+import { createDeterministicEngine } from '../../../src/engine/deterministic.ts';
+import { archived, toEpisodes } from '../../helpers/episodes.ts';
+
+/**
+ * What one message of a conversation becomes: the claims of the notes the deterministic engine
+ * writes from it (statements and preferences), rendered in the third person with absolute dates.
+ */
+
+let n = 0;
+const id = () => `01JF${String(++n).padStart(22, '0')}`;
+
+function message(userId: string, text: string, minute: number, extra: Partial<RawRecordInput> = {}): RawRecordInput {
+  return {
+    id: id(),
+    tenantId: 'talk',
+    userId,
+    agentId: 'chat',
+    sessionId: 'session_4',
+    kind: 'user_message',
+    source: 'user',
+    // Monday 8 May 2023.
+    observedAt: new Date(Date.UTC(2023, 4, 8, 14, minute)).toISOString(),
+    text,
+    ...extra,
+  };
+}
+
+/** Jon says something to Gina after she spoke; with `agent`, customer-7 tells an assistant. */
+async function claimsOf(text: string, agent = false): Promise<string[]> {
+  const records = agent
+    ? [
+        message('customer-7', 'Hi.', 0, { taskId: 't-1', taskType: 'airline' }),
+        {
+          ...message('customer-7', 'How can I help?', 1, { taskId: 't-1', taskType: 'airline' }),
+          kind: 'agent_message' as const,
+          source: 'agent' as const,
+          userId: undefined,
+        },
+        message('customer-7', text, 2, { taskId: 't-1', taskType: 'airline' }),
+      ]
+    : [message('Gina', 'My store opened last month, it has been a ride.', 0), message('Jon', text, 1)];
+  const rs = archived(records);
+  const episodes = toEpisodes(rs);
+  const findings = episodes.flatMap((e) => attributeEpisode(e));
+  const { proposals } = await createDeterministicEngine().propose({
+    episodes,
+    findings,
+    activeNotes: [],
+    now: new Date('2023-06-01T00:00:00Z'),
+  });
+  const resolved = new Map<string, ResolvedRecord>(
+    rs.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
+  );
+  const last = rs.at(-1)!.record.id;
+  const mine = proposals.filter(
+    (p) => p.content.kind !== 'episode_summary' && p.content.evidence.some((e) => e.recordId === last),
+  );
+  for (const p of mine) expect(validateProposal(p, 'talk', resolved)).toEqual({ verdict: 'accept' });
+  return mine.map((p) => p.content.claim);
+}
+
+describe('messages that leave no note', () => {
+  it.each([
+    ['It reminded me of how powerful compassion can be.'],
+    ['I see them at least once a week.'],
+    ['It was rich and creamy - might be my new favorite snack! [shares a photo: a bowl of ice cream]'],
+    ["I'm definitely in for the show!"],
+    ['We love climbing, sliding, and playing games.'],
+    ['I really like the idea and the acting.'],
+    ['I can picture you all laughing and having a blast making your own pizzas.'],
+    ['Something massive happened since we last spoke.'],
+    // A reaction to what the other person showed, and a topic named only in an earlier turn.
+    ['I love the self-acceptance and love theme.'],
+    ['I just had to try to capture that feeling in my painting.'],
+    ['I tried to stay calm and asked for help, which helped me handle the situation.'],
+    ["I'm still figuring out the details."],
+    ['I wanted to bring that same magic to my home.'],
+    ['I am thinking of working with some fashion bloggers in the next few months.'],
+  ])('%s', async (text) => {
+    expect(await claimsOf(text)).toEqual([]);
+  });
+
+  it.each([
+    ['I will go with the first option, Flight HAT136 & HAT039.'],
+    ["I don't remember the reservation ID."],
+    ['I would also like to cancel another reservation with the ID NQNU5R.'],
+    ['I appreciate you trying to help, but I really need some form of resolution here.'],
+    ['The additional cost is beyond my budget.'],
+    // A preference naming what it prefers only by pointing back is a choice in this dialogue.
+    ['I prefer flights within that time frame.'],
+    ['I prefer to use a gift card for the payment instead.'],
+    // How to pay is a choice for this booking, unless it is said to always hold.
+    ['I prefer to use only one certificate, ideally the larger one, and pay the rest with my 7447 card.'],
+    ['As for the reason, I have had a change in plans and will not be needing these flights anymore.'],
+  ])('to an agent: %s', async (text) => {
+    expect(await claimsOf(text, true)).toEqual([]);
+  });
+});
+
+describe('messages that leave notes, and their claims', () => {
+  it.each<[string, string[]]>([
+    [
+      'Gina, my online clothing store has been a roller coaster but rewarding.',
+      ["Jon's online clothing store has been a roller coaster but rewarding."],
+    ],
+    [
+      'Had a wild week, my car broke down last Fri on my way to work.',
+      ["Jon's car broke down on 5 May 2023 on Jon's way to work."],
+    ],
+    ['Since we last spoke, I took my kids to a park yesterday.', ["Jon took Jon's kids to a park on 7 May 2023."]],
+    // One statement per note: two topics in one message are two notes, the reply between them none.
+    [
+      'I started a dance studio in April 2023. Thanks so much for asking! I also adopted a puppy named Max.',
+      ['Jon started a dance studio in April 2023.', 'Jon also adopted a puppy named Max.'],
+    ],
+    ['I wanna open a second studio in Boston next year.', ['Jon wants to open a second studio in Boston in 2024.']],
+    ["I really don't want to give up dancing.", ['Jon really does not want to give up dancing.']],
+    ['I love painting landscapes.', ['Jon loves painting landscapes.']],
+    // A closing "btw" is talk, not part of the statement.
+    [
+      'I have developed a video presentation to teach how to style my fashion pieces, btw.',
+      ["Jon has developed a video presentation to teach how to style Jon's fashion pieces."],
+    ],
+    // An event told with "just" happened the day it was said.
+    [
+      'I just started helping out with a food drive for folks who lost their jobs.',
+      ['Jon started helping out with a food drive for folks who lost their jobs on 8 May 2023.'],
+    ],
+  ])('%s', async (text, claims) => {
+    expect(await claimsOf(text)).toEqual(claims);
+  });
+
+  it("to an agent: the customer's id is kept, the reason for this cancellation is not", async () => {
+    expect(
+      await claimsOf('My user ID is mia_kim_4397, and the reason for cancellation is a change of plan.', true),
+    ).toEqual(["customer-7's user ID is mia_kim_4397."]);
+  });
+
+  it('to an agent: a way to pay said to always hold is a preference', async () => {
+    expect(await claimsOf('I always want to pay with my gift card, not my credit card.', true)).toEqual([
+      "customer-7 always wants to pay with customer-7's gift card, not customer-7's credit card.",
+    ]);
+  });
+
+  it('to an agent: who the customer is, and nothing of the rest of the reply', async () => {
+    expect(await claimsOf('My user ID is omar_davis_3817, but I am not sure about the reservation IDs.', true)).toEqual(
+      ["customer-7's user ID is omar_davis_3817."],
+    );
+    expect(await claimsOf('I prefer flights that depart after 8 am and before 9 pm.', true)).toEqual([
+      'customer-7 prefers flights that depart after 8 am and before 9 pm.',
+    ]);
+  });
+
+  it("a statement told to an agent is the customer's, not one session's: the same fact from two sessions is one slot", async () => {
+    const inSession = (session: string): Partial<RawRecordInput> => ({
+      sessionId: session,
+      taskId: session,
+      taskType: 'airline',
+    });
+    const agentTurn = (session: string, minute: number): RawRecordInput => ({
+      ...message('customer-7', 'How can I help?', minute, inSession(session)),
+      kind: 'agent_message',
+      source: 'agent',
+    });
+    const told = (session: string, minute: number) =>
+      message('customer-7', 'Sure, my user ID is mia_li_3668.', minute, inSession(session));
+    const rs = archived([agentTurn('trial-0', 0), told('trial-0', 1), agentTurn('trial-1', 2), told('trial-1', 3)]);
+    const episodes = toEpisodes(rs);
+    const { proposals } = await createDeterministicEngine().propose({
+      episodes,
+      findings: episodes.flatMap((e) => attributeEpisode(e)),
+      activeNotes: [],
+      now: new Date('2023-06-01T00:00:00Z'),
+    });
+    const facts = proposals.filter((p) => p.content.kind === 'fact');
+    expect(facts.map((p) => p.content.scope)).toEqual([
+      { level: 'user', key: 'customer-7' },
+      { level: 'user', key: 'customer-7' },
+    ]);
+    let next = 0;
+    const ops = reconcile(facts, [], () => `N${++next}`);
+    expect(ops.filter((o) => o.op === 'create')).toHaveLength(1);
+  });
+
+  it('a restatement in other words in the same conversation adds no note', async () => {
+    const rs = archived([
+      message('customer-14', 'My user ID is chen_lee_6825, and the reservation ID is YAX4DR.', 0),
+      message('customer-14', 'My reservation ID is YAX4DR, and the user ID is chen_lee_6825.', 1),
+    ]);
+    const episodes = toEpisodes(rs);
+    const findings = episodes.flatMap((e) => attributeEpisode(e));
+    expect(findings.filter((f) => f.type === 'stated_fact').map((f) => f.summary)).toEqual([
+      'My user ID is chen_lee_6825, and the reservation ID is YAX4DR.',
+    ]);
+  });
+});

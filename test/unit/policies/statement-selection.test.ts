@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { selectStatement, type Rejection, type SentenceContext } from '../../../policies/statement-selection.ts';
+
+const friends: SentenceContext = { withAgent: false, listener: 'Gina', observedAt: '2023-05-08T13:56:00Z' };
+const customer: SentenceContext = { withAgent: true, observedAt: '2024-05-15T10:00:00Z' };
+
+describe('sentences that do not become notes', () => {
+  it.each<[string, SentenceContext, Rejection]>([
+    // Nothing named: the subject or the object points back at an earlier turn.
+    ['It reminded me of how powerful compassion can be.', friends, 'not_about_speaker'],
+    ['It was rich and creamy - might be my new favorite snack!', friends, 'not_about_speaker'],
+    ["Here's a pic from when I was dancing - it was a tough road, but it was worth it!", friends, 'not_about_speaker'],
+    ['Seeing the smiles on their faces really made me feel good.', friends, 'not_about_speaker'],
+    ['I see them at least once a week.', friends, 'no_referent'],
+    ['I have had them for 3 years now and they bring me tons of joy!', friends, 'no_referent'],
+    ["I'm definitely going to check it out!", friends, 'exchange'],
+    ['I really love having them around.', friends, 'no_referent'],
+    ['I am getting people together to chat about this and discuss potential solutions.', friends, 'no_referent'],
+    // "We" leaves open who; a lead-in about the conversation makes the whole sentence relative to it.
+    ['We love climbing, sliding, and playing games.', friends, 'we_hides_who'],
+    ['We go a few times a week.', friends, 'we_hides_who'],
+    ['Something massive happened since we last spoke.', friends, 'not_about_speaker'],
+    // Replies: about the person addressed, reactions, moves in the conversation.
+    ['I can picture you all laughing and having a blast making your own pizzas.', friends, 'about_listener'],
+    ['I am so impressed by your willingness to take risks.', friends, 'about_listener'],
+    ["I'm definitely in for the show.", friends, 'exchange'],
+    ['I really like the idea and the acting.', friends, 'exchange'],
+    ['I appreciate all the support, it means a lot.', friends, 'exchange'],
+    ["I'll keep chasing those dreams.", friends, 'exchange'],
+    // Told to an agent: choices, wishes and what the customer does not know belong to that dialogue.
+    ['I will go with the first option, Flight HAT136 & HAT039.', customer, 'dialogue_move'],
+    ['I would also like to cancel another reservation with the ID NQNU5R.', customer, 'dialogue_move'],
+    ["I don't remember the reservation ID.", customer, 'dialogue_move'],
+    ["I'm okay with the original payment going towards this reservation.", customer, 'exchange'],
+    ['I really need some form of resolution here.', customer, 'dialogue_move'],
+    ['I thought the system would allow me to remove the checked bag.', customer, 'dialogue_move'],
+    ['I was hoping to adjust my flight plans a bit.', customer, 'dialogue_move'],
+    // A time that cannot be made absolute.
+    ['I moved to Boston a few years ago.', friends, 'relative_time'],
+  ])('%s', (sentence, ctx, reason) => {
+    expect(selectStatement(sentence, ctx)).toEqual({ kept: false, reason });
+  });
+});
+
+describe('sentences that do, cleaned', () => {
+  it.each<[string, SentenceContext, string]>([
+    [
+      'I went to a LGBTQ support group yesterday and it was so powerful.',
+      friends,
+      'I went to a LGBTQ support group yesterday and it was so powerful.',
+    ],
+    // The name of the person addressed is not part of the statement, at either end.
+    [
+      'Gina, my online clothing store has been a roller coaster but rewarding.',
+      friends,
+      'My online clothing store has been a roller coaster but rewarding.',
+    ],
+    ['Hey Gin! I started a new job at the bakery.', friends, 'I started a new job at the bakery.'],
+    ['I finally finished my first marathon, Gina!', friends, 'I finally finished my first marathon!'],
+    // A stage direction is not speech; a joining word says nothing.
+    [
+      'And I bought a cross necklace to feel closer to my faith. [shares a photo: a necklace]',
+      friends,
+      'I bought a cross necklace to feel closer to my faith.',
+    ],
+    // A lead-in that says when stays; one about the conversation or the mood goes.
+    [
+      'Last week, I joined a mentorship program for LGBTQ youth.',
+      friends,
+      'Last week, I joined a mentorship program for LGBTQ youth.',
+    ],
+    ['Since we last spoke, I took my kids to a park.', friends, 'I took my kids to a park.'],
+    [
+      'Had a wild week, my car broke down last Fri on my way to work.',
+      friends,
+      'My car broke down last Fri on my way to work.',
+    ],
+    // "that" opening a clause is not a pointer back; a pronoun after its noun has a referent.
+    ['I learned that pottery takes a lot of patience.', friends, 'I learned that pottery takes a lot of patience.'],
+    [
+      'My kids love the beach and they go there every summer.',
+      friends,
+      'My kids love the beach and they go there every summer.',
+    ],
+    // A plan that says when is a statement, not a promise in reply.
+    ["I'll be running a charity 5K in March 2024.", friends, "I'll be running a charity 5K in March 2024."],
+    // To an agent: what the customer is and has stays; the rest of the reply after it is cut.
+    [
+      'My user ID is omar_davis_3817, but I am not sure about the reservation IDs.',
+      customer,
+      'My user ID is omar_davis_3817.',
+    ],
+    [
+      // Why this booking is cancelled belongs to the task; who the customer is does not.
+      'My user ID is mia_kim_4397, and the reason for cancellation is a change of plan.',
+      customer,
+      'My user ID is mia_kim_4397.',
+    ],
+    ['I am a gold member.', customer, 'I am a gold member.'],
+  ])('%s', (sentence, ctx, text) => {
+    expect(selectStatement(sentence, ctx)).toEqual({ kept: true, text });
+  });
+});

@@ -1,0 +1,90 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.ts';
+import { parseConfig } from '../../src/config.ts';
+import { createModelEmbedder } from '../../src/embeddings/create.ts';
+import type { Embedder } from '../../src/embeddings/embedder.ts';
+import { recall } from '../../src/recall/index.ts';
+import { openNoteStore } from '../../src/runtime.ts';
+import { fusedItems } from './case-run.ts';
+import { parseCaseSelection, selectCases } from './case-selection.ts';
+import { cutoffInstant, isAfter } from './cutoff.ts';
+import { defaultDatasetPath, loadDataset } from './datasets/index.ts';
+import { evidenceRecall } from './metrics.ts';
+import { tenantFor } from './runner.ts';
+import type { QueryOutcome } from './types.ts';
+
+/**
+ * Fusion weights tried on the note schema a `nocturne eval --dataset locomo --keep` run left:
+ * evidence recall@1/5/10 of Nocturne's recall for each `notes/recordVector/recordText[/recordHybrid[/lessons]][@k]`
+ * weight set, over the questions whose gold evidence lies before the cutoff. Question vectors are
+ * embedded once. Choose weights on the tuning split's schema only.
+ *
+ *   node --import tsx tools/eval/fusion-offline.ts --schema nocturne_eval_locomo_… --cases 1-3 \
+ *     --weights 2/1/1,2/1.5/1
+ */
+
+function memoized(inner: Embedder): Embedder {
+  const seen = new Map<string, Promise<number[][]>>();
+  return {
+    ...inner,
+    embed: (texts, options) => {
+      const key = `${options?.kind ?? ''}\u0000${texts.join('\u0001')}`;
+      const hit = seen.get(key) ?? inner.embed(texts, options);
+      seen.set(key, hit);
+      return hit;
+    },
+  };
+}
+
+function policyOf(triple: string): FusionPolicy {
+  const [weightText, k] = triple.split('@');
+  const [notes, recordVector, recordText, recordHybrid = 0, lessons = notes] = (weightText as string)
+    .split('/')
+    .map(Number);
+  if ([notes, recordVector, recordText, recordHybrid, lessons].some((w) => w === undefined || !Number.isFinite(w)))
+    throw new Error(`--weights: "${triple}" is not notes/recordVector/recordText[/recordHybrid[/lessons]]`);
+  const weights = { notes, recordVector, recordText, recordHybrid, lessons } as FusionPolicy['weights'];
+  return { ...DEFAULT_FUSION_POLICY, name: triple, weights, ...(k ? { k: Number(k) } : {}) };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { schema: { type: 'string' }, cases: { type: 'string' }, weights: { type: 'string' } },
+  });
+  if (!values.schema) throw new Error('--schema is required (the schema an `eval --keep` run left)');
+  const config = parseConfig(process.env);
+  const db = await openNoteStore(config, { schema: values.schema });
+  const embedder = memoized(createModelEmbedder(config.embedding));
+  const all = await loadDataset('locomo', defaultDatasetPath('locomo'));
+  const cases = selectCases(all, values.cases ? parseCaseSelection(values.cases) : undefined);
+  const policies = (values.weights ?? '2/1/1').split(',').map(policyOf);
+  for (const fusion of policies) {
+    const at: Record<number, number[]> = { 1: [], 5: [], 10: [] };
+    for (const { evalCase } of cases) {
+      const cutoff = cutoffInstant(evalCase, { share: 0.8 });
+      const byRecordId = new Map(evalCase.records.map((r) => [r.record.id, r]));
+      for (const query of evalCase.queries) {
+        const recalled = await recall(
+          db,
+          embedder,
+          { tenantId: tenantFor('locomo', evalCase.caseId), query: query.text, k: 10 },
+          { now: () => new Date(query.askedAt), fusion },
+        );
+        const outcome = { items: fusedItems(recalled, byRecordId, cutoff) } as unknown as QueryOutcome;
+        for (const k of [1, 5, 10]) {
+          const r = evidenceRecall(query, outcome, k);
+          const gold = query.goldEvidence.map((id) => evalCase.records.find((x) => x.goldId === id));
+          const knowable = gold.some((g) => g && !isAfter(g.record.observedAt, cutoff));
+          if (r && knowable) at[k]?.push(r.fraction);
+        }
+      }
+    }
+    const pct = (x: number[] = []) => `${((x.reduce((a, b) => a + b, 0) / Math.max(1, x.length)) * 100).toFixed(1)}%`;
+    process.stdout.write(
+      `${fusion.name}: R@1 ${pct(at[1])} R@5 ${pct(at[5])} R@10 ${pct(at[10])} (${at[5]?.length} questions)\n`,
+    );
+  }
+  await db.close();
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
