@@ -1,5 +1,5 @@
 import { isLesson, reciprocalRankFusion, type FusionPolicy, type Fused } from '../../policies/fusion.ts';
-import { approxTokens, candidateIdf, lexicalMatch } from '../../policies/recall-score.ts';
+import { approxTokens, candidateIdf, DEFAULT_RECALL_SCORE_POLICY, lexicalMatch } from '../../policies/recall-score.ts';
 import { embeddedText } from '../../policies/record-recall.ts';
 import { updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
 import type { AssembledItem } from './assemble.ts';
@@ -153,9 +153,12 @@ function hybridRecordRanking(records: RecordChannels, query: string, floor: numb
   const rows = [...new Map([...records.vector, ...records.text].map((r) => [r.recordId, r])).values()];
   const told = rows.map((r) => embeddedText(r));
   const idf = candidateIdf(query, told);
+  // The notes' relevance weights (policies/recall-score.ts), so both are ranked alike.
+  const { vector, text } = DEFAULT_RECALL_SCORE_POLICY.weights;
   const scored = rows.map((r, i) => {
     const cosine = r.distance === null ? 0 : Math.max(0, (1 - r.distance - floor) / (1 - floor));
-    return { r, score: 0.65 * cosine + 0.35 * lexicalMatch(query, told[i] as string, idf) };
+    const lexical = lexicalMatch(query, told[i] as string, idf);
+    return { r, score: (vector * cosine + text * lexical) / (vector + text) };
   });
   return scored.sort((a, b) => b.score - a.score || a.r.recordId.localeCompare(b.r.recordId)).map((s) => s.r);
 }
