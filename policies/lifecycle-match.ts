@@ -39,7 +39,8 @@ export const NEGATED_WORDS = 2;
  */
 export function relate(fresh: NoteContent, known: NoteContent, freshEvidence?: string): Relation {
   if (fresh.structure && known.structure && !correctionAcrossSlots(fresh, known)) {
-    return relateBySlot(fresh.structure, known.structure);
+    const bySlot = relateBySlot(fresh.structure, known.structure);
+    return bySlot === 'unrelated' && reordered(fresh, known) ? 'restates' : bySlot;
   }
   return relateByWords(fresh, known, freshEvidence);
 }
@@ -70,6 +71,23 @@ export function relateBySlot(a: NoteStructure, b: NoteStructure): Relation {
   if ((a.polarity ?? 'positive') !== (b.polarity ?? 'positive')) return 'contradicts';
   if (!exclusive && differentDays(a.time?.at, b.time?.at)) return 'unrelated';
   return 'restates';
+}
+
+/**
+ * The same words in another order parse into another slot ("customer-14's user ID is chen_lee_6825,
+ * and the reservation ID is YAX4DR" / "customer-14's reservation ID is YAX4DR, and the user ID is
+ * chen_lee_6825"): nearly the same words, the same numbers, the same negation and the same day
+ * are one claim.
+ */
+function reordered(fresh: NoteContent, known: NoteContent): boolean {
+  const a = claimWords(fresh.claim);
+  const b = claimWords(known.claim);
+  return (
+    jaccard(a, b) >= NEAR_DUPLICATE_SIMILARITY &&
+    !otherNumbers(a, b) &&
+    !negationFlips(fresh.claim, known.claim) &&
+    !differentDays(fresh.structure?.time?.at, known.structure?.time?.at)
+  );
 }
 
 /**

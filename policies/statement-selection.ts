@@ -1,5 +1,6 @@
 import { findTimeMentions } from './dates.ts';
 import { absoluteTimes } from './statements.ts';
+import { isStopword } from './text.ts';
 
 /**
  * Which sentences of what people say become a note, and how a sentence is cleaned first. A note
@@ -24,7 +25,9 @@ export type Rejection =
   /** Told to an agent: a choice, wish, intent, or a lapse of memory for this task. */
   | 'dialogue_move'
   /** A time word that cannot be made absolute ("a few days ago"). */
-  | 'relative_time';
+  | 'relative_time'
+  /** Nothing a reader could act on or ask about: "I will not let anything get me down". */
+  | 'small_talk';
 
 export interface SentenceContext {
   /** Whether an agent takes part (a customer with an assistant) rather than people among themselves. */
@@ -160,8 +163,50 @@ function judgeClause(clause: string, ctx: SentenceContext): Judged {
     if (FUTURE.test(predicate) && findTimeMentions(body, ctx.observedAt).length === 0)
       return { ok: false, reason: 'exchange' };
   }
-  if (pronounFirst(body)) return { ok: false, reason: 'no_referent' };
+  if (pronounFirst(body) || PREPOSITION_POINTER.test(body) || SHOWN.test(body) || BARE_QUANTITY.test(body))
+    return { ok: false, reason: 'no_referent' };
+  if (REMARK.test(body)) return { ok: false, reason: 'exchange' };
+  if (saysNothing(body)) return { ok: false, reason: 'small_talk' };
   return { ok: true, text: clause };
+}
+
+/**
+ * "chatted with my family about it", "puts a lot of effort into it", "a little doll like this":
+ * after a preposition at the end of a clause, "it" or "this" stands for what an earlier turn or a
+ * photo named, whatever nouns came before it in the clause.
+ */
+const PREPOSITION_POINTER =
+  /\b(?:about|into|of|with|for|on|at|from|over|through|behind|without)\s+(?:it|this|that|them)(?=\s*(?:[,.!?;:]|$|\s(?:and|or|but|so|too|lately|now|anymore|again|yet)\b))|\blike (?:this|that|these|those)\b/i;
+/** "came across this cool rainbow sidewalk": "this" before a thing, not a time, points at what was shown. */
+const SHOWN =
+  /\bthis\s+(?!(?:week|weekend|month|year|morning|afternoon|evening|night|summer|winter|spring|fall|autumn|season|time|past|coming|is|was|has|had|will)\b)[a-z]/i;
+/** "planning a few.": a quantity whose thing was named in another turn. */
+const BARE_QUANTITY = /\b(?:a few|a couple|several|some|a bunch|plenty)(?=\s*(?:[,.!?;:]|$))/i;
+/** "my user ID is already provided", "as I said": a remark about the conversation itself. */
+const REMARK =
+  /\b(?:already (?:provided|given|mentioned|told you|said|shared|sent)|as (?:I )?(?:mentioned|said|stated|told you)(?: before| earlier)?)\b/i;
+
+/**
+ * Words that carry no information of their own in a statement about someone: "Jon will not let
+ * anything get Jon down", "Gina gets help from people who support Gina". A statement that is
+ * only these (after the text tokenizer's stopwords) is small talk.
+ */
+const GENERIC = new Set(
+  (
+    'let lets get gets got getting gotten anything everything nothing something anyone everyone someone ' +
+    'somebody anybody people folks help helps helped support supports supported stuff thing things down up ' +
+    'keep keeps kept going go goes went way ways lot lots much many great good nice fine well okay ok time times ' +
+    'also always really just am doing done do does make makes made feel feels felt like likes love loves ' +
+    'want wants need needs sure pretty super happy glad day days life'
+  ).split(' '),
+);
+
+function saysNothing(clause: string): boolean {
+  const words = predicateOf(clause.replace(CLAUSE_JOIN, ''))
+    .toLowerCase()
+    .split(/[^a-z0-9'_-]+/)
+    .filter((w) => w.length > 2 && !SKIPPED.has(w) && !isStopword(w));
+  return words.length > 0 && words.every((w) => GENERIC.has(w));
 }
 
 /** A clause of the speaker's own opens with a joining word and "I": ", but I …", " and I …", "; I …". */

@@ -75,6 +75,28 @@ export function datedJust(text: string, observedAt: string): AbsoluteText {
   return { text: `${without.slice(0, at)} on ${day}${without.slice(at)}`, time: { at: observedAt, source: 'just' } };
 }
 
+/** "recently" or "lately", with the comma of an opener: the only time word of "Recently, Caroline had …". */
+const RECENTLY = /\b(recently|lately)\b,?\s*/i;
+
+/**
+ * "Recently" names no day, but it was said on one: "Recently, Caroline had a bad hike." said on
+ * 25 May 2023 → "Shortly before 25 May 2023, Caroline had a bad hike."; "lately" speaks of the
+ * weeks up to that day. A text that names a time is returned as it was.
+ */
+export function datedRecently(text: string, observedAt: string): AbsoluteText {
+  const m = RECENTLY.exec(text);
+  if (!m || findTimeMentions(text, observedAt).length > 0) return { text };
+  const day = formatMention({ at: new Date(observedAt), precision: 'day' });
+  const word = (m[1] as string).toLowerCase();
+  const phrase = word === 'recently' ? `shortly before ${day}` : `in the weeks before ${day}`;
+  const time: NoteTime = { at: observedAt, source: m[1] as string };
+  const without = (text.slice(0, m.index) + text.slice(m.index + m[0].length)).replace(/\s+([,.!?])/g, '$1');
+  if (m.index === 0) return { text: `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}, ${without}`, time };
+  const stop = without.search(/[.!?]+\s*$/);
+  const at = stop >= 0 ? stop : without.length;
+  return { text: `${without.slice(0, at).replace(/[,\s]+$/, '')} ${phrase}${without.slice(at)}`, time };
+}
+
 const SUBJECT_OF_VERB = /^\s+(was|is|has|had|were|will|seemed|felt)\b/i;
 const isAbsolute = (m: TimeMention) => /\d{4}/.test(m.text);
 

@@ -36,11 +36,22 @@ export function absoluteDates(text: string): TimeMention[] {
   return findTimeMentions(text, new Date(0)).filter((m) => /\d{4}/.test(m.text));
 }
 
+/**
+ * What a note puts before the day a "recently" or "lately" was said on ("shortly before 8 May
+ * 2023"): part of the time, not of the value.
+ */
+const DATING_QUALIFIER = /\b(?:shortly before|in the weeks before)\s+$/i;
+
 /** `text` with its time expressions cut out, resolved against `observedAt`, and the mentions cut. */
 export function withoutTimeWords(text: string, observedAt: Date | string): { rest: string; mentions: TimeMention[] } {
   const mentions = findTimeMentions(text, observedAt);
   let rest = text;
-  for (const m of mentions) rest = rest.replace(m.text, ' ');
+  for (const m of mentions) {
+    const at = rest.indexOf(m.text);
+    if (at < 0) continue;
+    const before = rest.slice(0, at).replace(DATING_QUALIFIER, '');
+    rest = `${before} ${rest.slice(at + m.text.length)}`;
+  }
   return { rest, mentions };
 }
 

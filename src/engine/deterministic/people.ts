@@ -1,5 +1,11 @@
 import { PREFERENCE_MARKERS } from '../../../policies/attribution.ts';
-import { absoluteTimes, datedJust, EXCLUSIVE_ATTRIBUTES, splitStatement } from '../../../policies/statements.ts';
+import {
+  absoluteTimes,
+  datedJust,
+  datedRecently,
+  EXCLUSIVE_ATTRIBUTES,
+  splitStatement,
+} from '../../../policies/statements.ts';
 import { sentences } from '../../../policies/text.ts';
 import { toThirdPerson, type Voices } from '../../../policies/third-person.ts';
 import type { Episode, Finding, Proposal } from '../../contracts/episode.ts';
@@ -115,7 +121,8 @@ export function statement(text: string, voices: Voices, at: string): NoteStructu
     .map((s) => toThirdPerson(s, voices))
     .join(' ');
   const resolved = absoluteTimes(rewritten, at);
-  const { text: absolute, time } = resolved.time ? resolved : datedJust(resolved.text, at);
+  const dated = resolved.time ? resolved : datedJust(resolved.text, at);
+  const { text: absolute, time } = dated.time ? dated : datedRecently(dated.text, at);
   const parts = splitStatement(absolute, voices.speaker);
   const base = { subject: { type: 'user' as const, id: voices.speaker }, conditions: [], ...(time ? { time } : {}) };
   return parts

@@ -81,6 +81,15 @@ describe('messages that leave no note', () => {
     ["I'm still figuring out the details."],
     ['I wanted to bring that same magic to my home.'],
     ['I am thinking of working with some fashion bloggers in the next few months.'],
+    // "it" or "this" after a preposition stands for what another turn or a photo named.
+    ['I chatted with my family and friends about it.'],
+    ['I put a lot of effort into it and I am crossing my fingers.'],
+    ['I had a little doll like this and it always made me feel better.'],
+    ['I was out walking when I came across this cool rainbow sidewalk for Pride Month.'],
+    ['I am feeling inspired by autumn so I am planning a few.'],
+    // Small talk: nothing a reader could act on or ask about.
+    ['I will not let anything get me down.'],
+    ['I also get help from people who support me.'],
   ])('%s', async (text) => {
     expect(await claimsOf(text)).toEqual([]);
   });
@@ -97,6 +106,8 @@ describe('messages that leave no note', () => {
     // How to pay is a choice for this booking, unless it is said to always hold.
     ['I prefer to use only one certificate, ideally the larger one, and pay the rest with my 7447 card.'],
     ['As for the reason, I have had a change in plans and will not be needing these flights anymore.'],
+    // A remark about the dialogue, and the id it repeats is already known.
+    ['My user ID is already provided, aarav_ahmed_6699.'],
   ])('to an agent: %s', async (text) => {
     expect(await claimsOf(text, true)).toEqual([]);
   });
@@ -130,6 +141,20 @@ describe('messages that leave notes, and their claims', () => {
     [
       'I just started helping out with a food drive for folks who lost their jobs.',
       ['Jon started helping out with a food drive for folks who lost their jobs on 8 May 2023.'],
+    ],
+    // "Recently" names no day, but it was said on one.
+    [
+      'Recently, I had a not-so-great experience on a hike.',
+      ['Shortly before 8 May 2023, Jon had a not-so-great experience on a hike.'],
+    ],
+    [
+      'I recently went to a pottery class with my kids.',
+      ["Jon went to a pottery class with Jon's kids shortly before 8 May 2023."],
+    ],
+    // Small talk excluded, a plain statement with generic words and a named thing kept.
+    [
+      'I had a great time at the pride parade with my kids.',
+      ["Jon had a great time at the pride parade with Jon's kids."],
     ],
   ])('%s', async (text, claims) => {
     expect(await claimsOf(text)).toEqual(claims);

@@ -8,7 +8,8 @@ export type RubricCheck = (typeof RUBRIC_CHECKS)[number];
 
 export const CHECK_TITLES: Record<RubricCheck, string> = {
   first_person: 'first-person word in the claim (I, my, me, we, our)',
-  relative_time: 'relative time (today, yesterday, tomorrow, next/last <weekday|week|month|year>, ago)',
+  relative_time:
+    'relative time (today, yesterday, tomorrow, next/last <weekday|week|month|year>, ago, recently, lately)',
   question_or_request: 'a question or a request stored as a note',
   verbatim: 'claim copied verbatim from one cited record',
 };
@@ -16,7 +17,7 @@ export const CHECK_TITLES: Record<RubricCheck, string> = {
 const FIRST_PERSON = /\b(i|my|me|we|our)\b/i;
 const WEEKDAY = '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
 const RELATIVE_TIME = new RegExp(
-  `\\b(today|tonight|yesterday|tomorrow|ago)\\b|\\b(next|last|this)\\s+(${WEEKDAY}|week|weekend|month|year)\\b`,
+  `\\b(today|tonight|yesterday|tomorrow|ago|recently|lately)\\b|\\b(next|last|this)\\s+(${WEEKDAY}|week|weekend|month|year)\\b`,
   'i',
 );
 const REQUEST = /\?|\bplease\b|^\s*(can|could|would|will) you\b|^\s*(help me|let me know)\b/i;
