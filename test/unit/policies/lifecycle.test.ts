@@ -89,6 +89,31 @@ describe('relate by slot: the structure decides, whatever the wording', () => {
     const b = content('Dan always picks the aisle', { structure: slot('aisle seats') });
     expect(relate(a, b)).toBe('restates');
   });
+
+  it('the same words in another order restate, though they parse into another slot; another id does not', () => {
+    const said = (claim: string, attribute: string, value: string) =>
+      content(claim, {
+        sourceKind: 'user_statement',
+        structure: slot(value, { subject: { type: 'user', id: 'customer-14' }, attribute }),
+      });
+    const a = said(
+      "customer-14's user ID is chen_lee_6825, and the reservation ID is YAX4DR.",
+      'user ID is',
+      'chen_lee_6825',
+    );
+    const b = said(
+      "customer-14's reservation ID is YAX4DR, and the user ID is chen_lee_6825.",
+      'reservation ID is',
+      'YAX4DR',
+    );
+    const c = said(
+      "customer-14's reservation ID is YAX4DR, and the user ID is chen_lee_9999.",
+      'reservation ID is',
+      'YAX4DR',
+    );
+    expect(relate(a, b)).toBe('restates');
+    expect(relate(a, c)).toBe('unrelated');
+  });
 });
 
 describe('relate by words (notes without a structure)', () => {
