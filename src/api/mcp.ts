@@ -35,7 +35,7 @@ function toolsServer(
     'recall',
     {
       description:
-        'Recall the memory notes (and raw records) most relevant to a query. Pass taskId to log what the task used.',
+        'Recall the memory notes (and raw records) most relevant to a query, and the standing preferences of the user the token is bound to. Pass taskId to log what the task used.',
       inputSchema: {
         query: z.string(),
         k: z.number().int().optional(),

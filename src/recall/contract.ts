@@ -128,6 +128,12 @@ export const RecallResult = z.object({
   policy: z.string(),
   /** Recalled notes, in the fused order, each with its evidence. */
   notes: z.array(RecalledNote),
+  /**
+   * The standing preferences of the user(s) the request names (a user scope, or a user-bound
+   * token's user), most confident first, at most 3, whatever the query is about; not counted in
+   * k and not repeated from `notes`. Empty for an audit (`asOf`) and when no user is named.
+   */
+  preferences: z.array(RecalledNote).default([]),
   /** Recalled raw records not already cited as evidence by a returned note, in the fused order. */
   records: z.array(RecalledRecord).default([]),
   /** Notes and records fused into one order (reciprocal rank fusion): what an agent should read first. */

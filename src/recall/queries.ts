@@ -140,6 +140,34 @@ export function textCandidatesSql(pointInTime: boolean, opts: SqlOptions = {}): 
    ORDER BY c.text_rank DESC, c.note_id`;
 }
 
+/**
+ * The current preference notes of the given users, most confident first. Parameters: $1 tenant,
+ * $2 at, $3 scopes (as the other channels), $4 query vector (for the distance shown), $5 users
+ * (text array), $6 limit.
+ */
+export const STANDING_PREFERENCES_SQL = `WITH c AS MATERIALIZED (
+    SELECT r.tenant_id, r.note_id, r.version, (r.embedding <=> $4::vector)::float8 AS distance, 0::float8 AS text_rank
+      FROM note_recall r
+      JOIN note_versions pv ON pv.tenant_id = r.tenant_id AND pv.note_id = r.note_id AND pv.version = r.version
+     WHERE pv.kind = 'preference'
+       AND r.scope_level = 'user' AND r.scope_key = ANY($5::text[])
+       AND ${currentEligibleSql({})}
+     ORDER BY pv.confidence DESC, pv.last_confirmed_at DESC, r.note_id
+     LIMIT $6::int)
+  ${WITH_VERSIONS}
+   ORDER BY v.confidence DESC, v.last_confirmed_at DESC, v.note_id`;
+
+export async function selectStandingPreferences(
+  tx: Queryable,
+  p: CandidateParams,
+  users: readonly string[],
+  limit: number,
+): Promise<CandidateRow[]> {
+  const [tenant, at, scopes, vector] = params(p);
+  const { rows } = await tx.query(STANDING_PREFERENCES_SQL, [tenant, at, scopes, vector, users, limit]);
+  return parseRows(rows);
+}
+
 const Extra = z.object({ distance: z.number().nullable(), text_rank: z.number() });
 
 function params(p: CandidateParams): unknown[] {

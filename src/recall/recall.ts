@@ -4,6 +4,7 @@ import {
   isBroaderThanRequest,
   explainScore,
   lexicalMatch,
+  approxTokens,
   scoreCandidate,
   type RecallScorePolicy,
 } from '../../policies/recall-score.ts';
@@ -14,7 +15,7 @@ import type { NoteScope } from '../contracts/note.ts';
 import type { Db } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import { assembleContext, type Assembly, type ScoredCandidate } from './assemble.ts';
-import { RecallRequest, type ParsedRecallRequest, type RecallResult } from './contract.ts';
+import { RecallRequest, type ParsedRecallRequest, type RecalledNote, type RecallResult } from './contract.ts';
 import { rankingOf, selectFused, type FusedSelection, type RecordChannels } from './fuse.ts';
 import type { CandidateParams, CandidateRow } from './queries.ts';
 import {
@@ -24,7 +25,8 @@ import {
   type CandidateRead,
   type VectorPath,
 } from './read-candidates.ts';
-import { logUsage, recalledNotes, recalledRecords } from './result.ts';
+import { asRecalledNotes, logUsage, recalledNotes, recalledRecords } from './result.ts';
+import { readStandingPreferences } from './standing.ts';
 import { settleConflicts, withoutDiscredited } from './settle.ts';
 
 export interface RecallOptions {
@@ -83,22 +85,24 @@ export async function recall(
   goOn();
   const params = { ...candidateParams(req, at, queryVector), userId: options.visibleToUser };
   // Notes and records are read in two transactions at once: recall waits for the slower, not the sum.
-  const [read, records] = await Promise.all([
+  const [read, records, standing] = await Promise.all([
     req.include.includes('notes') ? readCandidates(db, embedder, params) : NO_NOTES,
     req.include.includes('records')
       ? readRecordCandidates(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) })
       : NO_RECORDS,
+    req.include.includes('notes') ? readStandingPreferences(db, params) : [],
   ]);
   goOn();
   const merged = withoutDiscredited(mergeCandidates(read.vector, read.text));
-  const scored = scoreCandidates(merged.rows, {
+  const scoring: ScoringContext = {
     query: req.query,
     at,
     embedder,
     policy,
     vectorPath: read.vectorPath,
     requestedLevels: normalizeScopes(req.scope)?.map((s) => s.level),
-  });
+  };
+  const scored = scoreCandidates(merged.rows, scoring);
   const assembly = assembleContext(
     scored.filter((c) => c.parts.score > 0),
     { k: Math.max(req.k, fusion.depth.notes), tokenBudget: undefined, policy },
@@ -112,8 +116,9 @@ export async function recall(
     similarityFloor: embedder.similarityFloor ?? 0,
   });
   const notes = recalledNotes(selection);
+  const preferences = standingPreferences(standing, notes, scoring);
   goOn();
-  const usageLogged = await logUsage(db, req, notes, now);
+  const usageLogged = await logUsage(db, req, [...notes, ...preferences], now);
   return {
     tenantId: req.tenantId,
     query: req.query,
@@ -122,6 +127,7 @@ export async function recall(
     embedder: embedder.name,
     policy: policy.name,
     notes,
+    preferences,
     records: recalledRecords(selection),
     ranking: rankingOf(selection),
     fusion: fusion.name,
@@ -130,6 +136,22 @@ export async function recall(
     tokenBudget: req.tokenBudget ?? null,
     stats: statsOf({ read, records, merged, assembly, settled, selection, usageLogged }),
   };
+}
+
+/** The standing preferences not already among the ranked notes, most confident first (`./standing.ts`). */
+function standingPreferences(
+  rows: CandidateRow[],
+  ranked: readonly RecalledNote[],
+  ctx: ScoringContext,
+): RecalledNote[] {
+  const shown = new Set(ranked.map((n) => n.noteId));
+  const fresh = rows.filter((r) => !shown.has(r.version.noteId));
+  const items = scoreCandidates(fresh, ctx).map((c) => ({
+    ...c,
+    tokens: approxTokens(c.version.claim),
+    duplicates: [],
+  }));
+  return asRecalledNotes(items);
 }
 
 /** Returned notes without a vector are named in the warnings too, for a caller that reads only those. */

@@ -2,11 +2,16 @@ import type { Db } from '../db/index.ts';
 import { insertMemoryUsage } from '../db/index.ts';
 import { UNTRUSTED_KINDS } from '../../policies/untrusted/trust.ts';
 import type { ParsedRecallRequest, RecalledNote, RecalledRecord } from './contract.ts';
+import type { AssembledItem } from './assemble.ts';
 import type { FusedSelection } from './fuse.ts';
 
 /** The selected notes, notes first in the answer, in their fused order. */
 export function recalledNotes(selection: FusedSelection): RecalledNote[] {
-  const notes = selection.items.flatMap((i) => (i.type === 'note' ? [i.note] : []));
+  return asRecalledNotes(selection.items.flatMap((i) => (i.type === 'note' ? [i.note] : [])));
+}
+
+/** Assembled notes as the answer shows them, ranked in the given order. */
+export function asRecalledNotes(notes: readonly AssembledItem[]): RecalledNote[] {
   return notes.map((item, i) => ({
     rank: i + 1,
     noteId: item.version.noteId,

@@ -272,6 +272,77 @@ describe('recall: eligibility', () => {
   });
 });
 
+describe('recall: standing preferences', () => {
+  it("returns the named user's preferences whatever the query, most confident first, and logs them", async () => {
+    const t = freshTenant();
+    const dan = { level: 'user' as const, key: 'dan' };
+    await commit(t, [
+      await embeddedCreate('dan wants reports as a table, not prose.', { scope: dan, confidence: 0.9 }),
+      await embeddedCreate('dan prefers dates as YYYY-MM-DD.', { scope: dan, confidence: 0.7 }),
+      await embeddedCreate('dan prefers aisle seats.', { scope: dan, confidence: 0.5 }),
+      await embeddedCreate('dan prefers short answers.', { scope: dan, confidence: 0.4 }),
+      await embeddedCreate('dan once ordered 40 boxes of paper.', { scope: dan, kind: 'fact' }),
+      await embeddedCreate('eve wants reports as prose.', { scope: { level: 'user', key: 'eve' } }),
+      await embeddedCreate('The orders API pages at 100 rows.', { scope: { level: 'tenant', key: t }, kind: 'fact' }),
+    ]);
+    const asked = await recall(
+      db,
+      embedder,
+      {
+        tenantId: t,
+        query: 'How did orders go this week?',
+        k: 1,
+        taskId: 'task-7',
+        scope: [dan, { level: 'tenant', key: t }],
+      },
+      { now },
+    );
+    expect(asked.notes.map((n) => n.claim)).toEqual(['The orders API pages at 100 rows.']);
+    expect(asked.preferences.map((n) => n.claim)).toEqual([
+      'dan wants reports as a table, not prose.',
+      'dan prefers dates as YYYY-MM-DD.',
+      'dan prefers aisle seats.',
+    ]);
+    expect(asked.stats.usageLogged).toBe(4);
+
+    // No user named, or an audit: no standing preferences.
+    const unnamed = await recall(db, embedder, { tenantId: t, query: 'How did orders go this week?', k: 1 }, { now });
+    expect(unnamed.preferences).toEqual([]);
+    const audit = await recall(
+      db,
+      embedder,
+      { tenantId: t, query: 'orders', k: 1, scope: dan, asOf: NOW.toISOString() },
+      { now },
+    );
+    expect(audit.preferences).toEqual([]);
+  });
+
+  it("a preference already among the ranked notes is not repeated; a user-bound token gets only its own user's", async () => {
+    const t = freshTenant();
+    await commit(t, [
+      await embeddedCreate('dan wants reports as a table, not prose.', { scope: { level: 'user', key: 'dan' } }),
+      await embeddedCreate('eve wants reports as prose.', { scope: { level: 'user', key: 'eve' } }),
+    ]);
+    const ranked = await recall(
+      db,
+      embedder,
+      { tenantId: t, query: 'reports as a table', k: 5, scope: { level: 'user', key: 'dan' } },
+      { now },
+    );
+    expect(ranked.notes.map((n) => n.claim)).toEqual(['dan wants reports as a table, not prose.']);
+    expect(ranked.preferences).toEqual([]);
+    const bound = await recall(
+      db,
+      embedder,
+      { tenantId: t, query: 'weather', k: 1, include: ['notes'], scope: { level: 'user', key: 'eve' } },
+      { now, visibleToUser: 'dan' },
+    );
+    expect(bound.preferences).toEqual([]);
+    const own = await recall(db, embedder, { tenantId: t, query: 'weather', k: 1 }, { now, visibleToUser: 'dan' });
+    expect(own.preferences.map((n) => n.claim)).toEqual(['dan wants reports as a table, not prose.']);
+  });
+});
+
 describe('recall: context assembly', () => {
   it('fits the token budget (approx ceil(chars/4)) and folds near-duplicates', async () => {
     const t = freshTenant();

@@ -77,6 +77,7 @@ function printResult(r: RecallResult): void {
   for (const w of r.warnings) warn(`warning: ${w}`);
   const when = r.asOf ? `as of ${r.asOf}` : `at ${r.at}`;
   printLine(`tenant ${r.tenantId}  ${when}  embedder ${r.embedder}  policy ${r.policy}  fusion ${r.fusion ?? '-'}`);
+  printPreferences(r);
   if (r.ranking.length === 0) return printLine('nothing recalled');
   printNotes(r);
   printRecords(r);
@@ -118,6 +119,15 @@ function printNotes(r: RecallResult): void {
     for (const c of n.conflicts)
       printLine(`   suppressed conflict ${c.noteId} v${c.version}: ${cut(c.claim, CLAIM_WIDTH)}`);
   }
+}
+
+/** The user's standing preferences come first: they hold whatever the query is about. */
+function printPreferences(r: RecallResult): void {
+  if (r.preferences.length === 0) return;
+  printLine('standing preferences:');
+  for (const n of r.preferences)
+    printLine(`  P${n.rank} ${n.noteId} v${n.version} (${n.confidence.toFixed(2)}) ${cut(n.claim, CLAIM_WIDTH)}`);
+  printLine('');
 }
 
 function printRecords(r: RecallResult): void {

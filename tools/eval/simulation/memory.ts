@@ -140,8 +140,8 @@ function recallScopes(task: SimTask, tenantId: string): NoteScope[] {
 }
 
 /**
- * Nocturne: recall before every task (logged for the task), act on a recalled note or raw
- * correction that states the lesson; append each task's records when it ends (the records API
+ * Nocturne: recall before every task (logged for the task), act on a recalled note, a standing
+ * preference of the user or a raw correction that states the lesson; append each task's records when it ends (the records API
  * indexes them for recall at once) and consolidate the day's records into notes at night.
  */
 export function nocturneMemory(options: NocturneMemoryOptions): AgentMemory {
@@ -156,8 +156,10 @@ export function nocturneMemory(options: NocturneMemoryOptions): AgentMemory {
         now,
       );
       const covers = (claim: string) => (task.trap ? TRAPS[task.trap].covers(claim) : false);
-      const covering = answer.notes.filter((n) => covers(n.claim));
-      const listed = (options.usedNotes ?? 'recalled') === 'recalled' ? answer.notes : covering;
+      // The user's standing preferences are read with the answer, as an agent's prompt would hold them.
+      const shown = [...answer.notes, ...answer.preferences];
+      const covering = shown.filter((n) => covers(n.claim));
+      const listed = (options.usedNotes ?? 'recalled') === 'recalled' ? shown : covering;
       const used = listed.map((n) => ({
         noteId: n.noteId,
         version: n.version,
