@@ -49,9 +49,10 @@ export async function eraseSubjectWorkflow(raw: EraseWorkflowInput): Promise<Era
   try {
     return await eraseSteps(ref);
   } catch (error) {
-    // Frees the operation lease and the write fence; since the lease, also once cancelled.
+    // Frees the operation lease and the write fence; since the lease, also once cancelled, and a
+    // failure to free them (they then expire) no longer hides why the erasure failed.
     if (patched(OPERATION_LEASE_PATCH))
-      await CancellationScope.nonCancellable(() => bookkeeping.releaseErasureLease(ref));
+      await CancellationScope.nonCancellable(() => bookkeeping.releaseErasureLease(ref)).catch(() => undefined);
     else await bookkeeping.releaseErasureLease(ref);
     throw error;
   }

@@ -108,27 +108,31 @@ describe('one operation per tenant, whoever starts it', () => {
     });
     const before = await notesState(db, tenantId);
 
-    const erasure = await startErasure(client, db, { tenantId, userId: SUBJECT, taskQueue });
-    const [rolledBack, erased, reindexed] = await Promise.all([
-      refusal(rollbackRun(client, tenantId, first.runId)),
-      refusal(client.workflow.getHandle(erasure.workflowId).result()),
-      refusal(reindex(client, tenantId)),
-    ]);
-    expect(rolledBack).toMatchObject({ activity: 'rollbackRun', type: 'TenantBusy', nonRetryable: true });
-    expect(erased).toMatchObject({ activity: 'prepareErasure', type: 'TenantBusy', nonRetryable: true });
-    expect(reindexed).toMatchObject({ activity: 'beginReindex', type: 'TenantBusy', nonRetryable: true });
-    for (const r of [rolledBack, erased, reindexed]) expect(r.message).toContain(`consolidation ${running.workflowId}`);
-    // Nothing happened: the first run is not rolled back, no note changed, the erasure took no
-    // fence (no epoch moved, so the run is not fenced) and the subject's records are still there,
-    // and the refused workflows did not free the run's lease.
-    expect((await getRun(db, { tenantId, runId: first.runId }))?.status).toBe('completed');
-    expect(await notesState(db, tenantId)).toEqual(before);
-    expect(await epoch(db, tenantId)).toBe(0);
-    expect((await objectsMentioning(archive, tenantId, SUBJECT)).length).toBeGreaterThan(0);
-    expect(await getTenantOperation(db, { tenantId })).toMatchObject({ holder: running.workflowId });
-
-    held.release();
-    await held.done;
+    try {
+      const erasure = await startErasure(client, db, { tenantId, userId: SUBJECT, taskQueue });
+      const [rolledBack, erased, reindexed] = await Promise.all([
+        refusal(rollbackRun(client, tenantId, first.runId)),
+        refusal(client.workflow.getHandle(erasure.workflowId).result()),
+        refusal(reindex(client, tenantId)),
+      ]);
+      expect(rolledBack).toMatchObject({ activity: 'rollbackRun', type: 'TenantBusy', nonRetryable: true });
+      expect(erased).toMatchObject({ activity: 'prepareErasure', type: 'TenantBusy', nonRetryable: true });
+      expect(reindexed).toMatchObject({ activity: 'beginReindex', type: 'TenantBusy', nonRetryable: true });
+      for (const r of [rolledBack, erased, reindexed])
+        expect(r.message).toContain(`consolidation ${running.workflowId}`);
+      // Nothing happened: the first run is not rolled back, no note changed, the erasure took no
+      // fence (no epoch moved, so the run is not fenced) and the subject's records are still there,
+      // and the refused workflows did not free the run's lease.
+      expect((await getRun(db, { tenantId, runId: first.runId }))?.status).toBe('completed');
+      expect(await notesState(db, tenantId)).toEqual(before);
+      expect(await epoch(db, tenantId)).toBe(0);
+      expect((await objectsMentioning(archive, tenantId, SUBJECT)).length).toBeGreaterThan(0);
+      expect(await getTenantOperation(db, { tenantId })).toMatchObject({ holder: running.workflowId });
+    } finally {
+      // Lets the run go on even when an assertion failed, so the worker is not left blocked.
+      held.release();
+      await held.done;
+    }
     const second = (await running.result()) as ConsolidateResult;
     expect(second.status).toBe('completed');
     expect(await getTenantOperation(db, { tenantId })).toBeUndefined();
