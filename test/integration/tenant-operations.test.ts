@@ -78,9 +78,12 @@ async function refusal(run: Promise<unknown>) {
   );
   expect(error).toBeInstanceOf(WorkflowFailedError);
   const activity = (error as WorkflowFailedError).cause as { activityType?: string; cause?: unknown } | undefined;
+  const cause = activity?.cause as { type?: string; message?: string; nonRetryable?: boolean } | undefined;
   return {
     activity: activity?.activityType,
-    ...(activity?.cause as { type?: string; message?: string; nonRetryable?: boolean }),
+    type: cause?.type,
+    message: cause?.message,
+    nonRetryable: cause?.nonRetryable,
   };
 }
 
