@@ -39,6 +39,11 @@ export async function whileHeartbeating<T>(
 /** A use case's progress reported as this activity's heartbeats. */
 export const heartbeats: Progress = { beat: heartbeat, during: (work, details) => whileHeartbeating(work, details) };
 
+/** The workflow id of the activity's workflow; undefined when the function is called directly (CLI, tests). */
+export function activityWorkflowId(): string | undefined {
+  return inActivity() ? Context.current().info.workflowExecution?.workflowId : undefined;
+}
+
 function inActivity(): boolean {
   try {
     Context.current();
@@ -54,6 +59,8 @@ const PERMANENT_BY_NAME: Record<string, string> = {
   // Waiting out an erasure inside an activity's retries would hold the run for an unknown time: fail clearly.
   TenantLockedError: FailureType.TenantLocked,
   RunFencedError: FailureType.RunFencedByErasure,
+  // Another operation of the tenant holds its lease; it may run for hours (a reindex, an erasure).
+  TenantBusyError: FailureType.TenantBusy,
   // A model that answers with the wrong dimension or zero vectors will do so again.
   EmbeddingError: 'EmbeddingError',
   EmbeddingDimensionError: 'EmbeddingDimensionError',

@@ -14,7 +14,10 @@ import {
 import { publishAuditHead } from '../src/audit/anchor.ts';
 import { FailureType } from '../src/contracts/failure-types.ts';
 import { PermanentFailure } from '../src/ports.ts';
+import { coexistence } from '../policies/tenant-operations.ts';
+import { TenantBusyError } from '../src/db/index.ts';
 import { classified, heartbeats, type ActivityDeps } from './deps.ts';
+import { freeLease, holdLease } from './tenant-operation.ts';
 
 export type { NotesErasure } from '../src/erasure/notes.ts';
 export type { ArchiveErasure } from '../src/erasure/objects.ts';
@@ -27,7 +30,9 @@ export type { ErasureRef, SubjectInput } from '../src/erasure/work.ts';
  * with TenantLocked once they are spent. Other writers still fail at once (asActivityFailure).
  */
 function waitForOtherErasure(error: unknown): never {
-  if ((error as Error | undefined)?.name === 'TenantLockedError') {
+  const held = error instanceof TenantBusyError ? error.heldBy.kind : undefined;
+  const waits = held === 'erasure' && coexistence(held, 'erasure') === 'waits';
+  if (waits || (error as Error | undefined)?.name === 'TenantLockedError') {
     throw ApplicationFailure.retryable(
       `${(error as Error).message} (another erasure; retrying)`,
       FailureType.TenantLocked,
@@ -39,14 +44,18 @@ function waitForOtherErasure(error: unknown): never {
 /**
  * The steps of erasing a data subject, in the order the erase-subject workflow runs them. Each
  * takes a request handle (the user id is read from the note store, never carried by Temporal)
- * and renews the tenant's lease before it works, so consolidation, approval, rollback and
- * reindex writes of the tenant wait for the erasure to end (they fail with TenantLocked).
+ * and, before it works, renews the tenant's operation lease (no consolidation, run rollback or
+ * reindex starts or goes on beside it: TenantBusy; and the erasure refuses to start beside one)
+ * and then its write fence (note rollbacks and staged approvals fail with TenantLocked). The
+ * operation lease comes first: an erasure refused by it has not moved the erasure epoch, so the
+ * run holding the lease goes on unfenced.
  */
 export function createErasureActivities(deps: ActivityDeps) {
   const locked =
     <I extends ErasureRef, R>(fn: (subject: SubjectInput, input: I) => Promise<R>) =>
     async (input: I): Promise<R> => {
       const subject = await resolveSubject(deps.db, input);
+      await holdLease(deps, 'erasure', input.tenantId).catch(waitForOtherErasure);
       await holdTenantLease(deps.db, subject).catch(waitForOtherErasure);
       return fn(subject, input);
     };
@@ -71,13 +80,15 @@ export function createErasureActivities(deps: ActivityDeps) {
       const finished = subject
         ? await finishErasure(deps, subject, 'handle' in input ? input.handle : undefined)
         : { workRowsDeleted: 0 };
+      await freeLease(deps, input.tenantId);
       // Its erase entries are anchored in the archive, as every run's are (idempotent).
       await publishAuditHead(deps, input.tenantId);
       return finished;
     }),
     releaseErasureLease: classified(async (input: ErasureRef) => {
       const subject = await resolvedOrGone(input);
-      return subject ? releaseErasureLease(deps, subject) : { released: false };
+      const fence = subject ? await releaseErasureLease(deps, subject) : { released: false };
+      return { released: (await freeLease(deps, input.tenantId)) || fence.released };
     }),
   };
 }

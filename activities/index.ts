@@ -8,6 +8,7 @@ import { createErasureActivities } from './erasure.ts';
 import { createTenantActivities } from './tenants.ts';
 import { createReindexActivities } from './reindex.ts';
 import { createRecordIndexActivities } from './record-index.ts';
+import { createTenantOperationActivities } from './tenant-operation.ts';
 
 export type { ActivityDeps } from './deps.ts';
 export type { ReplayBatchResult } from './replay-batch.ts';
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTenantActivities(deps),
     ...createReindexActivities(deps),
     ...createRecordIndexActivities(deps),
+    ...createTenantOperationActivities(deps),
   };
 }
 

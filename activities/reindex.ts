@@ -8,6 +8,7 @@ import {
   type ReindexPageInput,
 } from '../src/reindex/rebuild.ts';
 import { asActivityFailure, heartbeats, permanentFailure, type ActivityDeps } from './deps.ts';
+import { leased } from './tenant-operation.ts';
 
 export type { ReindexKey, ReindexPageResult, ReindexStart, ReindexSwitch } from '../src/reindex/rebuild.ts';
 
@@ -28,15 +29,20 @@ function classifiedReindex<A extends unknown[], R>(fn: (...args: A) => Promise<R
   };
 }
 
+/** Every step of a rebuild holds the tenant's operation lease (taken by the first, renewed by the others). */
 export function createReindexActivities(deps: ActivityDeps) {
   return {
     /** Starts (or restarts) a rebuild with the worker's embedder and marks it pending. */
-    beginReindex: classifiedReindex((input: ReindexKey) => beginReindex(deps, input)),
+    beginReindex: classifiedReindex(leased(deps, 'reindex', (input: ReindexKey) => beginReindex(deps, input))),
     /** Embeds one page of claims into the next generation; the live vectors are untouched. */
-    reembedPage: classifiedReindex((input: ReindexPageInput) => reembedPage(deps, input, heartbeats)),
+    reembedPage: classifiedReindex(
+      leased(deps, 'reindex', (input: ReindexPageInput) => reembedPage(deps, input, heartbeats)),
+    ),
     /** The switch, in one transaction; a retry after it committed changes nothing. */
-    switchEmbeddings: classifiedReindex((input: ReindexKey & { model: string; dimension: number }) =>
-      switchEmbeddings(deps, input),
+    switchEmbeddings: classifiedReindex(
+      leased(deps, 'reindex', (input: ReindexKey & { model: string; dimension: number }) =>
+        switchEmbeddings(deps, input),
+      ),
     ),
   };
 }

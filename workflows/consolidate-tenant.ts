@@ -18,6 +18,7 @@ import { accumulate, budgetStop, commitOrReplan, copyState, freshState, recordFa
 import { emptyPublished, publishChanges, publishNotice, type RunHeading } from './consolidate-details.ts';
 import { progressQuery, type ConsolidateProgress } from './consolidate-messages.ts';
 import { startRunVectors, type RunVectors } from './index-note-vectors.ts';
+import { freeOperationLease, OPERATION_LEASE_PATCH } from './operation-lease.ts';
 import { indexWindowRecords } from './record-index-step.ts';
 import { parseWorkflowInput } from './workflow-input.ts';
 import { workflowNowIso, workflowNowMs } from './workflow-time.ts';
@@ -49,16 +50,26 @@ export async function consolidateTenantWorkflow(raw: ConsolidateInput): Promise<
   const state: ResumeState = input.resume
     ? copyState(input.resume)
     : freshState(info.workflowId, info.runId, workflowNowMs());
+  // planRun takes the tenant's operation lease, each replay and commit renews it; it is freed
+  // after the last commit (what follows overlaps other operations) or when the run fails.
+  const leased = patched(OPERATION_LEASE_PATCH);
   try {
-    return await consolidate(raw, input, state);
+    return await consolidate(raw, input, state, leased);
   } catch (error) {
+    if (error instanceof ContinueAsNew) throw error;
     // A run that fails must not stay `running` in its row (nor in the UI's NocturneStatus).
-    if (!(error instanceof ContinueAsNew) && patched('fail-run-row')) await recordFailure(input, state, error);
+    if (patched('fail-run-row')) await recordFailure(input, state, error);
+    if (leased) await freeOperationLease(input.tenantId);
     throw error;
   }
 }
 
-async function consolidate(raw: ConsolidateInput, input: Parsed, state: ResumeState): Promise<ConsolidateResult> {
+async function consolidate(
+  raw: ConsolidateInput,
+  input: Parsed,
+  state: ResumeState,
+  leased: boolean,
+): Promise<ConsolidateResult> {
   const info = workflowInfo();
   const budget: Budget = { ...DEFAULT_BUDGET, ...input.budget };
   const firstBatchHere = state.nextBatch;
@@ -141,6 +152,9 @@ async function consolidate(raw: ConsolidateInput, input: Parsed, state: ResumeSt
     }
   }
 
+  // The run's notes are written: embedding them, indexing the window's raw records, awaiting an
+  // approval and reporting overlap every other operation (policies/tenant-operations.ts).
+  if (leased) await freeOperationLease(input.tenantId);
   // A run that wrote no version has nothing to embed.
   const wrote = state.counts.committed + state.counts.quarantined > 0;
   const vectorsStep = vectorsAfterCommit && wrote ? await startRunVectors(input.tenantId, state.runId) : undefined;

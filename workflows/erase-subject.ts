@@ -1,9 +1,10 @@
-import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, patched, proxyActivities } from '@temporalio/workflow';
 import type { ConsolidationActivities } from '../activities/index.ts';
 import type { ArchiveErasure, ErasureRef, ErasureScan, NotesErasure, ScrubResult } from '../activities/erasure.ts';
 import { FailureType } from '../src/contracts/failure-types.ts';
 import { EraseWorkflowInput } from '../src/contracts/workflow-inputs.ts';
 import { BOOKKEEPING, COMMIT, REPLAY } from './activity-options.ts';
+import { OPERATION_LEASE_PATCH } from './operation-lease.ts';
 import { invalidWorkflowInput, parseWorkflowInput } from './workflow-input.ts';
 
 /** Archive work reads whole objects and heartbeats per object (the REPLAY preset's limits). */
@@ -48,7 +49,11 @@ export async function eraseSubjectWorkflow(raw: EraseWorkflowInput): Promise<Era
   try {
     return await eraseSteps(ref);
   } catch (error) {
-    await bookkeeping.releaseErasureLease(ref);
+    // Frees the operation lease and the write fence; since the lease, also once cancelled, and a
+    // failure to free them (they then expire) no longer hides why the erasure failed.
+    if (patched(OPERATION_LEASE_PATCH))
+      await CancellationScope.nonCancellable(() => bookkeeping.releaseErasureLease(ref)).catch(() => undefined);
+    else await bookkeeping.releaseErasureLease(ref);
     throw error;
   }
 }

@@ -1,7 +1,16 @@
-import { continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ContinueAsNew,
+  continueAsNew,
+  defineQuery,
+  patched,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { ConsolidationActivities } from '../activities/index.ts';
 import { ReindexInput, type ReindexResume } from '../src/contracts/workflow-inputs.ts';
 import { BOOKKEEPING, REINDEX } from './activity-options.ts';
+import { freeOperationLease, OPERATION_LEASE_PATCH } from './operation-lease.ts';
 import { parseWorkflowInput } from './workflow-input.ts';
 
 const { beginReindex, switchEmbeddings } = proxyActivities<ConsolidationActivities>(BOOKKEEPING);
@@ -35,10 +44,24 @@ export const reindexProgressQuery = defineQuery<ReindexProgress>('reindexProgres
  * Rebuilds a tenant's embedding projection with the workers' current embedder (after a model
  * change): re-embeds the current version of every active and staged note page by page into a
  * side column, and switches the live vectors only when every page is done. Start it with a
- * business id (`reindex/<tenant>`) so two rebuilds of one tenant never run at once.
+ * business id (`reindex/<tenant>`) so two rebuilds of one tenant never run at once. Every step
+ * holds the tenant's operation lease (no consolidation, run rollback or erasure beside it), freed
+ * at the end, on failure or cancellation, and kept across continue-as-new.
  */
 export async function reindexWorkflow(raw: ReindexInput): Promise<ReindexResult> {
   const input = parseWorkflowInput(ReindexInput, raw);
+  const leased = patched(OPERATION_LEASE_PATCH);
+  try {
+    const result = await rebuild(raw, input);
+    if (leased) await freeOperationLease(input.tenantId);
+    return result;
+  } catch (error) {
+    if (leased && !(error instanceof ContinueAsNew)) await freeOperationLease(input.tenantId);
+    throw error;
+  }
+}
+
+async function rebuild(raw: ReindexInput, input: ReturnType<typeof ReindexInput.parse>): Promise<ReindexResult> {
   const info = workflowInfo();
   const progress: ReindexProgress = {
     tenantId: input.tenantId,

@@ -29,6 +29,11 @@ export const FailureType = {
   ErasureOrder: 'ErasureOrder',
   /** An erasure holds the tenant's lease: commits, approvals, rollbacks and reindex writes fail until it ends. */
   TenantLocked: 'TenantLocked',
+  /**
+   * Another consolidation, run rollback, erasure or reindex of the tenant holds its operation
+   * lease (policies/tenant-operations.ts): this one did nothing; the message names the holder.
+   */
+  TenantBusy: 'TenantBusy',
   /** A run overlapped an erasure of its tenant: it commits and approves nothing (what it sampled may be erased). */
   RunFencedByErasure: 'RunFencedByErasure',
   /** An erasure's request handle is unknown or its retention expired. */

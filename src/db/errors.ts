@@ -95,3 +95,24 @@ export class RunFencedError extends Error {
     );
   }
 }
+
+/**
+ * Another operation of the tenant (a consolidation, run rollback, erasure or reindex) holds its
+ * operation lease: this one would interleave with it (policies/tenant-operations.ts).
+ */
+export class TenantBusyError extends Error {
+  override name = 'TenantBusyError';
+  constructor(
+    readonly tenantId: string,
+    /** The holder's kind and workflow id. */
+    readonly heldBy: { kind: string; holder: string; expiresAt: string },
+    readonly wanted: string,
+  ) {
+    super(
+      `tenant ${tenantId} is busy: ${label(heldBy.kind)} ${heldBy.holder} holds its operation lease (until ${heldBy.expiresAt} unless renewed); ` +
+        `this ${label(wanted)} did nothing, start it again after that one ends`,
+    );
+  }
+}
+
+const label = (kind: string) => kind.replace('_', ' ');

@@ -79,3 +79,4 @@ export { redactAudit, redactedReason } from './erasure/redact-audit.ts';
 export { scanDatabaseForSubject, type StoreFinding } from './erasure/scan.ts';
 export * from './erasure/requests.ts';
 export * from './tenant-lock.ts';
+export * from './tenant-operation.ts';

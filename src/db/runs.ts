@@ -55,12 +55,15 @@ export async function insertRun(db: Db, run: NewRun): Promise<void> {
   );
 }
 
-/** Updates the fields given; returns false when the run does not exist. */
+/**
+ * Updates the fields given; returns false when the run does not exist. A rolled-back run stays
+ * `rolled_back`: a run frees the tenant before it reports, so its rollback may land first.
+ */
 export async function updateRun(db: Db, u: RunUpdate): Promise<boolean> {
   const { rowCount } = await withTenant(db, u.tenantId, (tx) =>
     tx.query(
       `UPDATE runs
-          SET status = COALESCE($3, status),
+          SET status = CASE WHEN status = 'rolled_back' THEN status ELSE COALESCE($3, status) END,
               spent = COALESCE($4::jsonb, spent),
               counts = COALESCE($5::jsonb, counts),
               finished_at = CASE WHEN $6::boolean THEN $7::timestamptz ELSE finished_at END,

@@ -44,8 +44,17 @@ export async function takeTenantLease(
   return { renewed };
 }
 
-/** Frees the lease if `holder` still has it, bumping the epoch once more (runs started during the erasure are fenced too). */
+/**
+ * Frees the lease if `holder` still has it, bumping the epoch once more (runs started during the
+ * erasure are fenced too). An erasure that never took it (refused by the operation lease) frees
+ * nothing and does not wait for the tenant write lock, which a run's write may hold.
+ */
 export async function releaseTenantLease(tx: Queryable, p: { tenantId: string; holder: string }): Promise<boolean> {
+  const { rows } = await tx.query(`SELECT 1 FROM tenant_locks WHERE tenant_id = $1 AND holder = $2`, [
+    p.tenantId,
+    p.holder,
+  ]);
+  if (rows.length === 0) return false;
   await lockTenantWrites(tx, p);
   const { rowCount } = await tx.query(
     `UPDATE tenant_locks SET holder = NULL, purpose = NULL, expires_at = NULL, epoch = epoch + 1, updated_at = now()

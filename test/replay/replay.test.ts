@@ -41,6 +41,12 @@ describe('recorded workflow histories', () => {
         'reindex.json',
         'rollback-note.json',
         'rollback-run.json',
+        // Executions that free the tenant's operation lease (patched 'tenant-operation-lease').
+        'consolidate-operation-lease.json',
+        'consolidate-failed-operation-lease.json',
+        'erase-subject-failed-operation-lease.json',
+        'reindex-operation-lease.json',
+        'rollback-run-operation-lease.json',
       ]),
     );
   });

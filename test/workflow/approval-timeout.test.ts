@@ -23,6 +23,7 @@ afterAll(async () => env?.teardown());
 describe('staged consolidation approval timeout', () => {
   it('rejects the staged changes when no operator decides within the timeout', async () => {
     const resolved: unknown[] = [];
+    const order: string[] = [];
     const activities = {
       planRun: async () => ({ candidates: 10, sampled: 10, batches: 1 }),
       replayBatch: async () => ({
@@ -38,7 +39,12 @@ describe('staged consolidation approval timeout', () => {
       reindexBatch: async () => ({ embedded: 3, embedder: 'fake' }),
       resolveStaged: async (input: unknown) => {
         resolved.push(input);
+        order.push('resolveStaged');
         return { changed: 3 };
+      },
+      releaseTenantOperation: async () => {
+        order.push('releaseTenantOperation');
+        return { released: true };
       },
       finishRun: async () => ({ changedVersions: [], changedVersionsTruncated: false }),
       indexRecords: async () => ({ objects: 0, records: 0, embedded: 0, after: null }),
@@ -58,6 +64,8 @@ describe('staged consolidation approval timeout', () => {
       }),
     );
     expect(result.status).toBe('rejected');
+    // The run freed the tenant after its last commit: it did not hold it through the day's wait.
+    expect(order).toEqual(['releaseTenantOperation', 'resolveStaged']);
     expect(resolved).toEqual([
       expect.objectContaining({ decision: 'reject', actor: 'approval-timeout', reason: 'no decision within 86400s' }),
     ]);

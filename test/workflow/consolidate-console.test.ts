@@ -56,6 +56,7 @@ function fakes(calls: Calls, conflicts = 0): Partial<ConsolidationActivities> {
     reindexBatch: rec('reindexBatch', { embedded: 2, embedder: 'fake' }),
     indexRecords: rec('indexRecords', { objects: 0, records: 0, embedded: 0, after: null }),
     finishRun: rec('finishRun', { changedVersions: [], changedVersionsTruncated: false }),
+    releaseTenantOperation: rec('releaseTenantOperation', { released: true }),
   } as unknown as Partial<ConsolidationActivities>;
 }
 
@@ -123,9 +124,12 @@ describe('consolidateTenantWorkflow as seen from the Temporal UI', () => {
     });
     const finish = calls.find((c) => c.name === 'finishRun');
     expect(finish?.input).toMatchObject({ tenantId: 'acme', status: 'failed' });
+    // A failed run frees the tenant's operation lease after marking its row.
+    expect(calls.map((c) => c.name).slice(-2)).toEqual(['finishRun', 'releaseTenantOperation']);
     const described = await client.workflow.getHandle(workflowId).describe();
     expect(described.searchAttributes['NocturneStatus']).toEqual(['failed']);
     await maybeRecordHistory(client, workflowId, 'consolidate-failed');
+    await maybeRecordHistory(client, workflowId, 'consolidate-failed-operation-lease');
   });
 });
 

@@ -48,6 +48,7 @@ function fakeActivities(
       changedVersionsTruncated: false,
     }),
     resolveStaged: rec('resolveStaged', { changed: 1 }),
+    releaseTenantOperation: rec('releaseTenantOperation', { released: true }),
   } as unknown as Partial<ConsolidationActivities>;
 }
 
@@ -93,14 +94,17 @@ describe('consolidateTenantWorkflow', () => {
       }),
     );
     await maybeRecordHistory(client, workflowId, 'consolidate-normal');
+    await maybeRecordHistory(client, workflowId, 'consolidate-operation-lease');
     expect(result.status).toBe('completed');
     expect(result.counts).toMatchObject({ sampled: 75, replayed: 1200, proposed: 9, rejected: 3, committed: 6 });
     expect(result.rejectedByRule).toEqual({ claim_unsupported: 3 });
     // Batches commit one after another without waiting for embeddings; the run's claims are
-    // embedded once, by the note-vectors step, beside the raw-record indexing.
+    // embedded once, by the note-vectors step, beside the raw-record indexing. The tenant's
+    // operation lease (taken by planRun) is freed after the last commit.
     expect(calls.map((c) => c.name).filter((n) => n !== 'reindexBatch')).toEqual([
       'planRun',
       ...Array.from({ length: 3 }, () => ['replayBatch', 'commitBatch']).flat(),
+      'releaseTenantOperation',
       'indexRecords',
       'indexRecords',
       'finishRun',
@@ -234,6 +238,11 @@ describe('consolidateTenantWorkflow', () => {
       id = last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
     }
     expect(chain).toEqual(['continued', 'continued', 'completed']);
+    // The lease stays with the workflow id across the chain: freed once, after the last commit.
+    expect(calls.filter((c) => c.name === 'releaseTenantOperation')).toHaveLength(1);
+    expect(calls.findIndex((c) => c.name === 'releaseTenantOperation')).toBe(
+      calls.findLastIndex((c) => c.name === 'commitBatch') + 1,
+    );
     await maybeRecordHistory(client, workflowId, 'consolidate-continued-as-new-final');
   });
 

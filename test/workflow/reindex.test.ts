@@ -47,6 +47,10 @@ function fakes(
       if (opts.failSwitch) throw ApplicationFailure.nonRetryable('superseded', 'ReindexSuperseded');
       return { switched: opts.notes, generation: 2, previousModel: 'openai:old' };
     },
+    releaseTenantOperation: async (input: Record<string, unknown>) => {
+      calls.push({ name: 'releaseTenantOperation', input });
+      return { released: true };
+    },
   } as unknown as Partial<ConsolidationActivities>;
 }
 
@@ -88,6 +92,7 @@ describe('reindexWorkflow', () => {
       });
       const r = await handle.result();
       await maybeRecordHistory(client, workflowId, 'reindex');
+      await maybeRecordHistory(client, workflowId, 'reindex-operation-lease');
       expect(await handle.query(reindexProgressQuery)).toMatchObject({
         phase: 'done',
         embedded: 7,
@@ -102,13 +107,16 @@ describe('reindexWorkflow', () => {
       'reembedPage',
       'reembedPage',
       'switchEmbeddings',
+      // Freed once at the end: the lease is kept across continue-as-new.
+      'releaseTenantOperation',
     ]);
     expect(calls.filter((c) => c.name === 'reembedPage').map((c) => c.input['after'])).toEqual([null, 'n002', 'n005']);
     // One rebuild id across continue-as-new, and the model chosen at the start is enforced on every page.
-    const ids = new Set(calls.map((c) => c.input['reindexId']));
+    const steps = calls.filter((c) => c.name !== 'releaseTenantOperation');
+    const ids = new Set(steps.map((c) => c.input['reindexId']));
     expect(ids.size).toBe(1);
     expect([...ids][0]).toMatch(new RegExp(`^${workflowId}/`));
-    expect(calls.slice(1).every((c) => c.input['model'] === 'openai:e5')).toBe(true);
+    expect(steps.slice(1).every((c) => c.input['model'] === 'openai:e5')).toBe(true);
     expect(result).toEqual({
       tenantId: 'acme',
       reason: 'model change',
@@ -138,7 +146,8 @@ describe('reindexWorkflow', () => {
       );
       expect((f.cause as ApplicationFailure).type).toBe('EmbeddingDimensionMismatch');
     });
-    expect(calls.map((c) => c.name)).toEqual(['beginReindex', 'reembedPage', 'reembedPage']);
+    // The failed rebuild frees the tenant's operation lease.
+    expect(calls.map((c) => c.name)).toEqual(['beginReindex', 'reembedPage', 'reembedPage', 'releaseTenantOperation']);
   });
 
   it('an empty tenant switches at once', async () => {
@@ -150,7 +159,12 @@ describe('reindexWorkflow', () => {
         args: [{ tenantId: 'acme' }],
       }),
     );
-    expect(calls.map((c) => c.name)).toEqual(['beginReindex', 'reembedPage', 'switchEmbeddings']);
+    expect(calls.map((c) => c.name)).toEqual([
+      'beginReindex',
+      'reembedPage',
+      'switchEmbeddings',
+      'releaseTenantOperation',
+    ]);
     expect(result.embedded).toBe(0);
   });
 });

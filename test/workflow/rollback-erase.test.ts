@@ -53,6 +53,7 @@ function fakes(
     verifyErasure: rec('verifyErasure', opts.scan ?? CLEAN),
     finishErasure: rec('finishErasure', { workRowsDeleted: 7 }),
     releaseErasureLease: rec('releaseErasureLease', { released: true }),
+    releaseTenantOperation: rec('releaseTenantOperation', { released: true }),
   } as unknown as Partial<ConsolidationActivities>;
 }
 
@@ -158,7 +159,8 @@ describe('rollbackRunWorkflow', () => {
       });
       expect(r.noop).toBe(false);
     });
-    expect(calls.map((c) => c.name)).toEqual(['rollbackRun', 'reindexBatch']);
+    // The lease is freed as soon as the notes are restored: re-embedding overlaps everything.
+    expect(calls.map((c) => c.name)).toEqual(['rollbackRun', 'releaseTenantOperation', 'reindexBatch']);
     expect(calls[0]?.input).toEqual({
       tenantId: 'acme',
       runId: 'consolidate/acme/2026-11-30/abc',
@@ -166,8 +168,9 @@ describe('rollbackRunWorkflow', () => {
       operator: 'ops',
       requestId: workflowId,
     });
-    expect(calls[1]?.input).toEqual({ runId: `rollback-run/${workflowId}`, tenantId: 'acme', batchNo: 0 });
+    expect(calls[2]?.input).toEqual({ runId: `rollback-run/${workflowId}`, tenantId: 'acme', batchNo: 0 });
     await maybeRecordHistory(client, workflowId, 'rollback-run');
+    await maybeRecordHistory(client, workflowId, 'rollback-run-operation-lease');
   });
 
   it('does not reindex when the rollback changed nothing', async () => {
@@ -179,7 +182,7 @@ describe('rollbackRunWorkflow', () => {
         args: [{ runId: 'r-1', tenantId: 'acme', reason: 'again', operator: 'ops' }],
       }),
     );
-    expect(calls.map((c) => c.name)).toEqual(['rollbackRun']);
+    expect(calls.map((c) => c.name)).toEqual(['rollbackRun', 'releaseTenantOperation']);
   });
 });
 
@@ -260,11 +263,12 @@ describe('eraseSubjectWorkflow', () => {
       archive: [{ objectKey: 'raw/tenant=acme/x.jsonl.gz', what: 'user_id' }],
       database: [{ store: 'audit_log', count: 1 }],
     };
+    const workflowId = uniqueId('erase-incomplete');
     await withWorker(fakes(calls, { scan }), async (taskQueue) => {
       const cause = await failure(
         client.workflow.execute(eraseSubjectWorkflow, {
           taskQueue,
-          workflowId: uniqueId('erase-incomplete'),
+          workflowId,
           args: [{ tenantId: 'acme', handle: HANDLE }],
         }),
       );
@@ -274,5 +278,6 @@ describe('eraseSubjectWorkflow', () => {
     });
     expect(calls.map((c) => c.name)).not.toContain('finishErasure');
     expect(calls.at(-1)?.name).toBe('releaseErasureLease');
+    await maybeRecordHistory(client, workflowId, 'erase-subject-failed-operation-lease');
   });
 });

@@ -30,6 +30,7 @@ function fakes(planned: Planned[], tenants: string[] = []): Partial<Consolidatio
       return { candidates: 0, sampled: 0, batches: 0 };
     },
     finishRun: async () => ({ changedVersions: [], changedVersionsTruncated: false }),
+    releaseTenantOperation: async () => ({ released: true }),
     indexRecords: async () => ({ objects: 0, records: 0, embedded: 0, after: null }),
     // The test server has no visibility queries; the id guard still holds.
     findRunningConsolidation: async () => ({}),

@@ -72,6 +72,7 @@ function fakeConsolidation(opts: { failTenant?: string; planMs?: number } = {}):
       }
     },
     finishRun: async () => ({ changedVersions: [], changedVersionsTruncated: false }),
+    releaseTenantOperation: async () => ({ released: true }),
     indexRecords: async () => ({ objects: 0, records: 0, embedded: 0, after: null }),
   } as unknown as Partial<ConsolidationActivities>;
   return { fakes, activities };

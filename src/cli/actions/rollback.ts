@@ -65,9 +65,11 @@ export async function rollbackNoteCommand(opts: RollbackNoteOptions): Promise<vo
 /**
  * A run rollback restores what many notes were before a run; a consolidation of the tenant still
  * running would go on committing beside it (the rolled-back run itself would commit its next
- * batches and mark itself completed over `rolled_back`). So it waits until none runs, as
- * `nocturne run` does. A note rollback does not: it changes one note under optimistic concurrency,
- * and a commit that meets it re-plans its batch.
+ * batches and mark itself completed over `rolled_back`). So it refuses while one runs, as
+ * `nocturne run` does, before starting anything; the tenant's operation lease refuses the same
+ * inside the workflow, however it was started (policies/tenant-operations.ts). A note rollback
+ * does not: it changes one note under optimistic concurrency, and a commit that meets it
+ * re-plans its batch.
  */
 async function refuseWhileConsolidating(client: Client, tenantId: string): Promise<void> {
   const running = await runningConsolidation(client, tenantId);
