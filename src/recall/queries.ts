@@ -165,6 +165,9 @@ function parseRows(rows: unknown[]): CandidateRow[] {
   });
 }
 
+/** The hnsw.ef_search recall asks for: pgvector's accepted range, at least its default of 40. */
+const efSearchSetting = (efSearch: number): string => String(Math.min(1000, Math.max(40, Math.round(efSearch))));
+
 /**
  * pgvector iterative index scans: when the filter (tenant, status, validity) rejects what the
  * index returns, the scan continues instead of stopping at ef_search rows, so a small tenant
@@ -173,7 +176,7 @@ function parseRows(rows: unknown[]): CandidateRow[] {
 export async function setIndexScanSettings(tx: Queryable, limit: number): Promise<void> {
   await tx.query(
     `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`,
-    [String(Math.min(1000, Math.max(40, limit)))],
+    [efSearchSetting(limit)],
   );
 }
 
@@ -197,21 +200,57 @@ export async function selectTextCandidates(
   return parseRows(rows);
 }
 
+export interface VectorChannelPlan {
+  /** hnsw.ef_search for the index read. */
+  efSearch: number;
+  /** A tenant with at most this many projection rows is read exactly. */
+  exactUpTo: number;
+}
+
 /**
- * The index scan settings of `setIndexScanSettings`, and how many projection rows the tenant has,
- * counting no further than `cap` (an index-only walk of at most `cap` keys), in one statement:
- * recall pays one round trip for both.
+ * The current-time vector channel in one statement (one round trip, one plan): the index scan
+ * settings, the tenant's row count (an index-only walk of at most exactUpTo + 1 keys), and the
+ * read, exact for a tenant of at most exactUpTo rows, else through its partition's HNSW graph.
+ * The two reads are gated by one-time filters on the count, so only one of them runs; the
+ * gate is evaluated before the gated scan returns its first row, which is when pgvector reads
+ * hnsw.ef_search and hnsw.iterative_scan, so the settings made in the same statement apply.
+ * The first column, n, is the count; a LEFT JOIN keeps one row with it when no note qualifies.
  */
-export async function setScanSettingsAndCount(
+export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOptions = {}): string {
+  const candidate = (order: string, gate: string): string => `(SELECT r.tenant_id, r.note_id, r.version,
+           (r.embedding <=> $4::vector)::float8 AS distance, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
+      FROM note_recall r
+     WHERE r.embedding IS NOT NULL
+       AND ${currentEligibleSql(opts)}
+       AND ${gate}
+     ORDER BY ${order}
+     LIMIT $6::int)`;
+  const cap = Math.trunc(plan.exactUpTo);
+  return `WITH s AS MATERIALIZED (
+    SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS iterative,
+           set_config('hnsw.ef_search', '${efSearchSetting(plan.efSearch)}', true) AS ef_search,
+           (SELECT count(*)::int FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1::text LIMIT ${cap + 1}) x) AS n),
+  c AS MATERIALIZED (
+    ${candidate('r.embedding <=> $4::vector', `(SELECT n FROM s) > ${cap}`)}
+    UNION ALL
+    ${candidate('(r.embedding <=> $4::vector) + 0', `(SELECT n FROM s) <= ${cap}`)})
+  SELECT s.n, x.* FROM s LEFT JOIN LATERAL (${WITH_VERSIONS}) x ON true
+   ORDER BY x.distance, x.note_id`;
+}
+
+const RowCount = z.object({ n: z.number() });
+
+/** The current-time vector channel (currentVectorChannelSql): the rows, and whether the tenant was read exactly. */
+export async function selectCurrentVectorChannel(
   tx: Queryable,
-  p: { tenantId: string; limit: number; cap: number },
-): Promise<number> {
-  const { rows } = await tx.query(
-    `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $3, true),
-            (SELECT count(*)::int FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1 LIMIT $2::int) x) AS n`,
-    [p.tenantId, p.cap, String(Math.min(1000, Math.max(40, p.limit)))],
-  );
-  return z.object({ n: z.number() }).parse(rows[0]).n;
+  p: CandidateParams,
+  plan: VectorChannelPlan,
+  opts: SqlOptions = {},
+): Promise<{ rows: CandidateRow[]; exact: boolean }> {
+  const { rows } = await tx.query(currentVectorChannelSql(plan, userOptions(p, opts)), params(p));
+  const n = RowCount.parse(rows[0]).n;
+  const found = rows.filter((r) => (r as { note_id: unknown }).note_id !== null);
+  return { rows: parseRows(found), exact: n <= plan.exactUpTo };
 }
 
 /**
