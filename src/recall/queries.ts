@@ -217,24 +217,32 @@ export interface VectorChannelPlan {
  * The first column, n, is the count; a LEFT JOIN keeps one row with it when no note qualifies.
  */
 export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOptions = {}): string {
-  const candidate = (order: string, gate: string): string => `(SELECT r.tenant_id, r.note_id, r.version,
-           (r.embedding <=> $4::vector)::float8 AS distance, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
+  // No ts_rank here: the exact read would compute it for every row of the tenant; it is
+  // computed below for the rows chosen, from their full-text vectors carried along.
+  const rows = (gate: string): string => `SELECT r.tenant_id, r.note_id, r.version,
+           (r.embedding <=> $4::vector)::float8 AS distance, r.fts
       FROM note_recall r
      WHERE r.embedding IS NOT NULL
        AND ${currentEligibleSql(opts)}
-       AND ${gate}
-     ORDER BY ${order}
-     LIMIT $6::int)`;
+       AND ${gate}`;
   const cap = Math.trunc(plan.exactUpTo);
+  // The index serves ORDER BY embedding <=> $4. The exact read sorts by the distance it has
+  // computed once per row; OFFSET 0 keeps that subquery apart, so the index cannot serve it.
+  const viaIndex = `(${rows(`(SELECT n FROM s) > ${cap}`)}
+     ORDER BY r.embedding <=> $4::vector LIMIT $6::int)`;
+  const exactly = `(SELECT * FROM (${rows(`(SELECT n FROM s) <= ${cap}`)} OFFSET 0) e ORDER BY e.distance LIMIT $6::int)`;
   return `WITH s AS MATERIALIZED (
     SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS iterative,
            set_config('hnsw.ef_search', '${efSearchSetting(plan.efSearch)}', true) AS ef_search,
            (SELECT count(*)::int FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1::text LIMIT ${cap + 1}) x) AS n),
   c AS MATERIALIZED (
-    ${candidate('r.embedding <=> $4::vector', `(SELECT n FROM s) > ${cap}`)}
+    ${viaIndex}
     UNION ALL
-    ${candidate('(r.embedding <=> $4::vector) + 0', `(SELECT n FROM s) <= ${cap}`)})
-  SELECT s.n, x.* FROM s LEFT JOIN LATERAL (${WITH_VERSIONS}) x ON true
+    ${exactly})
+  SELECT s.n, x.* FROM s LEFT JOIN LATERAL (
+    SELECT ${VERSION_COLUMNS}, c.distance, ts_rank(c.fts, q.q)::float8 AS text_rank
+      FROM c JOIN note_versions v ON v.tenant_id = c.tenant_id AND v.note_id = c.note_id AND v.version = c.version,
+           (SELECT ${TSQUERY} AS q) q) x ON true
    ORDER BY x.distance, x.note_id`;
 }
 
