@@ -6,7 +6,7 @@
 -- query whose graph search settled in the wrong region and returned none of its true top 10,
 -- whatever the tenant filter (the same with the index forced); on the same rows, 200 queries
 -- found all of their true top 10 with this graph, at ef_search 40 and 100 alike
--- (docs/BENCHMARKS.md, "Recall").
+-- (docs/BENCHMARKS.md, "Recall"). The build takes about three times as long as with the defaults.
 --
 -- Dropping the parent's index drops every partition's; each is built again under its stable
 -- name (a plan names it: note_recall_p07_hnsw) and attached to a parent declared with the same
