@@ -213,8 +213,8 @@ export interface VectorChannelPlan {
  * read, exact for a tenant of at most exactUpTo rows, else through its partition's HNSW graph.
  * The two reads are gated by one-time filters on the count, so only one of them runs; the
  * gate is evaluated before the gated scan returns its first row, which is when pgvector reads
- * hnsw.ef_search and hnsw.iterative_scan, so the settings made in the same statement apply.
- * The first column, n, is the count; a LEFT JOIN keeps one row with it when no note qualifies.
+ * hnsw.ef_search and hnsw.iterative_scan, so the settings made in the same statement apply
+ * (test/integration/recall.test.ts checks that they do). The first column, n, is the count; a LEFT JOIN keeps one row with it when no note qualifies.
  */
 export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOptions = {}): string {
   // No ts_rank here: the exact read would compute it for every row of the tenant; it is
