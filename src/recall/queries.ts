@@ -193,6 +193,9 @@ function parseRows(rows: unknown[]): CandidateRow[] {
   });
 }
 
+/** The hnsw.ef_search recall asks for: pgvector's accepted range, at least its default of 40. */
+const efSearchSetting = (efSearch: number): string => String(Math.min(1000, Math.max(40, Math.round(efSearch))));
+
 /**
  * pgvector iterative index scans: when the filter (tenant, status, validity) rejects what the
  * index returns, the scan continues instead of stopping at ef_search rows, so a small tenant
@@ -201,7 +204,7 @@ function parseRows(rows: unknown[]): CandidateRow[] {
 export async function setIndexScanSettings(tx: Queryable, limit: number): Promise<void> {
   await tx.query(
     `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`,
-    [String(Math.min(1000, Math.max(40, limit)))],
+    [efSearchSetting(limit)],
   );
 }
 
@@ -225,21 +228,65 @@ export async function selectTextCandidates(
   return parseRows(rows);
 }
 
+export interface VectorChannelPlan {
+  /** hnsw.ef_search for the index read. */
+  efSearch: number;
+  /** A tenant with at most this many projection rows is read exactly. */
+  exactUpTo: number;
+}
+
 /**
- * The index scan settings of `setIndexScanSettings`, and how many projection rows the tenant has,
- * counting no further than `cap` (an index-only walk of at most `cap` keys), in one statement:
- * recall pays one round trip for both.
+ * The current-time vector channel in one statement (one round trip, one plan): the index scan
+ * settings, the tenant's row count (an index-only walk of at most exactUpTo + 1 keys), and the
+ * read, exact for a tenant of at most exactUpTo rows, else through its partition's HNSW graph.
+ * The two reads are gated by one-time filters on the count, so only one of them runs; the
+ * gate is evaluated before the gated scan returns its first row, which is when pgvector reads
+ * hnsw.ef_search and hnsw.iterative_scan, so the settings made in the same statement apply
+ * (test/integration/recall.test.ts checks that they do). The first column, n, is the count; a LEFT JOIN keeps one row with it when no note qualifies.
  */
-export async function setScanSettingsAndCount(
+export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOptions = {}): string {
+  // No ts_rank here: the exact read would compute it for every row of the tenant; it is
+  // computed below for the rows chosen, from their full-text vectors carried along.
+  const rows = (gate: string): string => `SELECT r.tenant_id, r.note_id, r.version,
+           (r.embedding <=> $4::vector)::float8 AS distance, r.fts
+      FROM note_recall r
+     WHERE r.embedding IS NOT NULL
+       AND ${currentEligibleSql(opts)}
+       AND ${gate}`;
+  const cap = Math.trunc(plan.exactUpTo);
+  // The index serves ORDER BY embedding <=> $4. The exact read sorts by the distance it has
+  // computed once per row; OFFSET 0 keeps that subquery apart, so the index cannot serve it.
+  const viaIndex = `(${rows(`(SELECT n FROM s) > ${cap}`)}
+     ORDER BY r.embedding <=> $4::vector LIMIT $6::int)`;
+  const exactly = `(SELECT * FROM (${rows(`(SELECT n FROM s) <= ${cap}`)} OFFSET 0) e ORDER BY e.distance LIMIT $6::int)`;
+  return `WITH s AS MATERIALIZED (
+    SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS iterative,
+           set_config('hnsw.ef_search', '${efSearchSetting(plan.efSearch)}', true) AS ef_search,
+           (SELECT count(*)::int FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1::text LIMIT ${cap + 1}) x) AS n),
+  c AS MATERIALIZED (
+    ${viaIndex}
+    UNION ALL
+    ${exactly})
+  SELECT s.n, x.* FROM s LEFT JOIN LATERAL (
+    SELECT ${VERSION_COLUMNS}, c.distance, ts_rank(c.fts, q.q)::float8 AS text_rank
+      FROM c JOIN note_versions v ON v.tenant_id = c.tenant_id AND v.note_id = c.note_id AND v.version = c.version,
+           (SELECT ${TSQUERY} AS q) q) x ON true
+   ORDER BY x.distance, x.note_id`;
+}
+
+const RowCount = z.object({ n: z.number() });
+
+/** The current-time vector channel (currentVectorChannelSql): the rows, and whether the tenant was read exactly. */
+export async function selectCurrentVectorChannel(
   tx: Queryable,
-  p: { tenantId: string; limit: number; cap: number },
-): Promise<number> {
-  const { rows } = await tx.query(
-    `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $3, true),
-            (SELECT count(*)::int FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1 LIMIT $2::int) x) AS n`,
-    [p.tenantId, p.cap, String(Math.min(1000, Math.max(40, p.limit)))],
-  );
-  return z.object({ n: z.number() }).parse(rows[0]).n;
+  p: CandidateParams,
+  plan: VectorChannelPlan,
+  opts: SqlOptions = {},
+): Promise<{ rows: CandidateRow[]; exact: boolean }> {
+  const { rows } = await tx.query(currentVectorChannelSql(plan, userOptions(p, opts)), params(p));
+  const n = RowCount.parse(rows[0]).n;
+  const found = rows.filter((r) => (r as { note_id: unknown }).note_id !== null);
+  return { rows: parseRows(found), exact: n <= plan.exactUpTo };
 }
 
 /**

@@ -5,7 +5,7 @@ import {
   selectTextCandidates,
   selectVectorCandidates,
   setIndexScanSettings,
-  setScanSettingsAndCount,
+  selectCurrentVectorChannel,
   type CandidateParams,
   type CandidateRow,
 } from './queries.ts';
@@ -62,23 +62,21 @@ export interface VectorRead {
 /**
  * The vector channel inside the caller's tenant transaction: an exact scan for a small tenant,
  * else the HNSW index with iterative scan bounds, and the exact scan again when the index
- * returned fewer rows than asked.
+ * returned fewer rows than asked. A current read is one statement (selectCurrentVectorChannel).
  */
 export async function readVectorChannel(tx: Queryable, p: CandidateParams): Promise<VectorRead> {
   // ef_search twice the rows read: at ef_search = limit a tenant's graph search now and then
   // settled in the wrong region and returned none of the true top 10 (docs/BENCHMARKS.md).
   const efSearch = 2 * p.limit;
-  let small = false;
-  if (p.pointInTime) await setIndexScanSettings(tx, efSearch);
-  else
-    small =
-      (await setScanSettingsAndCount(tx, { tenantId: p.tenantId, limit: efSearch, cap: EXACT_READ_UP_TO + 1 })) <=
-      EXACT_READ_UP_TO;
-  if (small) {
-    const rows = await selectVectorCandidates(tx, p, true);
-    return { rows, path: 'exact', firstRead: rows, fellBack: false };
+  let first: CandidateRow[];
+  if (p.pointInTime) {
+    await setIndexScanSettings(tx, efSearch);
+    first = await selectVectorCandidates(tx, p, false);
+  } else {
+    const read = await selectCurrentVectorChannel(tx, p, { efSearch, exactUpTo: EXACT_READ_UP_TO });
+    if (read.exact) return { rows: read.rows, path: 'exact', firstRead: read.rows, fellBack: false };
+    first = read.rows;
   }
-  const first = await selectVectorCandidates(tx, p, false);
   // Fewer rows than asked means the index scan gave up (hnsw.max_scan_tuples) or the tenant
   // has fewer eligible notes: an exact scan tells the two apart and never misses a row.
   if (first.length >= p.limit) return { rows: first, path: 'hnsw', firstRead: first, fellBack: false };

@@ -8,6 +8,7 @@ import { recall } from '../../src/recall/recall.ts';
 import {
   selectTextCandidates,
   selectVectorCandidates,
+  selectCurrentVectorChannel,
   setIndexScanSettings,
   vectorCandidatesSql,
   type CandidateParams,
@@ -516,6 +517,21 @@ describe('recall: iterative index scan', () => {
       return selectVectorCandidates(tx, p, false);
     });
     expect(plain.length).toBeLessThan(K);
+    // recall's one-statement read makes its own settings: in a transaction left at pgvector's
+    // defaults (no iterative scan), its index read still goes past ef_search rows, so the
+    // settings take effect within the statement that makes them.
+    const oneStatement = (exactUpTo: number) =>
+      withTenant(db, big, async (tx) => {
+        await tx.query(indexOnly);
+        return selectCurrentVectorChannel(tx, p, { efSearch: 40, exactUpTo });
+      });
+    const viaIndex = await oneStatement(100);
+    expect(viaIndex.exact).toBe(false);
+    expect(viaIndex.rows.map((r) => r.version.scope.key)).toEqual(Array(K).fill('rare'));
+    // At most exactUpTo rows (2000 here): the same statement reads the tenant exactly.
+    const exactly = await oneStatement(BIG);
+    expect(exactly.exact).toBe(true);
+    expect(exactly.rows.map((r) => r.version.scope.key)).toEqual(Array(K).fill('rare'));
 
     const scoped = await recall(
       db,

@@ -44,13 +44,13 @@ async function copyLines(
 
 const IndexDef = z.object({ indexdef: z.string() });
 
-/** Definitions of the HNSW indexes the load drops and rebuilds: note_versions' and every projection partition's. */
+/** Definitions of the HNSW indexes the load drops and rebuilds: note_versions', the projection parent's and every partition's. */
 async function hnswDefinitions(db: Db): Promise<string[]> {
   const { rows } = await unscoped(db).query(
     `SELECT indexdef FROM pg_indexes
-      WHERE schemaname = current_schema() AND (indexname = $1 OR indexname ~ '^note_recall_p[0-9]+_hnsw$')
+      WHERE schemaname = current_schema() AND (indexname IN ($1, $2) OR indexname ~ '^note_recall_p[0-9]+_hnsw$')
       ORDER BY indexname`,
-    [HNSW_INDEX],
+    [HNSW_INDEX, PROJECTION_PARENT_HNSW],
   );
   return rows.map((r) => IndexDef.parse(r).indexdef);
 }
@@ -68,7 +68,11 @@ export async function loadCorpus(
   corpus: SyntheticCorpus,
   report: (phase: string, done: number, total: number) => void,
 ) {
-  const definitions = await hnswDefinitions(db);
+  const all = await hnswDefinitions(db);
+  // The parent's index (ON ONLY) holds no graph: it is declared again after the builds, to attach them.
+  const parentDefinition = all.find((d) => indexNameOf(d) === PROJECTION_PARENT_HNSW);
+  if (parentDefinition === undefined) throw new Error(`no index ${PROJECTION_PARENT_HNSW}: migrations not applied?`);
+  const definitions = all.filter((d) => d !== parentDefinition);
   // Dropping the parent's index drops every partition's; they are rebuilt one by one and attached again.
   await unscoped(db).query(`DROP INDEX ${HNSW_INDEX}, ${PROJECTION_PARENT_HNSW}`);
   await client.query(`ALTER TABLE notes DISABLE TRIGGER note_recall_pointer`);
@@ -104,9 +108,7 @@ export async function loadCorpus(
     buildSeconds[indexNameOf(def)] = elapsedMs(buildStarted) / 1000;
   }
   await client.query(`RESET maintenance_work_mem`);
-  await client.query(
-    `CREATE INDEX ${PROJECTION_PARENT_HNSW} ON ONLY note_recall USING hnsw (embedding vector_cosine_ops)`,
-  );
+  await client.query(parentDefinition);
   for (const def of definitions.filter((d) => PROJECTION_HNSW.test(indexNameOf(d))))
     await client.query(`ALTER INDEX ${PROJECTION_PARENT_HNSW} ATTACH PARTITION ${indexNameOf(def)}`);
   report('build HNSW indexes', definitions.length, definitions.length);

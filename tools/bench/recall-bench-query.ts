@@ -1,8 +1,9 @@
 import { toSql } from 'pgvector';
+import { z } from 'zod';
 import { type Db, type Queryable, withTenant } from '../../src/db/index.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
 import { selectVectorCandidates, type CandidateParams, type CandidateRow } from '../../src/recall/queries.ts';
-import { readVectorChannel } from '../../src/recall/read-candidates.ts';
+import { EXACT_READ_UP_TO, readVectorChannel } from '../../src/recall/read-candidates.ts';
 import { EMPTY_TENANT, type BenchQuery, type SyntheticCorpus, type TenantPlan } from './recall-bench-data.ts';
 import { elapsedMs, recallAtK } from './recall-bench-stats.ts';
 
@@ -35,6 +36,25 @@ async function readLikeRecall(tx: Queryable, p: CandidateParams): Promise<PathRe
   const started = process.hrtime.bigint();
   const read = await readVectorChannel(tx, p);
   return { rows: read.rows, hnswRows: read.firstRead, fellBack: read.fellBack, ms: elapsedMs(started) };
+}
+
+/**
+ * The vector channel as recall read it before it became one statement (up to commit 8ff10ac):
+ * the scan settings and the row count in one statement, then the exact or the index read, then
+ * the exact read when the index returned too few. Timed beside the recall path, in the same
+ * transaction and taking turns at going first, so that the two compare within one run.
+ */
+async function readInTwoStatements(tx: Queryable, p: CandidateParams): Promise<number> {
+  const started = process.hrtime.bigint();
+  const { rows } = await tx.query(
+    `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $3, true),
+            (SELECT count(*)::int FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1 LIMIT $2::int) x) AS n`,
+    [p.tenantId, EXACT_READ_UP_TO + 1, String(2 * p.limit)],
+  );
+  const small = z.object({ n: z.number() }).parse(rows[0]).n <= EXACT_READ_UP_TO;
+  const read = await selectVectorCandidates(tx, p, small);
+  if (!small && read.length < p.limit) await selectVectorCandidates(tx, p, true);
+  return elapsedMs(started);
 }
 
 async function timedRead(
@@ -91,6 +111,8 @@ export interface QueryOutcome {
   recall: number;
   forcedRecall: number;
   pathMs: number;
+  /** The same read in the statements recall used before (readInTwoStatements). */
+  twoStatementsMs: number;
   forcedMs: number;
   exactMs: number;
   unfilteredMs: number;
@@ -123,11 +145,16 @@ export async function measureQuery(
   const plan = corpus.tenants[q.tenant] as TenantPlan;
   const p = candidateParams(plan.tenantId, q, limit);
   let unfilteredMs = unfilteredFirst ? await readUnfiltered(db, q, k) : 0;
-  const { path, exact, forced } = await withTenant(db, plan.tenantId, async (tx) => ({
-    path: await readLikeRecall(tx, p),
-    exact: await timedRead(tx, p, true),
-    forced: await readHnswForced(tx, p),
-  }));
+  const { path, twoStatementsMs, exact, forced } = await withTenant(db, plan.tenantId, async (tx) => {
+    const earlier = unfilteredFirst ? await readInTwoStatements(tx, p) : 0;
+    const read = await readLikeRecall(tx, p);
+    return {
+      path: read,
+      twoStatementsMs: unfilteredFirst ? earlier : await readInTwoStatements(tx, p),
+      exact: await timedRead(tx, p, true),
+      forced: await readHnswForced(tx, p),
+    };
+  });
   if (!unfilteredFirst) unfilteredMs = await readUnfiltered(db, q, k);
   const empty = await withTenant(db, EMPTY_TENANT, (tx) => readLikeRecall(tx, candidateParams(EMPTY_TENANT, q, limit)));
 
@@ -139,6 +166,7 @@ export async function measureQuery(
     recall: recallAtK(ids(path.rows), ids(exact.rows), k),
     forcedRecall: recallAtK(ids(forced.rows), ids(exact.rows), k),
     pathMs: path.ms,
+    twoStatementsMs,
     forcedMs: forced.ms,
     exactMs: exact.ms,
     unfilteredMs,

@@ -91,7 +91,14 @@ export interface RecallBenchReport {
     unfiltered: PlanCheck;
   };
   tenants: TenantMeasure[];
-  latencyMs: { filtered: LatencyMs; unfiltered: LatencyMs; emptyTenant: LatencyMs; exact: LatencyMs };
+  latencyMs: {
+    filtered: LatencyMs;
+    /** The same reads in the statements recall used before the one-statement read (readInTwoStatements). */
+    twoStatements: LatencyMs;
+    unfiltered: LatencyMs;
+    emptyTenant: LatencyMs;
+    exact: LatencyMs;
+  };
   checks: {
     crossTenantRows: number;
     /** Rows returned that are retired or not current (judged from the generator, not SQL). */
@@ -105,6 +112,7 @@ export interface RecallBenchReport {
   };
   ratios: {
     filteredVsUnfilteredP95: number;
+    twoStatementsVsUnfilteredP95: number;
     emptyTenantVsUnfilteredP95: number;
     exactVsHnswP50: number;
     exactVsHnswP50LargestTenant: number;

@@ -48,6 +48,7 @@ export function summarize(
   const tenants = tenantMeasures(corpus, paths, outcomes);
   const latencyMs = {
     filtered: latency(outcomes.map((o) => o.pathMs)),
+    twoStatements: latency(outcomes.map((o) => o.twoStatementsMs)),
     unfiltered: latency(outcomes.map((o) => o.unfilteredMs)),
     emptyTenant: latency(outcomes.map((o) => o.emptyMs)),
     exact: latency(outcomes.map((o) => o.exactMs)),
@@ -70,6 +71,7 @@ export function summarize(
   const largest = tenants[0] as TenantMeasure;
   const ratios = {
     filteredVsUnfilteredP95: ratio(latencyMs.filtered.p95, latencyMs.unfiltered.p95),
+    twoStatementsVsUnfilteredP95: ratio(latencyMs.twoStatements.p95, latencyMs.unfiltered.p95),
     emptyTenantVsUnfilteredP95: ratio(latencyMs.emptyTenant.p95, latencyMs.unfiltered.p95),
     exactVsHnswP50: ratio(latencyMs.exact.p50, latencyMs.filtered.p50),
     exactVsHnswP50LargestTenant: ratio(largest.exactMs.p50, largest.recallPathMs.p50),
