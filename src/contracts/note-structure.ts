@@ -65,7 +65,15 @@ export type ParsedNoteStructure = z.output<typeof NoteStructure>;
 
 /** Lower-cased, whitespace-collapsed: the form in which slots and values compare. */
 export function normalizePhrase(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+  return (
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/\s+/g, ' ')
+      // "after 8 am" and "after 8am" are one value.
+      .replace(/(\d) (am|pm)\b/g, '$1$2')
+      .trim()
+  );
 }
 
 /**

@@ -44,6 +44,12 @@ describe('relate by slot: the structure decides, whatever the wording', () => {
   it.each([
     ['same slot, value and polarity', slot('aisle seats'), slot('Aisle  seats'), 'restates'],
     [
+      'a clock time written with or without a space',
+      slot('flights that depart after 8 am and before 9 pm', { exclusive: true }),
+      slot('flights that depart after 8am and before 9pm', { exclusive: true }),
+      'restates',
+    ],
+    [
       'same value, the other polarity',
       slot('aisle seats'),
       slot('aisle seats', { polarity: 'negative' }),
