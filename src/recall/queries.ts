@@ -173,8 +173,13 @@ function parseRows(rows: unknown[]): CandidateRow[] {
 export async function setIndexScanSettings(tx: Queryable, limit: number): Promise<void> {
   await tx.query(
     `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`,
-    [String(Math.min(1000, Math.max(40, limit)))],
+    [indexScanSettings(limit)['hnsw.ef_search']],
   );
+}
+
+/** The same settings, for `withTenant`'s options (set with the tenant, no statement of their own). */
+export function indexScanSettings(limit: number): Record<string, string> {
+  return { 'hnsw.iterative_scan': 'relaxed_order', 'hnsw.ef_search': String(Math.min(1000, Math.max(40, limit))) };
 }
 
 export async function selectVectorCandidates(
