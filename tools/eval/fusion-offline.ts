@@ -2,10 +2,10 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.ts';
 import { parseConfig } from '../../src/config.ts';
 import { createModelEmbedder } from '../../src/embeddings/create.ts';
-import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { recall } from '../../src/recall/index.ts';
 import { openNoteStore } from '../../src/runtime.ts';
 import { fusedItems } from './case-run.ts';
+import { memoized } from './memoized-embedder.ts';
 import { parseCaseSelection, selectCases } from './case-selection.ts';
 import { cutoffInstant, isAfter } from './cutoff.ts';
 import { defaultDatasetPath, loadDataset } from './datasets/index.ts';
@@ -22,19 +22,6 @@ import type { QueryOutcome } from './types.ts';
  *   node --import tsx tools/eval/fusion-offline.ts --schema nocturne_eval_locomo_… --cases 1-3 \
  *     --weights 2/1/1,2/1.5/1
  */
-
-function memoized(inner: Embedder): Embedder {
-  const seen = new Map<string, Promise<number[][]>>();
-  return {
-    ...inner,
-    embed: (texts, options) => {
-      const key = `${options?.kind ?? ''}\u0000${texts.join('\u0001')}`;
-      const hit = seen.get(key) ?? inner.embed(texts, options);
-      seen.set(key, hit);
-      return hit;
-    },
-  };
-}
 
 function policyOf(triple: string): FusionPolicy {
   const [weightText, k] = triple.split('@');

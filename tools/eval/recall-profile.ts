@@ -14,6 +14,7 @@ import { readRecordCandidates } from '../../src/recall/read-candidates.ts';
 import { openNoteStore } from '../../src/runtime.ts';
 import { parseCaseSelection, selectCases } from './case-selection.ts';
 import { defaultDatasetPath, loadDataset } from './datasets/index.ts';
+import { memoized } from './memoized-embedder.ts';
 import { tenantFor } from './runner.ts';
 
 /**
@@ -58,19 +59,6 @@ function timedDb(db: Db, timings: Timings): Db {
     transaction: (fn) => inner.transaction((tx) => fn(timed(tx))),
   };
   return overDriver(db, driver);
-}
-
-function vectorsOnce(inner: Embedder): Embedder {
-  const seen = new Map<string, Promise<number[][]>>();
-  return {
-    ...inner,
-    embed: (texts, options) => {
-      const key = `${options?.kind ?? ''}\u0000${texts.join('\u0001')}`;
-      const hit = seen.get(key) ?? inner.embed(texts, options);
-      seen.set(key, hit);
-      return hit;
-    },
-  };
 }
 
 function clock<T>(t: Timings, key: string, fn: () => T): T {
@@ -119,7 +107,7 @@ async function main(): Promise<void> {
   if (!values.schema) throw new Error('--schema is required (the schema an `eval --keep` run left)');
   const config = parseConfig(process.env);
   const db = await openNoteStore(config, { schema: values.schema });
-  const embedder = vectorsOnce(createModelEmbedder(config.embedding));
+  const embedder = memoized(createModelEmbedder(config.embedding));
   const all = await loadDataset('locomo', defaultDatasetPath('locomo'));
   const cases = selectCases(all, values.cases ? parseCaseSelection(values.cases) : undefined);
   const recallTimes: Timings = new Map();
