@@ -4,17 +4,12 @@ import { DEFAULT_FUSION_POLICY } from '../../policies/fusion.ts';
 import { candidateIdf, candidateMatches, lexicalMatch } from '../../policies/recall-score.ts';
 import { embeddedText } from '../../policies/record-recall.ts';
 import { contentTokens } from '../../policies/text.ts';
-import { parseConfig } from '../../src/config.ts';
 import type { Db, Queryable } from '../../src/db/index.ts';
 import { overDriver, unscoped } from '../../src/db/unscoped.ts';
-import { createModelEmbedder } from '../../src/embeddings/create.ts';
 import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { recall } from '../../src/recall/index.ts';
 import { readRecordCandidates } from '../../src/recall/read-candidates.ts';
-import { openNoteStore } from '../../src/runtime.ts';
-import { parseCaseSelection, selectCases } from './case-selection.ts';
-import { defaultDatasetPath, loadDataset } from './datasets/index.ts';
-import { memoized } from './memoized-embedder.ts';
+import { openKeptLocomo } from './kept-schema.ts';
 import { tenantFor } from './runner.ts';
 
 /**
@@ -104,12 +99,7 @@ function report(t: Timings, questions: number): void {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { schema: { type: 'string' }, cases: { type: 'string' } } });
-  if (!values.schema) throw new Error('--schema is required (the schema an `eval --keep` run left)');
-  const config = parseConfig(process.env);
-  const db = await openNoteStore(config, { schema: values.schema });
-  const embedder = memoized(createModelEmbedder(config.embedding));
-  const all = await loadDataset('locomo', defaultDatasetPath('locomo'));
-  const cases = selectCases(all, values.cases ? parseCaseSelection(values.cases) : undefined);
+  const { db, embedder, cases } = await openKeptLocomo(values);
   const recallTimes: Timings = new Map();
   const steps: Timings = new Map();
   let questions = 0;
