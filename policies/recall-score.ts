@@ -108,7 +108,11 @@ export function lexicalMatch(query: string, claim: string, weights?: ReadonlyMap
   const q = [...new Set(contentTokens(query))];
   if (q.length === 0) return 0;
   if (!weights) return coverage(q, contentTokens(claim));
-  const inClaim = new Set(contentTokens(claim));
+  return weightedCoverage(q, new Set(contentTokens(claim)), weights);
+}
+
+/** The weighted share of the query's words `q` found in a claim's word set. */
+function weightedCoverage(q: readonly string[], inClaim: ReadonlySet<string>, weights: ReadonlyMap<string, number>) {
   const weight = (t: string) => weights.get(t) ?? 0;
   const total = q.reduce((s, t) => s + weight(t), 0);
   return total === 0 ? 0 : q.reduce((s, t) => s + (inClaim.has(t) ? weight(t) : 0), 0) / total;
@@ -122,8 +126,13 @@ export function lexicalMatch(query: string, claim: string, weights?: ReadonlyMap
  * no extra query, and the weights rank exactly the notes being ranked.
  */
 export function candidateIdf(query: string, claims: readonly string[]): Map<string, number> {
-  const q = [...new Set(contentTokens(query))];
-  const docs = claims.map((c) => new Set(contentTokens(c)));
+  return idfOf(
+    [...new Set(contentTokens(query))],
+    claims.map((c) => new Set(contentTokens(c))),
+  );
+}
+
+function idfOf(q: readonly string[], docs: ReadonlyArray<ReadonlySet<string>>): Map<string, number> {
   const n = docs.length;
   return new Map(
     q.map((t) => {
@@ -131,6 +140,19 @@ export function candidateIdf(query: string, claims: readonly string[]): Map<stri
       return [t, Math.log(1 + (n - df + 0.5) / (df + 0.5))];
     }),
   );
+}
+
+/**
+ * Each claim's `lexicalMatch` under the candidates' IDF (`candidateIdf`), in one pass: every claim
+ * and the query are tokenized once, where the two calls would tokenize each claim twice and the
+ * query once per claim. Recall runs it over every candidate of every query.
+ */
+export function candidateMatches(query: string, claims: readonly string[]): number[] {
+  const q = [...new Set(contentTokens(query))];
+  if (q.length === 0) return claims.map(() => 0);
+  const docs = claims.map((c) => new Set(contentTokens(c)));
+  const idf = idfOf(q, docs);
+  return docs.map((d) => weightedCoverage(q, d, idf));
 }
 
 /** The context budget's unit: about four characters per token, rounded up. */

@@ -22,6 +22,8 @@ export interface IndexedRecord {
   observedAt: string;
   speaker: string;
   text: string;
+  /** The text told as a note would tell it (`embeddedText`): what the vector is made of and recall matches words in. */
+  told: string;
   textHash: string;
   embedding: number[];
 }
@@ -39,6 +41,7 @@ const COLUMNS = [
   'observed_at',
   'speaker',
   'text',
+  'told',
   'text_hash',
   'embedding',
 ] as const;
@@ -54,7 +57,7 @@ export async function insertIndexedRecords(
     `INSERT INTO record_index (tenant_id, embedding_model, ${COLUMNS.join(', ')})
      SELECT $1, $2, ${COLUMNS.map((c) => (c === 'embedding' ? 'x.embedding::vector' : `x.${c}`)).join(', ')}
        FROM unnest($3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-                   $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::text[], $16::text[])
+                   $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[])
             AS x(${COLUMNS.join(', ')})
      ON CONFLICT (tenant_id, record_id) DO NOTHING`,
     [
@@ -72,6 +75,7 @@ export async function insertIndexedRecords(
       cols((r) => r.observedAt),
       cols((r) => r.speaker),
       cols((r) => r.text),
+      cols((r) => r.told),
       cols((r) => r.textHash),
       cols((r) => toSql(r.embedding)),
     ],
@@ -164,7 +168,8 @@ export async function deleteSubjectFromRecordIndex(
     `WITH mine AS (
        SELECT object_key, text_hash FROM record_index
         WHERE record_id = ANY($1::text[]) OR user_id = $2
-           OR EXISTS (SELECT 1 FROM unnest($3::text[]) x WHERE length(x) > 0 AND strpos(text, x) > 0)),
+           OR EXISTS (SELECT 1 FROM unnest($3::text[]) x
+                       WHERE length(x) > 0 AND strpos(text || ' ' || coalesce(told, ''), x) > 0)),
      cached AS (DELETE FROM embedding_cache WHERE content_hash IN (SELECT text_hash FROM mine) RETURNING 1),
      objects AS (DELETE FROM record_index_objects WHERE object_key IN (SELECT object_key FROM mine) RETURNING 1),
      records AS (DELETE FROM record_index WHERE object_key IN (SELECT object_key FROM mine) RETURNING 1)

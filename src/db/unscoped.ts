@@ -1,4 +1,4 @@
-import { type Db, type DbDriver, driverOf } from './db.ts';
+import { auditKeyOf, type Db, type DbDriver, driverOf, wrapDriver } from './db.ts';
 
 /**
  * Statements outside any tenant transaction, for tools (a benchmark's tables and indexes) and
@@ -7,4 +7,9 @@ import { type Db, type DbDriver, driverOf } from './db.ts';
  */
 export function unscoped(db: Db): DbDriver {
   return driverOf(db);
+}
+
+/** A store over a driver a tool wraps (a profile timing each statement), keeping the audit key. */
+export function overDriver(db: Db, driver: DbDriver): Db {
+  return wrapDriver(driver, auditKeyOf(db));
 }

@@ -1,5 +1,5 @@
 import { isLesson, reciprocalRankFusion, type FusionPolicy, type Fused } from '../../policies/fusion.ts';
-import { approxTokens, candidateIdf, DEFAULT_RECALL_SCORE_POLICY, lexicalMatch } from '../../policies/recall-score.ts';
+import { approxTokens, candidateMatches, DEFAULT_RECALL_SCORE_POLICY } from '../../policies/recall-score.ts';
 import { embeddedText } from '../../policies/record-recall.ts';
 import { updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
 import type { AssembledItem } from './assemble.ts';
@@ -151,14 +151,17 @@ function explainRecord(f: Fused, row: RecordRow): string {
  */
 function hybridRecordRanking(records: RecordChannels, query: string, floor: number): RecordRow[] {
   const rows = [...new Map([...records.vector, ...records.text].map((r) => [r.recordId, r])).values()];
-  const told = rows.map((r) => embeddedText(r));
-  const idf = candidateIdf(query, told);
+  const lexical = candidateMatches(query, rows.map(toldOf));
   // The notes' relevance weights (policies/recall-score.ts), so both are ranked alike.
   const { vector, text } = DEFAULT_RECALL_SCORE_POLICY.weights;
   const scored = rows.map((r, i) => {
     const cosine = r.distance === null ? 0 : Math.max(0, (1 - r.distance - floor) / (1 - floor));
-    const lexical = lexicalMatch(query, told[i] as string, idf);
-    return { r, score: (vector * cosine + text * lexical) / (vector + text) };
+    return { r, score: (vector * cosine + text * (lexical[i] as number)) / (vector + text) };
   });
   return scored.sort((a, b) => b.score - a.score || a.r.recordId.localeCompare(b.r.recordId)).map((s) => s.r);
+}
+
+/** The record told as a note: stored at index time (migration 0022), computed for a row indexed before it. */
+export function toldOf(row: RecordRow): string {
+  return row.told ?? embeddedText(row);
 }

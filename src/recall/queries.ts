@@ -208,6 +208,11 @@ export async function setIndexScanSettings(tx: Queryable, limit: number): Promis
   );
 }
 
+/** The same settings, for `withTenant`'s options (set with the tenant, no statement of their own). */
+export function indexScanSettings(limit: number): Record<string, string> {
+  return { 'hnsw.iterative_scan': 'relaxed_order', 'hnsw.ef_search': efSearchSetting(limit) };
+}
+
 export async function selectVectorCandidates(
   tx: Queryable,
   p: CandidateParams,

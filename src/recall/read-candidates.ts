@@ -1,6 +1,7 @@
 import { withTenant, type Db, type Queryable } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import {
+  indexScanSettings,
   selectProjectionModel,
   selectTextCandidates,
   selectVectorCandidates,
@@ -91,15 +92,22 @@ export function mergeCandidates(a: CandidateRow[], b: CandidateRow[]): Candidate
 }
 
 /**
- * The record index's two channels in one tenant transaction: nearest records by vector (only
- * those embedded by the query's model) and full-text matches. Empty when records are left out.
+ * The record index's two channels, each in a tenant transaction of its own so they run at once
+ * (recall waits for the slower, not the sum): nearest records by vector (only those embedded by
+ * the query's model; the index scan settings are set with the tenant) and full-text matches.
  */
 export async function readRecordCandidates(db: Db, p: RecordParams): Promise<RecordChannels> {
-  return withTenant(db, p.tenantId, async (tx) => {
-    const text = await selectRecordTextCandidates(tx, p);
-    await setIndexScanSettings(tx, p.limit);
-    let vector = await selectRecordVectorCandidates(tx, p, false);
-    if (vector.length < p.limit) vector = await selectRecordVectorCandidates(tx, p, true);
-    return { vector, text };
-  });
+  const [text, vector] = await Promise.all([
+    withTenant(db, p.tenantId, (tx) => selectRecordTextCandidates(tx, p)),
+    withTenant(
+      db,
+      p.tenantId,
+      async (tx) => {
+        const rows = await selectRecordVectorCandidates(tx, p, false);
+        return rows.length < p.limit ? selectRecordVectorCandidates(tx, p, true) : rows;
+      },
+      { settings: indexScanSettings(p.limit) },
+    ),
+  ]);
+  return { vector, text };
 }

@@ -1,9 +1,8 @@
 import {
-  candidateIdf,
+  candidateMatches,
   DEFAULT_RECALL_SCORE_POLICY,
   isBroaderThanRequest,
   explainScore,
-  lexicalMatch,
   approxTokens,
   scoreCandidate,
   type RecallScorePolicy,
@@ -233,16 +232,16 @@ interface ScoringContext {
 
 /** Each candidate's score parts under the policy, and the one-line reason a caller reads. */
 function scoreCandidates(candidates: CandidateRow[], ctx: ScoringContext): ScoredCandidate[] {
-  const idf = candidateIdf(
+  const lexical = candidateMatches(
     ctx.query,
     candidates.map((c) => c.version.claim),
   );
-  return candidates.map((c) => {
+  return candidates.map((c, i) => {
     const parts = scoreCandidate(
       {
         vectorSimilarity: c.distance === null ? null : 1 - c.distance,
         similarityFloor: ctx.embedder.similarityFloor ?? 0,
-        lexical: lexicalMatch(ctx.query, c.version.claim, idf),
+        lexical: lexical[i] as number,
         confidence: c.version.confidence,
         importance: c.version.importance,
         kind: c.version.kind,

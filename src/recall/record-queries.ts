@@ -18,6 +18,8 @@ export interface RecordRow {
   observedAt: string;
   speaker: string;
   text: string;
+  /** The text told as a note (migration 0022), or null on a row indexed before it. */
+  told: string | null;
   distance: number | null;
   textRank: number;
 }
@@ -52,20 +54,29 @@ const eligible = (user: boolean): string => `${ELIGIBLE}${user ? ' AND r.user_id
 // Any of the query's content words, as note recall does (src/recall/queries.ts).
 const TSQUERY = `replace(plainto_tsquery('simple', $5::text)::text, ' & ', ' | ')::tsquery`;
 
+/** The columns a candidate is returned with, read only for the rows a channel returns. */
 const SELECTED = `r.record_id, r.object_key, r.line, r.content_hash, r.session_id, r.user_id, r.agent_id, r.kind,
-       r.observed_at, r.speaker, r.text,
+       r.observed_at, r.speaker, r.text, r.told,
        CASE WHEN r.embedding_model = $7::text THEN (r.embedding <=> $4::vector)::float8 END AS distance`;
 
-/** Nearest records by cosine; `exact` forces an exact scan (see the note channel's twin). */
+/** The chosen ids joined back to their rows (the tenant's primary key). */
+const CHOSEN = `JOIN record_index r ON r.tenant_id = $1::text AND r.record_id = c.record_id`;
+
+/**
+ * Nearest records by cosine; `exact` forces an exact scan (see the note channel's twin). The scan
+ * sorts ids alone; the returned rows' columns and ts_rank are read for the `limit` chosen only.
+ */
 export function recordVectorSql(exact: boolean, user = false): string {
   const order = exact ? `(r.embedding <=> $4::vector) + 0` : `r.embedding <=> $4::vector`;
   return `WITH c AS MATERIALIZED (
-    SELECT ${SELECTED}, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
+    SELECT r.record_id
       FROM record_index r
      WHERE r.embedding IS NOT NULL AND r.embedding_model = $7::text AND ${eligible(user)}
      ORDER BY ${order}
      LIMIT $6::int)
-  SELECT * FROM c ORDER BY distance, record_id`;
+  SELECT ${SELECTED}, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
+    FROM c ${CHOSEN}
+   ORDER BY distance, r.record_id`;
 }
 
 /**
@@ -74,7 +85,9 @@ export function recordVectorSql(exact: boolean, user = false): string {
  * and "like" outranked the one turn that says "pottery". Rows that match any query word are
  * pooled by ts_rank (POOL_FACTOR times the limit), then ranked by BM25 with each word's document
  * frequency counted over the tenant's eligible records (through the GIN index). Document length
- * is the number of distinct words (tsvector length), against the pool's mean.
+ * is the number of distinct words (tsvector length), against the pool's mean. The pool keeps ids
+ * and tsvectors only, the term weights are summed in one join over the whole pool, and the other
+ * columns (and the distance to the query) are read for the `limit` rows returned.
  * Extra parameters after the common ones (and the user's, $8, when there is one): k1, b, the pool size.
  */
 export function recordTextSql(user = false): string {
@@ -82,7 +95,7 @@ export function recordTextSql(user = false): string {
   return `WITH q AS (
     SELECT ${TSQUERY} AS q, tsvector_to_array(to_tsvector('simple', $5::text)) AS terms),
   pool AS MATERIALIZED (
-    SELECT ${SELECTED}, r.fts
+    SELECT r.record_id, r.fts
       FROM record_index r, q
      WHERE r.fts @@ q.q AND ${eligible(user)}
      ORDER BY ts_rank(r.fts, q.q) DESC, r.record_id
@@ -92,16 +105,19 @@ export function recordTextSql(user = false): string {
     SELECT t.term, (SELECT count(*) FROM record_index r
                      WHERE r.fts @@ to_tsquery('simple', quote_literal(t.term)) AND ${eligible(user)})::float8 AS df
       FROM q, unnest(q.terms) AS t(term)),
-  dl AS (SELECT greatest(avg(length(p.fts)), 1)::float8 AS avgdl FROM pool p)
-  SELECT p.record_id, p.object_key, p.line, p.content_hash, p.session_id, p.user_id, p.agent_id, p.kind,
-         p.observed_at, p.speaker, p.text, p.distance,
-         (SELECT sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))
-                     * (cardinality(u.positions) * (${k1}::float8 + 1))
-                     / (cardinality(u.positions) + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * length(p.fts) / dl.avgdl)))
-            FROM unnest(p.fts) AS u(lexeme, positions, weights) JOIN df ON df.term = u.lexeme)::float8 AS text_rank
-    FROM pool p, n, dl
-   ORDER BY text_rank DESC NULLS LAST, p.record_id
-   LIMIT $6::int`;
+  dl AS (SELECT greatest(avg(length(p.fts)), 1)::float8 AS avgdl FROM pool p),
+  c AS MATERIALIZED (
+    SELECT p.record_id,
+           (SELECT sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))
+                       * (cardinality(u.positions) * (${k1}::float8 + 1))
+                       / (cardinality(u.positions) + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * length(p.fts) / dl.avgdl)))
+              FROM unnest(p.fts) AS u(lexeme, positions, weights) JOIN df ON df.term = u.lexeme)::float8 AS text_rank
+      FROM pool p, n, dl
+     ORDER BY text_rank DESC NULLS LAST, p.record_id
+     LIMIT $6::int)
+  SELECT ${SELECTED}, c.text_rank
+    FROM c ${CHOSEN}
+   ORDER BY c.text_rank DESC NULLS LAST, r.record_id`;
 }
 
 export const RECORD_TEXT_SQL = recordTextSql();
@@ -119,6 +135,7 @@ const Row = z
     observed_at: z.union([z.date(), z.string()]).transform((v) => new Date(v).toISOString()),
     speaker: z.string(),
     text: z.string(),
+    told: z.string().nullable(),
     distance: z.number().nullable(),
     text_rank: z.number(),
   })
@@ -134,6 +151,7 @@ const Row = z
     observedAt: r.observed_at,
     speaker: r.speaker,
     text: r.text,
+    told: r.told,
     distance: r.distance,
     textRank: r.text_rank,
   }));

@@ -224,6 +224,7 @@ function toIndexed(a: ArchivedRecord): { row: Omit<IndexedRecord, 'embedding'>; 
     observedAt: r.observedAt,
     speaker,
     text,
+    told: embedded,
     textHash: textHash(embedded),
   };
   return { row, embedded };

@@ -1,14 +1,9 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.ts';
-import { parseConfig } from '../../src/config.ts';
-import { createModelEmbedder } from '../../src/embeddings/create.ts';
-import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { recall } from '../../src/recall/index.ts';
-import { openNoteStore } from '../../src/runtime.ts';
 import { fusedItems } from './case-run.ts';
-import { parseCaseSelection, selectCases } from './case-selection.ts';
+import { openKeptLocomo } from './kept-schema.ts';
 import { cutoffInstant, isAfter } from './cutoff.ts';
-import { defaultDatasetPath, loadDataset } from './datasets/index.ts';
 import { evidenceRecall } from './metrics.ts';
 import { tenantFor } from './runner.ts';
 import type { QueryOutcome } from './types.ts';
@@ -22,19 +17,6 @@ import type { QueryOutcome } from './types.ts';
  *   node --import tsx tools/eval/fusion-offline.ts --schema nocturne_eval_locomo_… --cases 1-3 \
  *     --weights 2/1/1,2/1.5/1
  */
-
-function memoized(inner: Embedder): Embedder {
-  const seen = new Map<string, Promise<number[][]>>();
-  return {
-    ...inner,
-    embed: (texts, options) => {
-      const key = `${options?.kind ?? ''}\u0000${texts.join('\u0001')}`;
-      const hit = seen.get(key) ?? inner.embed(texts, options);
-      seen.set(key, hit);
-      return hit;
-    },
-  };
-}
 
 function policyOf(triple: string): FusionPolicy {
   const [weightText, k] = triple.split('@');
@@ -51,12 +33,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { schema: { type: 'string' }, cases: { type: 'string' }, weights: { type: 'string' } },
   });
-  if (!values.schema) throw new Error('--schema is required (the schema an `eval --keep` run left)');
-  const config = parseConfig(process.env);
-  const db = await openNoteStore(config, { schema: values.schema });
-  const embedder = memoized(createModelEmbedder(config.embedding));
-  const all = await loadDataset('locomo', defaultDatasetPath('locomo'));
-  const cases = selectCases(all, values.cases ? parseCaseSelection(values.cases) : undefined);
+  const { db, embedder, cases } = await openKeptLocomo(values);
   const policies = (values.weights ?? '2/1/1').split(',').map(policyOf);
   for (const fusion of policies) {
     const at: Record<number, number[]> = { 1: [], 5: [], 10: [] };

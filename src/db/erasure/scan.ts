@@ -107,7 +107,7 @@ export async function scanDatabaseForSubject(
 }
 
 /**
- * The raw-record index: rows whose text or user quotes the subject, and cached vectors of the
+ * The raw-record index: rows whose text, text told as a note, or user quotes the subject, and cached vectors of the
  * subject's words (keyed by the sha256 of the embedded string: "speaker: text" as said, or the
  * record told as a note, whose hash an indexed row keeps and the scrub records before deleting
  * the row) or of a claim the erasure scrubbed.
@@ -118,7 +118,7 @@ async function scanRecordIndex(
   userId: string | undefined,
   claimHashes: string[],
 ): Promise<StoreFinding[]> {
-  const any = `EXISTS (SELECT 1 FROM unnest($1::text[]) x WHERE x <> '' AND strpos(r.text || ' ' || coalesce(r.user_id, '') || ' ' || r.speaker, x) > 0)`;
+  const any = `EXISTS (SELECT 1 FROM unnest($1::text[]) x WHERE x <> '' AND strpos(r.text || ' ' || coalesce(r.told, '') || ' ' || coalesce(r.user_id, '') || ' ' || r.speaker, x) > 0)`;
   const hashed = `SELECT encode(sha256(convert_to(s, 'UTF8')), 'hex')
                     FROM unnest($1::text[]) x, LATERAL (SELECT x AS s UNION ALL SELECT $2::text || ': ' || x) y`;
   return [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { embedRunClaims } from '../../../src/consolidation/embed-run.ts';
-import { listNotes, withTenant } from '../../../src/db/index.ts';
+import { insertIndexedRecords, listNotes, withTenant } from '../../../src/db/index.ts';
 import { textHash } from '../../../src/embeddings/cached.ts';
 import { eraseSubjectNotes } from '../../../src/erasure/notes.ts';
 import { eraseArchiveObjects } from '../../../src/erasure/objects.ts';
@@ -23,6 +23,9 @@ const ports = portsForThisFile();
 
 const ALICE = 'My locker code is hidden under the blue mat in hall 3.';
 const BOB = 'Please send every invoice to the finance team in euros.';
+
+const HASH = 'a'.repeat(64);
+const vectorOf = (dimension: number): number[] => Array.from({ length: dimension }, (_, i) => (i === 0 ? 1 : 0));
 
 const saying = (records: RawRecordInput[], text: string): RawRecordInput[] =>
   records.map((r) => (r.kind === 'user_message' ? { ...r, text } : r));
@@ -86,5 +89,55 @@ describe('erasure and the record index', () => {
     const scrubbed = await scrubSubjectData(ports, subject);
     expect(scrubbed.embeddingCacheRowsDeleted).toBeGreaterThanOrEqual(claims.length);
     expect(await cachedClaims()).toEqual([]);
+  });
+
+  it("finds and deletes a row whose text told as a note keeps the subject's words, though its text does not", async () => {
+    const tenantId = freshTenantId('erase-told');
+    await archiveRecords(ports, saying(preferenceSession(tenantId, 'u-alice'), ALICE));
+    await indexRecords(ports, { tenantId });
+    const told = await withTenant(ports.db, tenantId, async (tx) =>
+      (await tx.query(`SELECT told FROM record_index WHERE text = $1`, [ALICE])).rows.map(
+        (r) => (r as { told: string }).told,
+      ),
+    );
+    // What recall matches words in is stored with the row: the record told in the third person.
+    expect(told).toEqual(["u-alice: u-alice's locker code is hidden under the blue mat in hall 3."]);
+    const subject = { tenantId, userId: 'u-alice' };
+    const prepared = await prepareErasure(ports, subject);
+    await eraseSubjectNotes(ports, subject);
+    await eraseArchiveObjects(ports, { ...subject, objectKeys: prepared.objectKeys });
+    await scrubSubjectData(ports, subject);
+    expect(await verifyErasure(ports, subject)).toMatchObject({ clean: true });
+
+    // A row of another speaker whose stored text is harmless but whose told text quotes the subject.
+    await withTenant(ports.db, tenantId, (tx) =>
+      insertIndexedRecords(tx, {
+        tenantId,
+        model: 'test',
+        records: [
+          {
+            recordId: 'r-told-only',
+            objectKey: 'raw/elsewhere.jsonl.gz',
+            line: 1,
+            contentHash: HASH,
+            sessionId: 's-other',
+            userId: 'u-bob',
+            agentId: 'agent',
+            taskType: null,
+            kind: 'tool_result',
+            observedAt: '2026-01-01T00:00:00.000Z',
+            speaker: 'tool',
+            text: 'The lookup returned one row.',
+            told: `tool: ${ALICE}`,
+            textHash: textHash(`tool: ${ALICE}`),
+            embedding: vectorOf(ports.embedder.dimension),
+          },
+        ],
+      }),
+    );
+    const dirty = await verifyErasure(ports, subject);
+    expect(dirty.database).toEqual([{ store: 'record_index', count: 1 }]);
+    expect((await scrubSubjectData(ports, subject)).recordIndexRowsDeleted).toBe(1);
+    expect(await verifyErasure(ports, subject)).toMatchObject({ clean: true, database: [] });
   });
 });

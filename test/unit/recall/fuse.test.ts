@@ -3,7 +3,7 @@ import { DEFAULT_FUSION_POLICY } from '../../../policies/fusion.ts';
 import { DEFAULT_RECALL_SCORE_POLICY, scoreCandidate } from '../../../policies/recall-score.ts';
 import type { NoteVersion } from '../../../src/contracts/note.ts';
 import type { AssembledItem } from '../../../src/recall/assemble.ts';
-import { rankingOf, selectFused } from '../../../src/recall/fuse.ts';
+import { rankingOf, selectFused, toldOf } from '../../../src/recall/fuse.ts';
 import type { RecordRow } from '../../../src/recall/record-queries.ts';
 
 const AT = '2026-06-01T00:00:00.000Z';
@@ -59,6 +59,7 @@ function record(recordId: string, text = `text of ${recordId}`, observedAt = AT)
     observedAt,
     speaker: 'u',
     text,
+    told: null,
     distance: 0.2,
     textRank: 0.1,
   };
@@ -167,5 +168,21 @@ describe('selectFused', () => {
     expect(rankingOf(out).map((i) => i.id)).toEqual(['R2', 'R1']);
     const first = out.items[0];
     expect(first?.type === 'record' && first.record.why).toMatch(/rank 1 by meaning and words/);
+  });
+
+  it('matches the query words in the told text the index stored, and tells a row indexed before it on the fly', () => {
+    const hybrid = { ...DEFAULT_FUSION_POLICY, weights: { notes: 1, recordVector: 0, recordText: 0, recordHybrid: 1 } };
+    const query = 'When did Caroline go to the support group?';
+    // Both say the same in the first person; only the told text names who went.
+    const said = 'I went to a support group yesterday.';
+    const stored = { ...record('R2', said), told: 'Caroline: Caroline went to a support group on 7 May 2023.' };
+    const other = { ...record('R1', said), speaker: 'Melanie' };
+    const ranked = (rows: RecordRow[]) =>
+      rankingOf(
+        selectFused([], { vector: rows, text: [] }, { k: 10, tokenBudget: undefined, policy: hybrid, query }),
+      ).map((i) => i.id);
+    expect(ranked([other, stored])).toEqual(['R2', 'R1']);
+    expect(toldOf(stored)).toBe(stored.told);
+    expect(toldOf(other)).toBe('Melanie: Melanie went to a support group on 31 May 2026.');
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   approxTokens,
   candidateIdf,
+  candidateMatches,
   DEFAULT_RECALL_SCORE_POLICY,
   explainScore,
   isBroaderThanRequest,
@@ -164,6 +165,21 @@ describe('recall text helpers', () => {
     expect(lexicalMatch(query, claims[1] as string)).toBeCloseTo(1 / 3, 9);
     expect(lexicalMatch(query, claims[1] as string, weights)).toBeLessThan(0.15);
     expect(lexicalMatch('the of', claims[0] as string, weights)).toBe(0);
+  });
+
+  it('candidateMatches gives each claim its IDF-weighted lexicalMatch in one pass', () => {
+    const claims = [
+      'Caroline: Caroline went to a support group on 7 May 2023.',
+      'Caroline: Caroline painted a lake.',
+      'Melanie: Melanie went camping with the kids.',
+      '',
+    ];
+    for (const query of ['When did Caroline go to the support group?', 'camping kids Melanie', 'the of', '']) {
+      const idf = candidateIdf(query, claims);
+      expect(candidateMatches(query, claims)).toEqual(claims.map((c) => lexicalMatch(query, c, idf)));
+    }
+    expect(candidateMatches('Caroline support group', claims)[0]).toBe(1);
+    expect(candidateMatches('anything', [])).toEqual([]);
   });
 
   it.each<[string, number]>([

@@ -1,0 +1,124 @@
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { DEFAULT_FUSION_POLICY } from '../../policies/fusion.ts';
+import { candidateIdf, candidateMatches, lexicalMatch } from '../../policies/recall-score.ts';
+import { embeddedText } from '../../policies/record-recall.ts';
+import { contentTokens } from '../../policies/text.ts';
+import type { Db, Queryable } from '../../src/db/index.ts';
+import { overDriver, unscoped } from '../../src/db/unscoped.ts';
+import type { Embedder } from '../../src/embeddings/embedder.ts';
+import { recall } from '../../src/recall/index.ts';
+import { readRecordCandidates } from '../../src/recall/read-candidates.ts';
+import { openKeptLocomo } from './kept-schema.ts';
+import { tenantFor } from './runner.ts';
+
+/**
+ * Where a LoCoMo recall spends its time, on the schema a `nocturne eval --dataset locomo --keep`
+ * run left: each SQL statement (by its first words) and the record ranking's JavaScript steps
+ * (the record told as a note, the candidates' IDF, tokenizing and matching), in milliseconds
+ * summed over the questions and at the 95th percentile. Question vectors are embedded before
+ * the clock starts.
+ *
+ *   node --import tsx tools/eval/recall-profile.ts --schema nocturne_eval_locomo_… --cases 1
+ */
+
+type Timings = Map<string, number[]>;
+
+const add = (t: Timings, key: string, ms: number) => t.set(key, [...(t.get(key) ?? []), ms]);
+
+/** A statement's label: its first words, with the record/note channel named. */
+function labelOf(sql: string): string {
+  const s = sql.replace(/\s+/g, ' ').trim();
+  if (s.includes('FROM record_index r, q')) return 'record text (BM25)';
+  if (s.includes('FROM record_index r')) return 'record vector';
+  if (s.includes('note_recall') || s.includes('note_versions')) return `note: ${s.slice(0, 40)}`;
+  return s.slice(0, 40);
+}
+
+/** The store, timing each statement into `timings`. */
+function timedDb(db: Db, timings: Timings): Db {
+  const inner = unscoped(db);
+  const timed = (q: Queryable): Queryable => ({
+    query: async (text, params) => {
+      const start = performance.now();
+      try {
+        return await q.query(text, params);
+      } finally {
+        add(timings, `sql: ${labelOf(text)}`, performance.now() - start);
+      }
+    },
+  });
+  const driver: ReturnType<typeof unscoped> = {
+    ...inner,
+    ...timed(inner),
+    transaction: (fn) => inner.transaction((tx) => fn(timed(tx))),
+  };
+  return overDriver(db, driver);
+}
+
+function clock<T>(t: Timings, key: string, fn: () => T): T {
+  const start = performance.now();
+  const out = fn();
+  add(t, key, performance.now() - start);
+  return out;
+}
+
+/** The record ranking's JavaScript steps, timed one by one on the candidates the channels read. */
+async function profileRanking(db: Db, embedder: Embedder, t: Timings, tenantId: string, query: string, at: string) {
+  const [vector] = await embedder.embed([query], { kind: 'query' });
+  const params = {
+    tenantId,
+    at,
+    scopes: undefined,
+    queryVector: vector as number[],
+    queryText: contentTokens(query).join(' '),
+    model: embedder.name,
+    limit: DEFAULT_FUSION_POLICY.depth.recordVector,
+  };
+  const channels = await readRecordCandidates(db, params);
+  const rows = [...new Map([...channels.vector, ...channels.text].map((r) => [r.recordId, r])).values()];
+  add(t, 'candidates (rows)', rows.length);
+  // Each told text computed as recall did before migration 0022 (and still does for older rows).
+  const told = clock(t, 'js: told text, computed', () => rows.map((r) => embeddedText(r)));
+  const idf = clock(t, 'js: candidate IDF (separately)', () => candidateIdf(query, told));
+  clock(t, 'js: word match (separately)', () => told.map((x) => lexicalMatch(query, x, idf)));
+  clock(t, 'js: IDF and word match in one pass', () => candidateMatches(query, told));
+  clock(t, 'js: tokenizing alone', () => told.map((x) => contentTokens(x)));
+}
+
+function report(t: Timings, questions: number): void {
+  const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(0.95 * (xs.length - 1))] ?? 0;
+  const rows = [...t.entries()].sort((a, b) => b[1].reduce((s, x) => s + x, 0) - a[1].reduce((s, x) => s + x, 0));
+  for (const [key, xs] of rows) {
+    const sum = xs.reduce((s, x) => s + x, 0);
+    process.stdout.write(
+      `${key.padEnd(52)} per question ${(sum / questions).toFixed(2).padStart(8)}  p95 ${p95(xs).toFixed(2).padStart(8)}  n ${xs.length}\n`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { schema: { type: 'string' }, cases: { type: 'string' } } });
+  const { db, embedder, cases } = await openKeptLocomo(values);
+  const recallTimes: Timings = new Map();
+  const steps: Timings = new Map();
+  let questions = 0;
+  for (const { evalCase } of cases) {
+    const tenantId = tenantFor('locomo', evalCase.caseId);
+    for (const query of evalCase.queries) {
+      await embedder.embed([query.text], { kind: 'query' });
+      const options = { now: () => new Date(query.askedAt) };
+      const start = performance.now();
+      await recall(timedDb(db, recallTimes), embedder, { tenantId, query: query.text, k: 10 }, options);
+      add(recallTimes, 'recall (total, vector embedded before)', performance.now() - start);
+      await profileRanking(db, embedder, steps, tenantId, query.text, query.askedAt);
+      questions += 1;
+    }
+  }
+  process.stdout.write(`${questions} questions\n`);
+  report(recallTimes, questions);
+  report(steps, questions);
+  await db.close();
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
