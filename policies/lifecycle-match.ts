@@ -1,5 +1,6 @@
 import type { NoteContent } from '../src/contracts/note.ts';
 import { normalizePhrase, slotKey, type NoteStructure } from '../src/contracts/note-structure.ts';
+import { memoByText } from './memo.ts';
 import { contentTokens, jaccard } from './text.ts';
 
 /**
@@ -137,10 +138,14 @@ function otherNumbers(a: readonly string[], b: readonly string[]): boolean {
 /** Kinds whose notes can disagree; tool behaviour and strategies accumulate. */
 export const CONFLICTING_KINDS: ReadonlySet<string> = new Set(['fact', 'constraint', 'preference']);
 
-/** Content words with a plural `s` dropped, so `amount` and `amounts` count as one word. */
-export function claimWords(claim: string): string[] {
-  return contentTokens(claim).map((t) => (t.length > 3 && /[^s]s$/.test(t) && /^[a-z]+$/.test(t) ? t.slice(0, -1) : t));
-}
+/**
+ * Content words with a plural `s` dropped, so `amount` and `amounts` count as one word. Each
+ * proposal is compared with every known note of its scope, so the words of a claim are
+ * remembered (shared: do not change the list).
+ */
+export const claimWords: (claim: string) => readonly string[] = memoByText((claim) =>
+  contentTokens(claim).map((t) => (t.length > 3 && /[^s]s$/.test(t) && /^[a-z]+$/.test(t) ? t.slice(0, -1) : t)),
+);
 
 function conflictThreshold(a: NoteContent, b: NoteContent): number {
   return a.sourceKind === 'user_statement' && b.sourceKind === 'user_statement'

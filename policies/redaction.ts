@@ -1,4 +1,5 @@
 import { findPhoneNumbersInText } from 'libphonenumber-js/max';
+import { memoByText } from './memo.ts';
 import { ibanPrefix, isCardNumber, isRandomToken } from './redaction-checks.ts';
 
 /**
@@ -151,7 +152,10 @@ export interface Redaction {
   applied: string[];
 }
 
-export function redact(text: string): Redaction {
+/** Claims are redacted when validated and again when stored: the same text is redacted once. */
+export const redact: (text: string) => Readonly<Redaction> = memoByText(redactText);
+
+function redactText(text: string): Redaction {
   let out = text;
   const applied: string[] = [];
   for (const rule of REDACTION_RULES) {
@@ -163,6 +167,6 @@ export function redact(text: string): Redaction {
 }
 
 /** Names of the rules that would still change `text`: empty when it is clean. */
-export function sensitiveLeft(text: string): string[] {
-  return REDACTION_RULES.filter((r) => r.find(text).length > 0).map((r) => r.name);
-}
+export const sensitiveLeft: (text: string) => readonly string[] = memoByText((text: string) =>
+  REDACTION_RULES.filter((r) => r.find(text).length > 0).map((r) => r.name),
+);

@@ -19,7 +19,8 @@ import { emptyPublished, publishChanges, publishNotice, type RunHeading } from '
 import { progressQuery, type ConsolidateProgress } from './consolidate-messages.ts';
 import { startRunVectors, type RunVectors } from './index-note-vectors.ts';
 import { freeOperationLease, OPERATION_LEASE_PATCH } from './operation-lease.ts';
-import { indexWindowRecords } from './record-index-step.ts';
+import { indexWindowRecords, startRunRecordIndex } from './record-index-step.ts';
+import { waitForSteps, type RunStep, type RunStepReport } from './run-steps.ts';
 import { parseWorkflowInput } from './workflow-input.ts';
 import { workflowNowIso, workflowNowMs } from './workflow-time.ts';
 
@@ -39,6 +40,8 @@ export interface ConsolidateResult {
   changedVersionsTruncated: boolean;
   /** The run's claims are embedded by a step of their own after they commit (absent in runs from before it). */
   vectors?: RunVectors;
+  /** The window's raw records are indexed by a step of its own (absent in runs from before it). */
+  records?: RunStepReport;
 }
 
 type Parsed = ReturnType<typeof ConsolidateInput.parse>;
@@ -158,12 +161,20 @@ async function consolidate(
   // A run that wrote no version has nothing to embed.
   const wrote = state.counts.committed + state.counts.quarantined > 0;
   const vectorsStep = vectorsAfterCommit && wrote ? await startRunVectors(input.tenantId, state.runId) : undefined;
+  let recordsStep: RunStep | undefined;
   // The raw-record index follows the archive, not the note budget: a partial run indexes its window too.
   if (patched('index-raw-records')) {
     progress.phase = 'indexing';
-    await indexWindowRecords(input.tenantId, input.window);
+    // Only recall needs the record index: a step of its own indexes it, beside the claims' vectors.
+    if (patched('record-index-step'))
+      recordsStep = await startRunRecordIndex(input.tenantId, state.runId, input.window);
+    else await indexWindowRecords(input.tenantId, input.window);
   }
-  const vectors = vectorsStep ? await vectorsStep.wait(input.vectorWaitSeconds) : undefined;
+  let vectors: RunVectors | undefined;
+  if (recordsStep) {
+    await waitForSteps(vectorsStep ? [vectorsStep, recordsStep] : [recordsStep], input.vectorWaitSeconds);
+    vectors = vectorsStep?.report();
+  } else if (vectorsStep) vectors = await vectorsStep.wait(input.vectorWaitSeconds);
 
   const leftover = { batches: plan.batches - state.nextBatch, ...(stopReason ? { reason: stopReason } : {}) };
   let status: ConsolidateResult['status'] = stopReason ? 'partial' : 'completed';
@@ -198,6 +209,7 @@ async function consolidate(
     leftover,
     ...report,
     ...(vectors ? { vectors } : {}),
+    ...(recordsStep ? { records: recordsStep.report() } : {}),
   };
 }
 

@@ -7,3 +7,4 @@ export { nightlyConsolidationWorkflow } from './nightly-consolidation.ts';
 export { conflictMonitorWorkflow } from './conflict-monitor.ts';
 export { reindexWorkflow } from './reindex.ts';
 export { indexNoteVectorsWorkflow } from './index-note-vectors.ts';
+export { indexRunRecordsWorkflow } from './record-index-step.ts';

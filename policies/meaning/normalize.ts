@@ -1,4 +1,5 @@
 import { contentTokens } from '../text.ts';
+import { memoByText } from '../memo.ts';
 
 /**
  * Word forms in which a claim, a structure's value and the cited records compare: English
@@ -151,9 +152,13 @@ export function textForms(text: string): Form[] {
 /**
  * Everything a text can be matched against: each token's forms, the parts of identifiers and
  * JSON fragments (`pageSize=1000` → `pagesize`, `1000`), and two adjacent words written as one
- * ("time out" → "timeout"), so a value's wording need not follow the record's spacing.
+ * ("time out" → "timeout"), so a value's wording need not follow the record's spacing. The same
+ * records are cited by several proposals of a batch, so the forms of a text are remembered
+ * (shared: do not change the set).
  */
-export function evidenceForms(text: string): Set<string> {
+export const evidenceForms: (text: string) => ReadonlySet<string> = memoByText(formsOfText, 2048);
+
+function formsOfText(text: string): ReadonlySet<string> {
   const tokens = contentTokens(spellOut(text));
   const out = new Set<string>();
   const add = (t: string) => {

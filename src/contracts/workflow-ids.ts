@@ -36,6 +36,14 @@ export function noteVectorsId(tenantId: string, runId: string): string {
   return `note-vectors/${tenantId}/${runId.slice(runId.lastIndexOf('/') + 1)}`;
 }
 
+/**
+ * The step that indexes the raw records of a consolidation run's window, one per run:
+ * `record-index/<tenant>/<Temporal run id of the run's first execution>` (as `noteVectorsId`).
+ */
+export function runRecordIndexId(tenantId: string, runId: string): string {
+  return `record-index/${tenantId}/${runId.slice(runId.lastIndexOf('/') + 1)}`;
+}
+
 /** A tenant's conflict monitor, one per tenant: `conflicts/<tenant>`. */
 export function conflictMonitorId(tenantId: string): string {
   return `conflicts/${tenantId}`;

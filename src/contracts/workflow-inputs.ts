@@ -14,6 +14,9 @@ export const DEFAULT_BUDGET: Budget = {
   deadlineSeconds: 3600,
 };
 
+/** The records a run reads: observed within these inclusive bounds (an absent bound is open). */
+export const RunWindow = z.object({ from: IsoDateTime.optional(), to: IsoDateTime.optional() });
+
 /** Where a continued run picks up (continue-as-new keeps history bounded). */
 export const ResumeState = z.object({
   runId: z.string().min(1),
@@ -47,7 +50,7 @@ export type PublishedChanges = NonNullable<ResumeState['published']>;
 
 export const ConsolidateInput = z.object({
   tenantId: TenantId,
-  window: z.object({ from: IsoDateTime.optional(), to: IsoDateTime.optional() }).default({}),
+  window: RunWindow.default({}),
   budget: Budget.partial().default({}),
   trigger: z.enum(RUN_TRIGGERS),
   focus: z.object({ noteIds: z.array(z.string().min(1)).max(1000) }).optional(),
@@ -72,10 +75,12 @@ export const ConsolidateInput = z.object({
    */
   batchesPerExecution: z.number().int().min(1).max(150).default(100),
   /**
-   * Notes commit without waiting for their vectors: a separate workflow embeds the run's claims
-   * (note-vectors/<run id>). The run waits for it this long at the end, so that normally the
-   * run's notes have vectors when it reports; a slow or failing embedding server costs the run
-   * at most this wait, and the step goes on by itself. 0: do not wait. @default 120
+   * Notes commit without waiting for their vectors, and the run does not index its window's raw
+   * records itself: two separate workflows embed the run's claims (note-vectors/<run id>) and
+   * index the raw records (record-index/<run id>). The run waits for both this long at the end,
+   * so that normally its notes and records are recallable by vector when it reports; a slow or
+   * failing embedding server costs the run at most this wait, and the steps go on by
+   * themselves. 0: do not wait. @default 120
    */
   vectorWaitSeconds: z
     .number()
@@ -90,6 +95,10 @@ export type ConsolidateInput = z.input<typeof ConsolidateInput>;
 /** The step that embeds the claims a consolidation run committed. */
 export const IndexNoteVectorsInput = z.object({ tenantId: TenantId, runId: z.string().min(1).max(500) });
 export type IndexNoteVectorsInput = z.input<typeof IndexNoteVectorsInput>;
+
+/** The step that indexes the raw records of a consolidation run's window. */
+export const IndexRunRecordsInput = z.object({ tenantId: TenantId, window: RunWindow.default({}) });
+export type IndexRunRecordsInput = z.input<typeof IndexRunRecordsInput>;
 
 /** What a note rollback does: return to a version, or take the note out of recall. */
 export const ROLLBACK_ACTIONS = ['rollback', 'retire', 'quarantine'] as const;

@@ -99,7 +99,7 @@ describe('consolidateTenantWorkflow', () => {
     expect(result.counts).toMatchObject({ sampled: 75, replayed: 1200, proposed: 9, rejected: 3, committed: 6 });
     expect(result.rejectedByRule).toEqual({ claim_unsupported: 3 });
     // Batches commit one after another without waiting for embeddings; the run's claims are
-    // embedded once, by the note-vectors step, beside the raw-record indexing. The tenant's
+    // embedded once, by the note-vectors step, beside the raw-record indexing step. The tenant's
     // operation lease (taken by planRun) is freed after the last commit.
     expect(calls.map((c) => c.name).filter((n) => n !== 'reindexBatch')).toEqual([
       'planRun',
@@ -114,6 +114,8 @@ describe('consolidateTenantWorkflow', () => {
       { runId, tenantId: 'acme', batchNo: 0 },
     ]);
     expect(result.vectors).toEqual({ workflowId: `note-vectors/acme/${runId.split('/').at(-1)}`, complete: true });
+    // The raw records are indexed by a step of their own, which the run waited for.
+    expect(result.records).toEqual({ workflowId: `record-index/acme/${runId.split('/').at(-1)}`, complete: true });
     expect(calls[0]?.input).toMatchObject({ tenantId: 'acme', seed: 7, trigger: 'manual' });
     expect(result.changedVersions).toEqual([{ noteId: 'N1', fromVersion: null, toVersion: 1 }]);
   });
@@ -193,6 +195,40 @@ describe('consolidateTenantWorkflow', () => {
         .filter((n) => n !== 'reindexBatch')
         .slice(-3),
     ).toEqual(['indexRecords', 'indexRecords', 'finishRun']);
+  });
+
+  it('finishes without waiting for a slow raw-record index, whose step completes on its own', async () => {
+    const calls: Calls = [];
+    const workflowId = uniqueId('consolidate-slow-records');
+    const window = { from: '2026-11-01T00:00:00.000Z', to: '2026-11-05T00:00:00.000Z' };
+    const fakes = fakeActivities({ batches: 2, changesPerBatch: 1 }, calls);
+    const slow = {
+      ...fakes,
+      indexRecords: async (input: { after: string | null }) => {
+        await new Promise((r) => setTimeout(r, 4000));
+        return (fakes.indexRecords as (i: { after: string | null }) => Promise<unknown>)(input);
+      },
+    };
+    await withWorker(slow, async (taskQueue) => {
+      const result = await client.workflow.execute(consolidateTenantWorkflow, {
+        taskQueue,
+        workflowId,
+        args: [{ tenantId: 'acme', trigger: 'manual', window, vectorWaitSeconds: 1 }],
+      });
+      expect(result).toMatchObject({ status: 'completed', counts: { committed: 2 } });
+      const runId = result.runId.split('/').at(-1);
+      expect(result.records).toEqual({ workflowId: `record-index/acme/${runId}`, complete: false });
+      // The run reported while the window was still being indexed; the step goes on by itself.
+      const step = client.workflow.getHandle(result.records?.workflowId ?? '');
+      expect((await step.describe()).status.name).toBe('RUNNING');
+      expect(await step.result()).toEqual({ objects: 11, records: 160, embedded: 140 });
+      expect(calls.filter((c) => c.name === 'indexRecords').map((c) => c.input)).toEqual([
+        { tenantId: 'acme', window, after: null, maxObjects: 8 },
+        { tenantId: 'acme', window, after: 'raw/tenant=acme/date=2026-11-05/p-8.jsonl.gz', maxObjects: 8 },
+      ]);
+      await maybeRecordHistory(client, step.workflowId, 'index-run-records');
+    });
+    await maybeRecordHistory(client, workflowId, 'consolidate-record-index-step');
   });
 
   it('stops cleanly when the next batch would exceed the note change budget, and reports partial', async () => {

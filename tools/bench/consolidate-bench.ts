@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
+import type { IndexRunRecordsResult } from '../../workflows/record-index-step.ts';
 import { writeBatch } from '../../src/archive/index.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import { consolidationId } from '../../src/contracts/workflow-ids.ts';
@@ -23,6 +24,12 @@ export interface ConsolidateBenchOptions {
   scale?: number;
   /** Episode budget of both runs. @default 1000 */
   episodes?: number;
+  /**
+   * Wait after each run for its record-index step and time it. Otherwise the step is stopped
+   * when the run finishes, so that it neither competes with the next run nor outlives the
+   * bench's worker. @default false
+   */
+  waitRecordIndex?: boolean;
   onProgress?: (line: string) => void;
 }
 
@@ -37,12 +44,22 @@ interface RunMeasure {
   changesCommittedPerCommitSecond: number;
   executions: number;
   maxEventsPerExecution: number;
+  /** Seconds of activity time by activity type (replayBatch, commitBatch, indexRecords, …): where the time goes. */
+  activitySecondsByType: Record<string, number>;
   /**
    * Notes commit without waiting for their vectors (the run does not wait here): seconds from
    * the run's start until the note-vectors step had embedded every claim it committed, and the
    * claims it embedded (those the tenant's cache did not hold count too).
    */
   vectors: { allEmbeddedSeconds: number; afterRunSeconds: number; embedded: number } | null;
+  /**
+   * The window's raw records are indexed by a step of its own (the run does not wait here):
+   * seconds from the run's start until it had indexed them, and the texts it embedded.
+   */
+  records:
+    | { indexedSeconds: number; afterRunSeconds: number; records: number; embedded: number }
+    | { workflowId: string; stopped: true }
+    | null;
 }
 
 interface ConsolidateBenchReport {
@@ -59,6 +76,7 @@ export async function runConsolidateBench(opts: ConsolidateBenchOptions): Promis
   const records = opts.records ?? 20_000;
   const scale = opts.scale ?? 10;
   const episodes = opts.episodes ?? 1000;
+  const waitRecordIndex = opts.waitRecordIndex ?? false;
   const log = opts.onProgress ?? (() => {});
   const id = randomBytes(3).toString('hex');
   const config = parseConfig({
@@ -76,9 +94,19 @@ export async function runConsolidateBench(opts: ConsolidateBenchOptions): Promis
     return await handle.worker.runUntil(() =>
       withTemporalClient(config, async (client) => {
         log(`consolidating ${records} records with a ${episodes}-episode budget …`);
-        const s = await measureRun(client, config, small, episodes, records);
+        const s = await measureRun(client, config, {
+          tenantId: small,
+          episodes,
+          archiveRecords: records,
+          waitRecordIndex,
+        });
         log(`consolidating ${records * scale} records with the same budget …`);
-        const l = await measureRun(client, config, large, episodes, records * scale);
+        const l = await measureRun(client, config, {
+          tenantId: large,
+          episodes,
+          archiveRecords: records * scale,
+          waitRecordIndex,
+        });
         const ratio = l.wallSeconds / s.wallSeconds;
         const met =
           Math.max(s.outsideActivitiesShare, l.outsideActivitiesShare) <= 0.15 &&
@@ -125,10 +153,9 @@ async function archiveScaled(
 async function measureRun(
   client: Client,
   config: Config,
-  tenantId: string,
-  episodes: number,
-  archiveRecords: number,
+  run: { tenantId: string; episodes: number; archiveRecords: number; waitRecordIndex: boolean },
 ): Promise<RunMeasure> {
+  const { tenantId, episodes, archiveRecords, waitRecordIndex } = run;
   const workflowId = consolidationId(tenantId, 'bench');
   const started = Date.now();
   const handle = await client.workflow.start('consolidateTenantWorkflow', {
@@ -147,7 +174,8 @@ async function measureRun(
   const result = (await handle.result()) as ConsolidateResult;
   const wallSeconds = (Date.now() - started) / 1000;
   const vectors = await vectorsDone(client, result, started, wallSeconds);
-  const { activitySeconds, commitSeconds, executions, maxEvents } = await activityTime(client, workflowId);
+  const records = await recordsDone(client, result, started, wallSeconds, waitRecordIndex);
+  const { activitySeconds, commitSeconds, byType, executions, maxEvents } = await activityTime(client, workflowId);
   return {
     archiveRecords,
     wallSeconds: round(wallSeconds),
@@ -159,7 +187,9 @@ async function measureRun(
     changesCommittedPerCommitSecond: Math.round(result.spent.noteChanges / Math.max(commitSeconds, 1e-3)),
     executions,
     maxEventsPerExecution: maxEvents,
+    activitySecondsByType: byType,
     vectors,
+    records,
   };
 }
 
@@ -180,15 +210,44 @@ async function vectorsDone(
   };
 }
 
+/** Waits for the run's record-index step and times it from the run's start. */
+async function recordsDone(
+  client: Client,
+  result: ConsolidateResult,
+  startedMs: number,
+  wallSeconds: number,
+  wait: boolean,
+): Promise<RunMeasure['records']> {
+  if (!result.records) return null;
+  const { workflowId } = result.records;
+  if (!wait) {
+    const step = client.workflow.getHandle(workflowId);
+    // It may finish between the look and the stop: then there is nothing to stop.
+    if ((await step.describe()).status.name === 'RUNNING')
+      await step.terminate('benchmark: not waited for').catch(() => undefined);
+    return { workflowId, stopped: true };
+  }
+  const step = (await client.workflow.getHandle(workflowId).result()) as IndexRunRecordsResult;
+  const indexedSeconds = (Date.now() - startedMs) / 1000;
+  return {
+    indexedSeconds: round(indexedSeconds),
+    afterRunSeconds: round(indexedSeconds - wallSeconds),
+    records: step.records,
+    embedded: step.embedded,
+  };
+}
+
 /** Sums activity execution time over every execution of the run (following continue-as-new). */
 async function activityTime(client: Client, workflowId: string) {
   const chain = await readExecutionChain(client, workflowId);
   const seconds = (type?: string) =>
     chain.activities.filter((a) => type === undefined || a.type === type).reduce((t, a) => t + (a.end - a.start), 0) /
     1000;
+  const types = [...new Set(chain.activities.map((a) => a.type))].sort();
   return {
     activitySeconds: seconds(),
     commitSeconds: seconds('commitBatch'),
+    byType: Object.fromEntries(types.map((t) => [t, round(seconds(t))])),
     executions: chain.executions,
     maxEvents: chain.maxEvents,
   };

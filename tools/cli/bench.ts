@@ -42,6 +42,10 @@ function registerConsolidateBench(bench: Command): void {
     .option('--records <n>', 'records in the smaller archive', positiveInt('--records'), 20_000)
     .option('--scale <n>', 'size of the larger archive relative to the smaller', positiveInt('--scale'), 10)
     .option('--episodes <n>', 'episode budget of both runs', positiveInt('--episodes'), 1000)
+    .option(
+      '--wait-record-index',
+      "wait after each run until its step of its own has indexed the window's raw records, and time it (default: stop that step; embedding every record takes long)",
+    )
     .option('--json', 'one JSON document on stdout')
     .action(async (opts: ConsolidateBenchOptions) =>
       (await import('./actions/bench-consolidate.ts')).consolidateBenchCommand(opts),

@@ -7,6 +7,7 @@ export interface ConsolidateBenchOptions {
   records: number;
   scale: number;
   episodes: number;
+  waitRecordIndex?: boolean;
   json?: boolean;
 }
 
@@ -19,6 +20,7 @@ export async function consolidateBenchCommand(opts: ConsolidateBenchOptions): Pr
     records: opts.records,
     scale: opts.scale,
     episodes: opts.episodes,
+    waitRecordIndex: opts.waitRecordIndex === true,
     onProgress: (l) => process.stderr.write(`${l}\n`),
   });
   if (opts.json) return printJson(r);
@@ -36,6 +38,17 @@ export async function consolidateBenchCommand(opts: ConsolidateBenchOptions): Pr
       printLine(
         `     every new note had its vector ${m.vectors.allEmbeddedSeconds}s after the start (${m.vectors.afterRunSeconds}s after the run finished; ${m.vectors.embedded} claims embedded)`,
       );
+    if (m.records && 'stopped' in m.records)
+      printLine(`     the window's records were not indexed: ${m.records.workflowId} stopped after the run`);
+    else if (m.records)
+      printLine(
+        `     the window's records were indexed ${m.records.indexedSeconds}s after the start (${m.records.afterRunSeconds}s after the run finished; ${m.records.records} records, ${m.records.embedded} texts embedded)`,
+      );
+    printLine(
+      `     activity time: ${Object.entries(m.activitySecondsByType)
+        .map(([type, s]) => `${type} ${s}s`)
+        .join(', ')}`,
+    );
   }
   printLine(
     `cost ${opts.scale}x / 1x with the same budget: ${r.costRatioLargeVsSmall}x (target <= ${r.targets.costRatio}); targets ${r.targets.met ? 'met' : 'missed'}`,
