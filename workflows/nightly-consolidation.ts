@@ -13,6 +13,7 @@ import type { Budget } from '../src/contracts/run.ts';
 import { STATUS, TENANT, TRIGGER } from '../src/contracts/search-attributes.ts';
 import { consolidationId, consolidationSummary, utcDay } from '../src/contracts/workflow-ids.ts';
 import { NightlyInput, type TenantOutcome, type TenantOutcomeKind } from '../src/contracts/workflow-inputs.ts';
+import { FailureType } from '../src/contracts/failure-types.ts';
 import { BOOKKEEPING } from './activity-options.ts';
 import { consolidateTenantWorkflow } from './consolidate-tenant.ts';
 import { parseWorkflowInput } from './workflow-input.ts';
@@ -106,6 +107,8 @@ export interface ExclusiveRun {
  * 2. Id: scheduled and conflict-triggered runs share the id `consolidate/<tenant>/<date>`, and
  *    Temporal refuses to start a child whose id is running — strongly consistent, so the race
  *    that (1) leaves open between the nightly and the monitor on the same day is closed.
+ * A child refused by the tenant's operation lease (`TenantBusy`: a run rollback, an erasure or a
+ * reindex of the tenant, or a consolidation neither guard saw) is skipped too.
  * A lock workflow would be exact for every trigger but puts a round trip and a single point of
  * failure before every run and needs every starter to cooperate; these guards need neither.
  */
@@ -140,9 +143,22 @@ export async function consolidateExclusively(run: ExclusiveRun): Promise<TenantO
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError)
       return { ...base, outcome: 'skipped', reason: `${workflowId} is already running` };
-    if (error instanceof ChildWorkflowFailure) return { ...base, outcome: 'failed', reason: failureReason(error) };
+    if (error instanceof ChildWorkflowFailure) {
+      // A run rollback, an erasure or a reindex holds the tenant's operation lease: the run did
+      // nothing and the next night tries again, as for a tenant another consolidation holds.
+      const outcome = innermostType(error) === FailureType.TenantBusy ? 'skipped' : 'failed';
+      return { ...base, outcome, reason: failureReason(error) };
+    }
     throw error;
   }
+}
+
+/** The type of the innermost application failure under a child's failure, if any. */
+function innermostType(error: ChildWorkflowFailure): string | undefined {
+  let type: string | undefined;
+  for (let e: Error | undefined = error.cause; e; e = (e as { cause?: Error }).cause)
+    if (e instanceof ApplicationFailure && e.type) type = e.type;
+  return type;
 }
 
 /** The innermost typed failure (child → activity → application) says what went wrong. */

@@ -34,7 +34,7 @@ interface Fakes {
   release: () => void;
 }
 
-function fakeConsolidation(opts: { failTenant?: string; planMs?: number } = {}): {
+function fakeConsolidation(opts: { failTenant?: string; busyTenant?: string; planMs?: number } = {}): {
   fakes: Fakes;
   activities: Partial<ConsolidationActivities>;
 } {
@@ -64,6 +64,11 @@ function fakeConsolidation(opts: { failTenant?: string; planMs?: number } = {}):
       try {
         if (input.tenantId === opts.failTenant)
           throw ApplicationFailure.nonRetryable('archive unreadable', 'ArchiveManifestInvalid');
+        if (input.tenantId === opts.busyTenant)
+          throw ApplicationFailure.nonRetryable(
+            `tenant ${input.tenantId} is busy: erasure erase/x holds its operation lease`,
+            'TenantBusy',
+          );
         await new Promise((r) => setTimeout(r, opts.planMs ?? 50));
         while ([...fakes.hold].some((h) => input.workflowId.includes(h))) await gate;
         return { candidates: 0, sampled: 0, batches: 0 };
@@ -155,6 +160,25 @@ describe('nightlyConsolidationWorkflow', () => {
       outcome: 'failed',
       workflowId: `consolidate/${tenants[2]}/2026-11-30`,
       reason: expect.stringMatching(/ArchiveManifestInvalid/),
+    });
+  });
+
+  it('skips a tenant whose operation lease a rollback, an erasure or a reindex holds', async () => {
+    const [busy, free] = ['b', 'f'].map((t) => uniqueId(`l${t}`)) as [string, string];
+    const { activities } = fakeConsolidation({ busyTenant: busy });
+    const result = await withWorker(
+      { ...activities, ...tenantsFrom([busy, free]), findRunningConsolidation: async () => ({}) },
+      (taskQueue) =>
+        client.workflow.execute(nightlyConsolidationWorkflow, {
+          taskQueue,
+          workflowId: uniqueId('nightly-busy'),
+          args: [{ date: '2026-11-27' }],
+        }),
+    );
+    expect(result.totals).toMatchObject({ completed: 1, skipped: 1, failed: 0 });
+    expect(result.results.find((r) => r.tenantId === busy)).toMatchObject({
+      outcome: 'skipped',
+      reason: expect.stringMatching(/TenantBusy: tenant .* is busy: erasure erase\/x holds its operation lease/),
     });
   });
 
