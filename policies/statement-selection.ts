@@ -96,6 +96,8 @@ const EXCHANGE = new RegExp(
       'think so',
       'get (?:how|it|that|what|you)',
       'hope (?!to\\b)',
+      // "I was just remembering …": a memory brought up in the talk, the event undated.
+      'was (?:remembering|reminiscing|reminded)',
       "can(?:not|'t)? (?:imagine|picture|tell|see|relate|believe|wait)",
       'cannot wait',
       'am (?:not )?(?:sorry|glad|happy (?:for|to hear|to help|that)|proud of|impressed|in\\b|down\\b|up for|game|okay|ok\\b|fine with|all for|sure|afraid|excited for|thrilled for|jealous|curious|looking forward|here for|on it|with|grateful|thankful|touched|honored|flattered|lucky to have)',
@@ -117,7 +119,7 @@ const DIALOGUE_MOVE =
   /^(?:will|would|can|could|should|must|might|may|shall|want|need|wish|wonder|hope|think|thought|believe|guess|expect|expected|remember|recall|know|forgot|forget|understand|see|mean|prefer|plan|do not|did not|does not|don't|didn't|doesn't|can't|cannot|won't|have to|got to|gotta|(?:am|was|were) (?:\w+ing\b|sorry|okay|ok\b|fine|afraid|not|sure|certain|happy|glad|willing|ready|interested|unable|able|open|eager|insistent|upset|frustrated|angry|disappointed|annoyed|worried|concerned|confused|stressed|hoping))/i;
 
 const INTENSIFIER =
-  /^(really|just|also|so|totally|definitely|actually|truly|absolutely|very|still|only|even|quite|pretty|kinda|a|bit)$/i;
+  /^(really|just|also|so|totally|definitely|actually|truly|absolutely|very|still|only|even|quite|pretty|kinda|a|bit|currently)$/i;
 const FUTURE = /^(?:will|am (?:going to|gonna)|would)\b/i;
 const CONTRACTIONS: Record<string, string> = { "i'm": 'am', "i've": 'have', "i'd": 'would', "i'll": 'will' };
 
@@ -163,7 +165,13 @@ function judgeClause(clause: string, ctx: SentenceContext): Judged {
     if (FUTURE.test(predicate) && findTimeMentions(body, ctx.observedAt).length === 0)
       return { ok: false, reason: 'exchange' };
   }
-  if (pronounFirst(body) || PREPOSITION_POINTER.test(body) || SHOWN.test(body) || BARE_QUANTITY.test(body))
+  if (
+    pronounFirst(body) ||
+    PREPOSITION_POINTER.test(body) ||
+    SHOWN.test(body) ||
+    UNNAMED.test(body) ||
+    BARE_QUANTITY.test(body)
+  )
     return { ok: false, reason: 'no_referent' };
   if (REMARK.test(body)) return { ok: false, reason: 'exchange' };
   if (saysNothing(body)) return { ok: false, reason: 'small_talk' };
@@ -180,6 +188,9 @@ const PREPOSITION_POINTER =
 /** "came across this cool rainbow sidewalk": "this" before a thing, not a time, points at what was shown. */
 const SHOWN =
   /\bthis\s+(?!(?:week|weekend|month|year|morning|afternoon|evening|night|summer|winter|spring|fall|autumn|season|time|past|coming|is|was|has|had|will)\b)[a-z]/i;
+/** "something similar"; "the project" or "the plan" that no following words name: named in another turn. */
+const UNNAMED =
+  /\bsomething (?:similar|like (?:that|this|it))\b|\bthe (?:project|plan|idea)\b(?!\s+(?:of|called|named|for|to|about|with|on)\b)/i;
 /** "planning a few.": a quantity whose thing was named in another turn. */
 const BARE_QUANTITY = /\b(?:a few|a couple|several|some|a bunch|plenty)(?=\s*(?:[,.!?;:]|$))/i;
 /** "my user ID is already provided", "as I said": a remark about the conversation itself. */

@@ -90,6 +90,10 @@ describe('messages that leave no note', () => {
     // Small talk: nothing a reader could act on or ask about.
     ['I will not let anything get me down.'],
     ['I also get help from people who support me.'],
+    // What another turn named: "something similar", "the project"; a memory brought up, undated.
+    ['I loved doing something similar with my siblings when I was young.'],
+    ['My passion for the project and belief in its success are driving me.'],
+    ['I was actually just remembering spending the day with my fam volunteering at a homeless shelter.'],
   ])('%s', async (text) => {
     expect(await claimsOf(text)).toEqual([]);
   });
@@ -108,6 +112,8 @@ describe('messages that leave no note', () => {
     ['As for the reason, I have had a change in plans and will not be needing these flights anymore.'],
     // A remark about the dialogue, and the id it repeats is already known.
     ['My user ID is already provided, aarav_ahmed_6699.'],
+    // The customer's situation told to explain this request.
+    ['I am currently facing some financial issues.'],
   ])('to an agent: %s', async (text) => {
     expect(await claimsOf(text, true)).toEqual([]);
   });
@@ -150,6 +156,11 @@ describe('messages that leave notes, and their claims', () => {
     [
       'I recently went to a pottery class with my kids.',
       ["Jon went to a pottery class with Jon's kids shortly before 8 May 2023."],
+    ],
+    // A project that the sentence names is named.
+    [
+      'I finished the project for my pottery class in April 2023.',
+      ["Jon finished the project for Jon's pottery class in April 2023."],
     ],
     // Small talk excluded, a plain statement with generic words and a named thing kept.
     [
