@@ -185,9 +185,12 @@ function judgeClause(clause: string, ctx: SentenceContext): Judged {
  */
 const PREPOSITION_POINTER =
   /\b(?:about|into|of|with|for|on|at|from|over|through|behind|without)\s+(?:it|this|that|them)(?=\s*(?:[,.!?;:]|$|\s(?:and|or|but|so|too|lately|now|anymore|again|yet)\b))|\blike (?:this|that|these|those)\b/i;
-/** "came across this cool rainbow sidewalk": "this" before a thing, not a time, points at what was shown. */
+/**
+ * "came across this cool rainbow sidewalk": "this" before a thing, not a time, points at what was
+ * shown; so does "here's something I finished".
+ */
 const SHOWN =
-  /\bthis\s+(?!(?:week|weekend|month|year|morning|afternoon|evening|night|summer|winter|spring|fall|autumn|season|time|past|coming|is|was|has|had|will)\b)[a-z]/i;
+  /\bhere(?:'s|’s| is| are)\b|\bthis\s+(?!(?:week|weekend|month|year|morning|afternoon|evening|night|summer|winter|spring|fall|autumn|season|time|past|coming|is|was|has|had|will)\b)[a-z]/i;
 /** "something similar"; "the project" or "the plan" that no following words name: named in another turn. */
 const UNNAMED =
   /\bsomething (?:similar|like (?:that|this|it))\b|\bthe (?:project|plan|idea)\b(?!\s+(?:of|called|named|for|to|about|with|on)\b)/i;
@@ -208,7 +211,8 @@ const GENERIC = new Set(
     'somebody anybody people folks help helps helped support supports supported stuff thing things down up ' +
     'keep keeps kept going go goes went way ways lot lots much many great good nice fine well okay ok time times ' +
     'also always really just am doing done do does make makes made feel feels felt like likes love loves ' +
-    'want wants need needs sure pretty super happy glad day days life'
+    'want wants need needs sure pretty super happy glad day days life ' +
+    "won't can't don't didn't doesn't isn't wasn't aren't"
   ).split(' '),
 );
 

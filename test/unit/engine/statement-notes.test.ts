@@ -89,6 +89,8 @@ describe('messages that leave no note', () => {
     ['I am feeling inspired by autumn so I am planning a few.'],
     // Small talk: nothing a reader could act on or ask about.
     ['I will not let anything get me down.'],
+    ["I won't let anything get me down."],
+    ["I've been busy painting - here's something I finished yesterday."],
     ['I also get help from people who support me.'],
     // What another turn named: "something similar", "the project"; a memory brought up, undated.
     ['I loved doing something similar with my siblings when I was young.'],
