@@ -146,26 +146,20 @@ export async function consolidateExclusively(run: ExclusiveRun): Promise<TenantO
     if (error instanceof ChildWorkflowFailure) {
       // A run rollback, an erasure or a reindex holds the tenant's operation lease: the run did
       // nothing and the next night tries again, as for a tenant another consolidation holds.
-      const outcome = innermostType(error) === FailureType.TenantBusy ? 'skipped' : 'failed';
-      return { ...base, outcome, reason: failureReason(error) };
+      const { type, reason } = innermostFailure(error);
+      return { ...base, outcome: type === FailureType.TenantBusy ? 'skipped' : 'failed', reason };
     }
     throw error;
   }
 }
 
-/** The type of the innermost application failure under a child's failure, if any. */
-function innermostType(error: ChildWorkflowFailure): string | undefined {
+/** The innermost typed failure (child → activity → application): its type, and what went wrong. */
+function innermostFailure(error: ChildWorkflowFailure): { type: string | undefined; reason: string } {
   let type: string | undefined;
-  for (let e: Error | undefined = error.cause; e; e = (e as { cause?: Error }).cause)
-    if (e instanceof ApplicationFailure && e.type) type = e.type;
-  return type;
-}
-
-/** The innermost typed failure (child → activity → application) says what went wrong. */
-function failureReason(error: ChildWorkflowFailure): string {
   let reason = error.message;
   for (let e: Error | undefined = error.cause; e; e = (e as { cause?: Error }).cause) {
+    if (e instanceof ApplicationFailure && e.type) type = e.type;
     reason = e instanceof ApplicationFailure && e.type ? `${e.type}: ${e.message}` : e.message || reason;
   }
-  return reason;
+  return { type, reason };
 }
