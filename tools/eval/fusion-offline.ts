@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.ts';
 import { recall } from '../../src/recall/index.ts';
 import { fusedItems } from './case-run.ts';
+import { fusionPolicyOf } from './fusion-weights.ts';
 import { openKeptLocomo } from './kept-schema.ts';
 import { cutoffInstant, isAfter } from './cutoff.ts';
 import { evidenceRecall } from './metrics.ts';
@@ -18,23 +18,12 @@ import type { QueryOutcome } from './types.ts';
  *     --weights 2/1/1,2/1.5/1
  */
 
-function policyOf(triple: string): FusionPolicy {
-  const [weightText, k] = triple.split('@');
-  const [notes, recordVector, recordText, recordHybrid = 0, lessons = notes] = (weightText as string)
-    .split('/')
-    .map(Number);
-  if ([notes, recordVector, recordText, recordHybrid, lessons].some((w) => w === undefined || !Number.isFinite(w)))
-    throw new Error(`--weights: "${triple}" is not notes/recordVector/recordText[/recordHybrid[/lessons]]`);
-  const weights = { notes, recordVector, recordText, recordHybrid, lessons } as FusionPolicy['weights'];
-  return { ...DEFAULT_FUSION_POLICY, name: triple, weights, ...(k ? { k: Number(k) } : {}) };
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { schema: { type: 'string' }, cases: { type: 'string' }, weights: { type: 'string' } },
   });
   const { db, embedder, cases } = await openKeptLocomo(values);
-  const policies = (values.weights ?? '2/1/1').split(',').map(policyOf);
+  const policies = (values.weights ?? '2/1/1').split(',').map(fusionPolicyOf);
   for (const fusion of policies) {
     const at: Record<number, number[]> = { 1: [], 5: [], 10: [] };
     for (const { evalCase } of cases) {

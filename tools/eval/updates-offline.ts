@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_FUSION_POLICY } from '../../policies/fusion.ts';
+import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.ts';
 import { updatesFirst } from '../../policies/recall-updates.ts';
 import { parseConfig } from '../../src/config.ts';
 import type { Db } from '../../src/db/index.ts';
@@ -10,6 +10,8 @@ import { openNoteStore } from '../../src/runtime.ts';
 import { bm25 } from './baselines/bm25.ts';
 import { turnsOf, type Turn } from './baselines/turns.ts';
 import { fusedItems } from './case-run.ts';
+import { fusionPolicyOf } from './fusion-weights.ts';
+import { memoized } from './kept-schema.ts';
 import { cutoffInstant, isAfter } from './cutoff.ts';
 import { defaultDatasetPath, loadDataset } from './datasets/index.ts';
 import { evidenceRecall, updateOrder } from './metrics.ts';
@@ -23,9 +25,9 @@ import type { EvalCase, EvalQuery, QueryOutcome, RetrievedItem } from './types.t
  * `--schema`, also on Nocturne's own ranking: recall over the note schema a
  * `nocturne eval --dataset beam --keep` run left (its tenants, the same question times), once
  * with the default fusion and once with `updatesFirst` (the embedding server is asked for the
- * questions' vectors).
+ * questions' vectors); `--weights` adds fusion policies in `tools/eval/fusion-offline.ts`'s syntax.
  *
- *   node --import tsx tools/eval/updates-offline.ts [--path P] [--schema nocturne_eval_beam_…]
+ *   node --import tsx tools/eval/updates-offline.ts [--path P] [--schema nocturne_eval_beam_…] [--weights 1/1/0/1.1]
  */
 
 interface Tally {
@@ -65,29 +67,42 @@ interface Kept {
   embedder: Embedder;
 }
 
-async function nocturneRanked(kept: Kept, evalCase: EvalCase, query: EvalQuery, cutoff: string | undefined) {
+/** Nocturne's ranking of the question under each fusion policy, by the policy's name. */
+async function nocturneRanked(
+  kept: Kept,
+  evalCase: EvalCase,
+  query: EvalQuery,
+  cutoff: string | undefined,
+  policies: readonly FusionPolicy[],
+): Promise<Array<[string, RetrievedItem[]]>> {
   const byRecordId = new Map(evalCase.records.map((r) => [r.record.id, r]));
-  const ask = async (updates: boolean) =>
-    fusedItems(
-      await recall(
-        kept.db,
-        kept.embedder,
-        { tenantId: tenantFor('beam', evalCase.caseId), query: query.text, k: 10 },
-        { now: () => new Date(query.askedAt), fusion: { ...DEFAULT_FUSION_POLICY, updatesFirst: updates } },
-      ),
-      byRecordId,
-      cutoff,
+  const ranked: Array<[string, RetrievedItem[]]> = [];
+  for (const fusion of policies) {
+    const recalled = await recall(
+      kept.db,
+      kept.embedder,
+      { tenantId: tenantFor('beam', evalCase.caseId), query: query.text, k: 10 },
+      { now: () => new Date(query.askedAt), fusion },
     );
-  return { plain: await ask(false), updates: await ask(true) };
+    ranked.push([fusion.name, fusedItems(recalled, byRecordId, cutoff)]);
+  }
+  return ranked;
 }
 
 async function openKept(schema: string): Promise<Kept> {
   const config = parseConfig(process.env);
-  return { db: await openNoteStore(config, { schema }), embedder: createModelEmbedder(config.embedding) };
+  return { db: await openNoteStore(config, { schema }), embedder: memoized(createModelEmbedder(config.embedding)) };
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { path: { type: 'string' }, schema: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { path: { type: 'string' }, schema: { type: 'string' }, weights: { type: 'string' } },
+  });
+  const policies = [
+    DEFAULT_FUSION_POLICY,
+    { ...DEFAULT_FUSION_POLICY, name: `${DEFAULT_FUSION_POLICY.name} + updates first`, updatesFirst: true },
+    ...(values.weights ? values.weights.split(',').map(fusionPolicyOf) : []),
+  ];
   const cases = await loadDataset('beam', values.path ?? defaultDatasetPath('beam'));
   const kept = values.schema ? await openKept(values.schema) : undefined;
   const tallies = new Map<string, Tally>();
@@ -104,11 +119,10 @@ async function main(): Promise<void> {
       score(tally(`${split}, BM25`), query, turnItems(ranked));
       score(tally(`${split}, BM25 + updates first`), query, turnItems(updatesFirst(ranked, query.text, speakerOf)));
       if (!kept) continue;
-      const nocturne = await nocturneRanked(kept, evalCase, query, cutoff);
+      const nocturne = await nocturneRanked(kept, evalCase, query, cutoff, policies);
       // A chat the kept run did not hold answers nothing: it is not scored.
-      if (nocturne.plain.length === 0) continue;
-      score(tally(`${split}, Nocturne`), query, nocturne.plain);
-      score(tally(`${split}, Nocturne + updates first`), query, nocturne.updates);
+      if (nocturne[0]?.[1].length === 0) continue;
+      for (const [name, items] of nocturne) score(tally(`${split}, Nocturne ${name}`), query, items);
     }
   }
   await kept?.db.close();
