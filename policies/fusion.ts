@@ -26,6 +26,12 @@ export interface FusionPolicy {
   readonly depth: { readonly notes: number; readonly recordVector: number; readonly recordText: number };
   /** Move a newer item that gives another value of what the query asks about above the older one (policies/recall-updates.ts). */
   readonly updatesFirst: boolean;
+  /**
+   * How much a record's length discounts its word match in the record ranking, BM25's `b` (0..1):
+   * a long answer holds most of a query's words once and says nothing about most of them.
+   * 0 leaves the match as it is. @default 0
+   */
+  readonly recordLengthNorm?: number;
 }
 
 /**

@@ -155,6 +155,18 @@ export function candidateMatches(query: string, claims: readonly string[]): numb
   return docs.map((d) => weightedCoverage(q, d, idf));
 }
 
+/**
+ * Word matches discounted by length as BM25 discounts term frequency (Robertson et al.): each
+ * match divided by `1 - b + b * length / mean length` of the texts matched together, at most 1.
+ * A text shorter than the mean keeps its match; one three times as long keeps less than half of
+ * it at b = 0.75. `b` = 0 returns the matches as they are.
+ */
+export function lengthNormalized(matches: readonly number[], lengths: readonly number[], b: number): number[] {
+  if (b <= 0 || lengths.length === 0) return [...matches];
+  const mean = lengths.reduce((s, l) => s + l, 0) / lengths.length || 1;
+  return matches.map((m, i) => Math.min(m, m / (1 - b + (b * (lengths[i] as number)) / mean)));
+}
+
 /** The context budget's unit: about four characters per token, rounded up. */
 export function approxTokens(text: string): number {
   return Math.ceil(text.length / 4);

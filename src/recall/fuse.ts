@@ -1,5 +1,10 @@
 import { isLesson, reciprocalRankFusion, type FusionPolicy, type Fused } from '../../policies/fusion.ts';
-import { approxTokens, candidateMatches, DEFAULT_RECALL_SCORE_POLICY } from '../../policies/recall-score.ts';
+import {
+  approxTokens,
+  candidateMatches,
+  DEFAULT_RECALL_SCORE_POLICY,
+  lengthNormalized,
+} from '../../policies/recall-score.ts';
 import { embeddedText } from '../../policies/record-recall.ts';
 import { updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
 import type { AssembledItem } from './assemble.ts';
@@ -48,7 +53,10 @@ export function selectFused(
   const lessonWeight = policy.weights.lessons ?? policy.weights.notes;
   const lessonWeights = new Map(topNotes.filter(lesson).map((n) => [noteKey(n), lessonWeight]));
   const hybrid = policy.weights.recordHybrid
-    ? hybridRecordRanking(records, opts.query, opts.similarityFloor ?? 0).slice(0, policy.depth.recordVector)
+    ? hybridRecordRanking(records, opts.query, opts.similarityFloor ?? 0, policy.recordLengthNorm ?? 0).slice(
+        0,
+        policy.depth.recordVector,
+      )
     : [];
   const ranked = reciprocalRankFusion(
     [
@@ -147,11 +155,16 @@ function explainRecord(f: Fused, row: RecordRow): string {
 /**
  * The records both channels found, ranked as notes are ranked: one relevance from the cosine
  * (rescaled from the model's floor) and the IDF-weighted share of the query's words in the
- * record told as a note would tell it.
+ * record told as a note would tell it, discounted by the record's length (`recordLengthNorm`).
  */
-function hybridRecordRanking(records: RecordChannels, query: string, floor: number): RecordRow[] {
+function hybridRecordRanking(records: RecordChannels, query: string, floor: number, lengthNorm: number): RecordRow[] {
   const rows = [...new Map([...records.vector, ...records.text].map((r) => [r.recordId, r])).values()];
-  const lexical = candidateMatches(query, rows.map(toldOf));
+  const told = rows.map(toldOf);
+  const lexical = lengthNormalized(
+    candidateMatches(query, told),
+    told.map((t) => t.length),
+    lengthNorm,
+  );
   // The notes' relevance weights (policies/recall-score.ts), so both are ranked alike.
   const { vector, text } = DEFAULT_RECALL_SCORE_POLICY.weights;
   const scored = rows.map((r, i) => {

@@ -6,6 +6,7 @@ import {
   DEFAULT_RECALL_SCORE_POLICY,
   explainScore,
   isBroaderThanRequest,
+  lengthNormalized,
   lexicalMatch,
   scoreCandidate,
   type ScoreInput,
@@ -202,5 +203,19 @@ describe('recall text helpers', () => {
     expect(explainScore(scoreCandidate({ ...base, vectorSimilarity: 0.9 }), 'compared')).toMatch(
       /semantically close \(0\.90\).*50% of query terms.*confidence 0\.90/,
     );
+  });
+});
+
+describe('length-normalized word match', () => {
+  it('discounts a long text that holds the same words, and leaves the matches alone at b = 0', () => {
+    // A short answer and one three times the mean length, both holding every query word.
+    const matches = [1, 1, 0.5, 0];
+    const lengths = [100, 600, 100, 0];
+    expect(lengthNormalized(matches, lengths, 0)).toEqual(matches);
+    const [short, long, mid] = lengthNormalized(matches, lengths, 0.75);
+    expect(short).toBe(1); // never above the match itself
+    expect(long).toBeCloseTo(1 / (0.25 + 0.75 * 3), 6);
+    expect(long).toBeLessThan(0.5);
+    expect(mid).toBe(0.5); // shorter than the mean: kept
   });
 });
