@@ -36,10 +36,12 @@ function toolErrors(ep: Episode): Finding[] {
     const before = ep.records.slice(0, i);
     const after = ep.records.slice(i + 1);
     const failedCall = [...before].reverse().find((x) => x.record.kind === 'tool_call' && toolOf(x) === tool);
-    const retryIndex = after.findIndex((x) => x.record.kind === 'tool_call' && toolOf(x) === tool);
-    const retry = retryIndex >= 0 ? after[retryIndex] : undefined;
-    const success = retry
-      ? after.slice(retryIndex + 1).find((x) => x.record.kind === 'tool_result' && toolOf(x) === tool && !isFailure(x))
+    // What worked is the call whose own result succeeded: after two failures the second
+    // attempt is not what worked, the one that finally answered is.
+    const successIndex = after.findIndex((x) => x.record.kind === 'tool_result' && toolOf(x) === tool && !isFailure(x));
+    const success = successIndex >= 0 ? after[successIndex] : undefined;
+    const retry = success
+      ? after.slice(0, successIndex).findLast((x) => x.record.kind === 'tool_call' && toolOf(x) === tool)
       : undefined;
     const evidence = [failedCall, r, ...(retry && success ? [retry, success] : [])].filter(
       (x): x is ArchivedRecord => !!x,

@@ -44,6 +44,45 @@ describe('attribution', () => {
     expect(toolError?.evidence.map((e) => e.record.kind)).toEqual(['tool_call', 'error', 'tool_call', 'tool_result']);
   });
 
+  it('names as what worked the call whose own result succeeded, not a retry that failed too', async () => {
+    const base = records[0]!;
+    let n = 0;
+    const rec = (kind: 'tool_call' | 'error' | 'tool_result', payment: string, text?: string) => ({
+      ...base,
+      ref: { ...base.ref, line: ++n },
+      record: {
+        ...base.record,
+        id: `01JRETRY00000000000000000${String(n).padStart(1, '0')}`,
+        kind,
+        ...(text ? { text } : {}),
+        payload:
+          kind === 'tool_call'
+            ? { tool: 'payments.charge', args: { payment_id: payment } }
+            : { tool: 'payments.charge' },
+      },
+    });
+    const ep: Episode = {
+      key: 'retry',
+      tenantId: 'acme',
+      sessionId: 'retry',
+      agentId: 'a',
+      records: [
+        rec('tool_call', 'card_1'),
+        rec('error', 'card_1', 'Error: payment method not found'),
+        rec('tool_call', 'certificate_2'),
+        rec('error', 'certificate_2', 'Error: certificate cannot be used'),
+        rec('tool_call', 'gift_card_3'),
+        rec('tool_result', 'gift_card_3', '{"status": "paid"}'),
+      ],
+    };
+    const findings = attributeEpisode(ep).filter((f) => f.type === 'tool_error');
+    const { proposals } = await createDeterministicEngine().propose({ episodes: [ep], findings, activeNotes: [], now });
+    expect(proposals.map((p) => p.content.claim)).toEqual([
+      'payments.charge fails with payment_id card_1: payment method not found; payment_id gift_card_3 works.',
+      'payments.charge fails with payment_id certificate_2: certificate cannot be used; payment_id gift_card_3 works.',
+    ]);
+  });
+
   it('attributes a failure to notes recalled before it (outdated constraint)', () => {
     const ep = episodes.find((e) => e.key === 'acme/acme-s6-t1') as Episode;
     const used = {
