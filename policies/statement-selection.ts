@@ -118,6 +118,12 @@ const TASK_REASON = /^(?:as for the reason\b|the reason\b)|\b(?:and|,) the reaso
 const DIALOGUE_MOVE =
   /^(?:will|would|can|could|should|must|might|may|shall|want|need|wish|wonder|hope|think|thought|believe|guess|expect|expected|remember|recall|know|forgot|forget|understand|see|mean|prefer|plan|do not|did not|does not|don't|didn't|doesn't|can't|cannot|won't|have to|got to|gotta|(?:am|was|were) (?:\w+ing\b|sorry|okay|ok\b|fine|afraid|not|sure|certain|happy|glad|willing|ready|interested|unable|able|open|eager|insistent|upset|frustrated|angry|disappointed|annoyed|worried|concerned|confused|stressed|hoping))/i;
 
+/**
+ * To an agent: what the customer read, heard or was told somewhere ("I read on the website that
+ * change fees are covered"): a claim brought into this task for the agent to check, not a fact.
+ */
+const HEARSAY = /^(?:have |had )?(?:read|heard|seen|saw)\b.*\bthat\b|^(?:was|were|have been|had been) told\b/i;
+
 const INTENSIFIER =
   /^(really|just|also|so|totally|definitely|actually|truly|absolutely|very|still|only|even|quite|pretty|kinda|a|bit|currently)$/i;
 const FUTURE = /^(?:will|am (?:going to|gonna)|would)\b/i;
@@ -159,7 +165,8 @@ function judgeClause(clause: string, ctx: SentenceContext): Judged {
   if (subject === 'i' || subject in CONTRACTIONS) {
     const predicate = predicateOf(body);
     if (EXCHANGE.test(predicate)) return { ok: false, reason: 'exchange' };
-    if (ctx.withAgent && DIALOGUE_MOVE.test(predicate)) return { ok: false, reason: 'dialogue_move' };
+    if (ctx.withAgent && (DIALOGUE_MOVE.test(predicate) || HEARSAY.test(predicate)))
+      return { ok: false, reason: 'dialogue_move' };
     if (pointsBack(predicate)) return { ok: false, reason: 'no_referent' };
     // "I'll keep going", "I'm gonna reach out": a promise in reply; a plan says when.
     if (FUTURE.test(predicate) && findTimeMentions(body, ctx.observedAt).length === 0)

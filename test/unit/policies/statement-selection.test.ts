@@ -35,6 +35,9 @@ describe('sentences that do not become notes', () => {
     ['I really need some form of resolution here.', customer, 'dialogue_move'],
     ['I thought the system would allow me to remove the checked bag.', customer, 'dialogue_move'],
     ['I was hoping to adjust my flight plans a bit.', customer, 'dialogue_move'],
+    // What a customer read or was told elsewhere is a claim for the agent to check, not a fact.
+    ['I read on the website that change fees are covered by the insurance.', customer, 'dialogue_move'],
+    ['I was told that the upgrade would be free.', customer, 'dialogue_move'],
     // A time that cannot be made absolute.
     ['I moved to Boston a few years ago.', friends, 'relative_time'],
   ])('%s', (sentence, ctx, reason) => {
@@ -97,6 +100,8 @@ describe('sentences that do, cleaned', () => {
       'My user ID is mia_kim_4397.',
     ],
     ['I am a gold member.', customer, 'I am a gold member.'],
+    // Among people, what someone read is something they did.
+    ['I read a book on Roman history last week.', friends, 'I read a book on Roman history last week.'],
   ])('%s', (sentence, ctx, text) => {
     expect(selectStatement(sentence, ctx)).toEqual({ kept: true, text });
   });
