@@ -94,40 +94,68 @@ function extraTools(ep: Episode, successes: readonly Episode[], failed: Archived
  * A state-changing call no successful run made with the same arguments, or one a successful run
  * made and the failed run never did, set against the call of that tool in the other run most
  * like it (the same reservation, the same order): the arguments that differ are the likeliest
- * mistake. One contrast per tool.
+ * mistake. A call of theirs the failed run never made, where each of its calls of that tool was
+ * one a successful run made too, is a call it left out ("successful runs call
+ * update_reservation_flights with reservation_id X7BYG1"), not other arguments. One contrast per
+ * tool.
  */
 function otherArguments(ep: Episode, successes: readonly Episode[], failed: ArchivedRecord): Contrast[] {
   const mineAll = callsOf(ep).filter((c) => WRITE_VERB.test(toolOf(c) as string));
   const theirs = successes.flatMap(callsOf).filter((c) => WRITE_VERB.test(toolOf(c) as string));
-  const pairs = [
-    ...mineAll.map((mine) => nearest(mine, theirs, (peer) => [mine, peer] as const)),
-    ...callsOf(successes[0] as Episode)
-      .filter((c) => WRITE_VERB.test(toolOf(c) as string))
-      .map((peer) => nearest(peer, mineAll, (mine) => [mine, peer] as const)),
+  const madeBy = (calls: readonly ArchivedRecord[]) => (c: ArchivedRecord) =>
+    calls.some((o) => toolOf(o) === toolOf(c) && sameArgs(c, o));
+  const unmatchedMine = mineAll.filter((c) => !madeBy(theirs)(c));
+  const leftOut = callsOf(successes[0] as Episode).filter(
+    (c) => WRITE_VERB.test(toolOf(c) as string) && !madeBy(mineAll)(c),
+  );
+  const pairs: Array<Contrast | undefined> = [
+    ...unmatchedMine.map((mine) => argumentContrast(mine, nearestOf(mine, theirs), failed)),
+    ...leftOut.map((peer) => {
+      const mine = nearestOf(peer, unmatchedMine);
+      if (mine) return argumentContrast(mine, peer, failed);
+      const anyMine = nearestOf(peer, mineAll);
+      return anyMine ? omittedCall(peer, anyMine, failed) : undefined;
+    }),
   ];
   const seen = new Set<string>();
   return pairs.flatMap((pair): Contrast[] => {
-    if (!pair) return [];
-    const [mine, peer] = pair;
-    const tool = toolOf(mine) as string;
-    const [failedArgs, successfulArgs] = differingArgs(argsOf(mine), argsOf(peer));
-    if (seen.has(tool) || Object.keys(failedArgs).length === 0) return [];
-    seen.add(tool);
-    return [[{ kind: 'other_arguments', tool, failedArgs, successfulArgs }, [mine, failed, peer]]];
+    if (!pair || seen.has(pair[0].tool)) return [];
+    seen.add(pair[0].tool);
+    return [pair];
   });
 }
 
-/** The call of the same tool in `others` with the fewest differing arguments; none when one matches exactly. */
-function nearest<T>(
-  call: ArchivedRecord,
-  others: readonly ArchivedRecord[],
-  pair: (other: ArchivedRecord) => T,
-): T | undefined {
+function argumentContrast(
+  mine: ArchivedRecord,
+  peer: ArchivedRecord | undefined,
+  failed: ArchivedRecord,
+): Contrast | undefined {
+  if (!peer) return undefined;
+  const [failedArgs, successfulArgs] = differingArgs(argsOf(mine), argsOf(peer));
+  if (Object.keys(failedArgs).length === 0) return undefined;
+  return [{ kind: 'other_arguments', tool: toolOf(mine) as string, failedArgs, successfulArgs }, [mine, failed, peer]];
+}
+
+/** A call the successful runs made and the failed run did not: named by the identifiers that set it apart. */
+function omittedCall(peer: ArchivedRecord, nearestMine: ArchivedRecord, failed: ArchivedRecord): Contrast {
+  const [, theirs] = differingArgs(argsOf(nearestMine), argsOf(peer));
+  const ids = Object.entries(theirs).filter(([k]) => ID_ARG.test(k));
+  const args = Object.fromEntries(ids.length > 0 ? ids : Object.entries(theirs));
+  return [{ kind: 'omitted_tool', tool: toolOf(peer) as string, args }, [failed, peer]];
+}
+
+/** An argument that names what the call acts on (`reservation_id`, `orderId`). */
+const ID_ARG = /(?:^|_)id$|Id$/;
+
+const sameArgs = (a: ArchivedRecord, b: ArchivedRecord): boolean =>
+  Object.keys(differingArgs(argsOf(a), argsOf(b))[0]).length === 0;
+
+/** The call of the same tool in `others` with the fewest differing arguments. */
+function nearestOf(call: ArchivedRecord, others: readonly ArchivedRecord[]): ArchivedRecord | undefined {
   const same = others.filter((c) => toolOf(c) === toolOf(call));
   if (same.length === 0) return undefined;
   const distance = (c: ArchivedRecord) => Object.keys(differingArgs(argsOf(call), argsOf(c))[0]).length;
-  const best = same.reduce((a, b) => (distance(b) < distance(a) ? b : a));
-  return distance(best) === 0 ? undefined : pair(best);
+  return same.reduce((a, b) => (distance(b) < distance(a) ? b : a));
 }
 
 /** A state-changing call the successful runs made only after the user confirmed, made here without asking. */

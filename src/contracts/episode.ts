@@ -57,6 +57,11 @@ export interface TrialContrast {
   /** other_arguments: the argument values that differ, in the failed run and in a successful one. */
   failedArgs?: Record<string, string>;
   successfulArgs?: Record<string, string>;
+  /**
+   * omitted_tool of a tool the failed run did call: the arguments of the successful runs' call it
+   * never made ("update_reservation_flights with reservation_id X7BYG1").
+   */
+  args?: Record<string, string>;
 }
 
 export type ProposalOp = 'create' | 'reinforce' | 'revise' | 'supersede' | 'retire' | 'quarantine';

@@ -21,18 +21,19 @@ export function trialContrast(f: Finding, ep: Episode): Proposal {
   const contrast: TrialContrast = f.contrast ?? { kind: 'omitted_tool', tool: f.tool ?? 'a tool' };
   const shape = SHAPES[contrast.kind];
   const arguments_ = contrast.kind === 'other_arguments';
+  const call = arguments_ ? contrast.failedArgs : contrast.args;
   const structure: NoteStructure = {
     // The lesson is about how runs of the task type go (its claim opens "In <task type> tasks"), not about one agent.
     subject: ep.taskType ? { type: 'entity', id: ep.taskType } : { type: 'agent', id: ep.agentId },
     attribute: shape.attribute,
-    value: arguments_ ? `${contrast.tool} with ${phrase(contrast.failedArgs)}` : contrast.tool,
+    value: call ? `${contrast.tool} with ${phrase(call)}` : contrast.tool,
     ...(arguments_ ? { contrast: phrase(contrast.successfulArgs) } : {}),
     // The arguments a task needs are one set at a time; which tools to call accumulate.
     exclusive: arguments_,
     polarity: 'positive',
     conditions: [
       ...(ep.taskType ? [{ field: 'task_type', op: 'eq' as const, value: ep.taskType }] : []),
-      ...(arguments_ ? [{ field: 'tool', op: 'eq' as const, value: contrast.tool }] : []),
+      ...(call ? [{ field: 'tool', op: 'eq' as const, value: contrast.tool }] : []),
     ],
     template: shape.template,
   };

@@ -117,6 +117,64 @@ describe('attribution', () => {
   });
 });
 
+describe('a call the failed run left out', () => {
+  const base = records[0]!;
+  let n = 0;
+  const mk = (key: string, reservations: string[], status: 'success' | 'failure'): Episode => {
+    const at = (i: number) => new Date(Date.parse('2026-11-01T09:00:00Z') + i * 1000).toISOString();
+    const rec = (kind: 'tool_call' | 'tool_result' | 'task_outcome', extra: object) => {
+      n += 1;
+      const id = `01JAEFT${String(n).padStart(19, '0')}`;
+      return {
+        ...base,
+        ref: { ...base.ref, recordId: id, line: n, contentHash: `${n}`.padStart(64, '0') },
+        record: {
+          ...base.record,
+          id,
+          sessionId: key,
+          taskType: 'downgrade',
+          observedAt: at(n),
+          kind,
+          ...extra,
+        },
+      };
+    };
+    const rs = [
+      ...reservations.flatMap((id) => [
+        rec('tool_call', { payload: { tool: 'update_reservation', args: { reservation_id: id, cabin: 'economy' } } }),
+        rec('tool_result', {
+          text: `{"reservation_id": "${id}", "cabin": "economy"}`,
+          payload: { tool: 'update_reservation' },
+        }),
+      ]),
+      rec('task_outcome', { outcome: { status } }),
+    ];
+    return { key, tenantId: 'acme', sessionId: key, agentId: 'a', taskType: 'downgrade', records: rs };
+  };
+
+  it('names the call successful runs made and the failed run did not, not the calls both made', async () => {
+    const ok = mk('ok', ['JG7FMM', '2FBBAH', 'X7BYG1'], 'success');
+    const bad = mk('bad', ['JG7FMM', '2FBBAH'], 'failure');
+    const findings = attributeEpisode(bad, [ok]).filter((f) => f.type === 'omitted_step');
+    expect(findings.map((f) => f.contrast)).toEqual([
+      { kind: 'omitted_tool', tool: 'update_reservation', args: { reservation_id: 'X7BYG1' } },
+    ]);
+    const { proposals } = await createDeterministicEngine().propose({
+      episodes: [bad, ok],
+      findings,
+      activeNotes: [],
+      now,
+    });
+    expect(proposals.map((p) => p.content.claim)).toEqual([
+      'In downgrade tasks, successful runs call update_reservation with reservation_id X7BYG1; a failed run skipped it.',
+    ]);
+    const cited = new Map<string, ResolvedRecord>(
+      [...bad.records, ...ok.records].map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
+    );
+    expect(validateProposal(proposals[0] as Proposal, 'acme', cited)).toMatchObject({ verdict: 'accept' });
+  });
+});
+
 describe('deterministic engine + validation on the demo sample', () => {
   it('turns corrections, tool errors and preferences into accepted notes and quarantines the planted injection', async () => {
     const verdicts = (await proposalsFor('acme')).map((p) => ({
