@@ -88,7 +88,8 @@ export function recordVectorSql(exact: boolean, user = false): string {
  * and "like" outranked the one turn that says "pottery". Rows that match any query word are
  * pooled by ts_rank (POOL_FACTOR times the limit), then ranked by BM25 with each word's document
  * frequency counted over the tenant's eligible records (through the GIN index). Document length
- * is the number of distinct words (tsvector length), against the pool's mean. The pool keeps ids
+ * is the number of distinct words (tsvector length), against the pool's mean (computed once: inlined,
+ * the planner recomputed it for every pooled row, a quadratic walk over the pool). The pool keeps ids
  * and tsvectors only, the term weights are summed in one join over the whole pool, and the other
  * columns (and the distance to the query) are read for the `limit` rows returned.
  * Extra parameters after the common ones (and the user's, $8, when there is one): k1, b, the pool size.
@@ -108,7 +109,7 @@ export function recordTextSql(user = false): string {
     SELECT t.term, (SELECT count(*) FROM record_index r
                      WHERE r.fts @@ to_tsquery('simple', quote_literal(t.term)) AND ${eligible(user)})::float8 AS df
       FROM q, unnest(q.terms) AS t(term)),
-  dl AS (SELECT greatest(avg(length(p.fts)), 1)::float8 AS avgdl FROM pool p),
+  dl AS MATERIALIZED (SELECT greatest(avg(length(p.fts)), 1)::float8 AS avgdl FROM pool p),
   c AS MATERIALIZED (
     SELECT p.record_id,
            (SELECT sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))
