@@ -46,8 +46,11 @@ export function isStopword(token: string): boolean {
 }
 
 export function jaccard(a: readonly string[], b: readonly string[]): number {
-  const sa = new Set(a);
-  const sb = new Set(b);
+  return jaccardOfSets(new Set(a), new Set(b));
+}
+
+/** `jaccard` of two token sets built once, for a caller comparing each with many others. */
+export function jaccardOfSets(sa: ReadonlySet<string>, sb: ReadonlySet<string>): number {
   if (sa.size === 0 && sb.size === 0) return 1;
   let inter = 0;
   for (const t of sa) if (sb.has(t)) inter++;

@@ -1,5 +1,5 @@
 import { approxTokens, type RecallScorePolicy, type ScoreParts } from '../../policies/recall-score.ts';
-import { contentTokens, jaccard } from '../../policies/text.ts';
+import { contentTokens, jaccardOfSets } from '../../policies/text.ts';
 import type { NoteVersion } from '../contracts/note.ts';
 
 export interface ScoredCandidate {
@@ -41,14 +41,16 @@ export function assembleContext(
   candidates: readonly ScoredCandidate[],
   opts: { k: number; tokenBudget: number | undefined; policy: RecallScorePolicy },
 ): Assembly {
-  const kept: Array<AssembledItem & { tokenSet: string[] }> = [];
+  // Each kept claim's token set is built once: comparing every candidate with every kept claim
+  // rebuilt both sets per pair.
+  const kept: Array<AssembledItem & { tokenSet: ReadonlySet<string> }> = [];
   let tokens = 0;
   let duplicatesFolded = 0;
   let overBudget = 0;
   for (const c of [...candidates].sort(byScore)) {
     if (kept.length >= opts.k) break;
-    const tokenSet = contentTokens(c.version.claim);
-    const twin = kept.find((k) => jaccard(k.tokenSet, tokenSet) >= opts.policy.duplicateJaccard);
+    const tokenSet = new Set(contentTokens(c.version.claim));
+    const twin = kept.find((k) => jaccardOfSets(k.tokenSet, tokenSet) >= opts.policy.duplicateJaccard);
     if (twin) {
       twin.duplicates.push({ noteId: c.version.noteId, version: c.version.version });
       duplicatesFolded++;

@@ -25,6 +25,12 @@ export interface CandidateParams {
   userId?: string | undefined;
 }
 
+/**
+ * The parameters of a statement that need not wait for the query's vector (full text, standing
+ * preferences): with none yet, its rows carry no distance until `selectNoteDistances`.
+ */
+export type TextParams = Omit<CandidateParams, 'queryVector'> & { queryVector: number[] | null };
+
 export interface SqlOptions {
   /**
    * Keep the explicit tenant predicate. Tests turn it off to prove that row-level security
@@ -159,7 +165,7 @@ export const STANDING_PREFERENCES_SQL = `WITH c AS MATERIALIZED (
 
 export async function selectStandingPreferences(
   tx: Queryable,
-  p: CandidateParams,
+  p: TextParams,
   users: readonly string[],
   limit: number,
 ): Promise<CandidateRow[]> {
@@ -170,19 +176,19 @@ export async function selectStandingPreferences(
 
 const Extra = z.object({ distance: z.number().nullable(), text_rank: z.number() });
 
-function params(p: CandidateParams): unknown[] {
+function params(p: TextParams): unknown[] {
   return [
     p.tenantId,
     p.at,
     p.scopes && p.scopes.length > 0 ? JSON.stringify(p.scopes) : null,
-    toSql(p.queryVector),
+    p.queryVector === null ? null : toSql(p.queryVector),
     p.queryText,
     p.limit,
     ...(p.userId !== undefined ? [p.userId] : []),
   ];
 }
 
-function userOptions(p: CandidateParams, opts: SqlOptions): SqlOptions {
+function userOptions(p: TextParams, opts: SqlOptions): SqlOptions {
   return p.userId !== undefined ? { ...opts, visibleToUser: true } : opts;
 }
 
@@ -225,7 +231,7 @@ export async function selectVectorCandidates(
 
 export async function selectTextCandidates(
   tx: Queryable,
-  p: CandidateParams,
+  p: TextParams,
   opts: SqlOptions = {},
 ): Promise<CandidateRow[]> {
   if (p.queryText.trim() === '') return [];
@@ -293,6 +299,35 @@ export async function selectCurrentVectorChannel(
   const found = rows.filter((r) => (r as { note_id: unknown }).note_id !== null);
   return { rows: parseRows(found), exact: n <= plan.exactUpTo };
 }
+
+/**
+ * Cosine distances of the given note versions to the query vector, for rows a statement read
+ * before the vector was there (the same expression as the channels', so the same values).
+ * A version without a vector is left out. Versions never change, and the projection mirrors
+ * their vectors, so this reads the version row whichever table the candidate came from.
+ */
+export async function selectNoteDistances(
+  tx: Queryable,
+  tenantId: string,
+  queryVector: number[],
+  keys: ReadonlyArray<{ noteId: string; version: number }>,
+): Promise<Map<string, number>> {
+  if (keys.length === 0) return new Map();
+  const { rows } = await tx.query(
+    `SELECT v.note_id, v.version, (v.embedding <=> $2::vector)::float8 AS distance
+       FROM unnest($3::text[], $4::int[]) AS k(note_id, version)
+       JOIN note_versions v ON v.tenant_id = $1::text AND v.note_id = k.note_id AND v.version = k.version
+      WHERE v.embedding IS NOT NULL`,
+    [tenantId, toSql(queryVector), keys.map((k) => k.noteId), keys.map((k) => k.version)],
+  );
+  const parsed = rows.map((r) => NoteDistance.parse(r));
+  return new Map(parsed.map((r) => [noteKey(r.note_id, r.version), r.distance]));
+}
+
+const NoteDistance = z.object({ note_id: z.string(), version: z.number().int(), distance: z.number() });
+
+/** A note version's key in the maps of `selectNoteDistances` and the candidate merge. */
+export const noteKey = (noteId: string, version: number): string => `${noteId}\u0000${version}`;
 
 /**
  * The model that produced the tenant's stored vectors (migration 0008), or null when no reindex

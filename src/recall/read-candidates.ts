@@ -2,6 +2,8 @@ import { withTenant, type Db, type Queryable } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import {
   indexScanSettings,
+  noteKey,
+  selectNoteDistances,
   selectProjectionModel,
   selectTextCandidates,
   selectVectorCandidates,
@@ -9,9 +11,16 @@ import {
   selectCurrentVectorChannel,
   type CandidateParams,
   type CandidateRow,
+  type TextParams,
 } from './queries.ts';
 import type { RecordChannels } from './fuse.ts';
-import { selectRecordTextCandidates, selectRecordVectorCandidates, type RecordParams } from './record-queries.ts';
+import {
+  selectRecordDistances,
+  selectRecordTextCandidates,
+  selectRecordVectorCandidates,
+  type RecordParams,
+  type RecordTextParams,
+} from './record-queries.ts';
 
 /** How the vector channel was read: the index, an exact scan, or not at all (another model's vectors). */
 export type VectorPath = 'hnsw' | 'exact' | 'none';
@@ -23,26 +32,67 @@ export interface CandidateRead {
   warning: string | undefined;
 }
 
+/** The query's vector while the model embeds it: only the statements that compare with it wait. */
+export type PendingVector = Promise<number[]>;
+
 /**
- * Both candidate channels in one tenant transaction, so row-level security scopes every read
- * to the tenant even if a predicate were missing.
+ * A promise started now and awaited later (after another await that may throw first): a
+ * rejection before then is not reported as unhandled, and the later await still throws it.
  */
-export async function readCandidates(db: Db, embedder: Embedder, p: CandidateParams): Promise<CandidateRead> {
-  return withTenant(db, p.tenantId, async (tx) => {
-    const text = await selectTextCandidates(tx, p);
+export function startedNow<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
+/**
+ * Both candidate channels, each transaction under the tenant, so row-level security scopes every
+ * read even if a predicate were missing. The full-text channel and the tenant's model are read
+ * while the query is being embedded; the vector channel, and the distances of the full-text
+ * rows, once its vector is there.
+ */
+export async function readCandidates(
+  db: Db,
+  embedder: Embedder,
+  p: TextParams,
+  vector: PendingVector,
+): Promise<CandidateRead> {
+  const first = withTenant(db, p.tenantId, async (tx) => {
     const model = await selectProjectionModel(tx, p.tenantId);
-    if (model !== null && model !== embedder.name) {
-      // Vectors of another model are not comparable with this query's: full text only until a reindex switches.
-      return {
-        vector: [],
-        text: text.map((r) => ({ ...r, distance: null })),
-        vectorPath: 'none' as const,
-        warning: `vector similarity skipped: this tenant's notes are embedded by ${model}, the query by ${embedder.name} (reindex to switch)`,
-      };
-    }
-    const read = await readVectorChannel(tx, p);
-    return { vector: read.rows, text, vectorPath: read.path, warning: undefined };
+    return { model, text: await selectTextCandidates(tx, { ...p, queryVector: null }) };
   });
+  const [queryVector, { model, text }] = await Promise.all([vector, first]);
+  if (model !== null && model !== embedder.name) {
+    // Vectors of another model are not comparable with this query's: full text only until a reindex switches.
+    return {
+      vector: [],
+      text,
+      vectorPath: 'none' as const,
+      warning: `vector similarity skipped: this tenant's notes are embedded by ${model}, the query by ${embedder.name} (reindex to switch)`,
+    };
+  }
+  return withTenant(db, p.tenantId, async (tx) => {
+    const read = await readVectorChannel(tx, { ...p, queryVector });
+    const rows = await withNoteDistances(tx, p.tenantId, queryVector, text, read.rows);
+    return { vector: read.rows, text: rows, vectorPath: read.path, warning: undefined };
+  });
+}
+
+/**
+ * Rows read without the query's vector, each with its distance: a row the vector channel also
+ * returned takes that one, the others are read (`selectNoteDistances`); no vector, no distance.
+ */
+export async function withNoteDistances(
+  tx: Queryable,
+  tenantId: string,
+  queryVector: number[],
+  rows: CandidateRow[],
+  known: CandidateRow[] = [],
+): Promise<CandidateRow[]> {
+  const key = (r: CandidateRow) => noteKey(r.version.noteId, r.version.version);
+  const distances = new Map(known.map((r) => [key(r), r.distance]));
+  const missing = rows.filter((r) => !distances.has(key(r))).map((r) => r.version);
+  for (const [k, d] of await selectNoteDistances(tx, tenantId, queryVector, missing)) distances.set(k, d);
+  return rows.map((r) => ({ ...r, distance: distances.get(key(r)) ?? null }));
 }
 
 /**
@@ -87,27 +137,39 @@ export async function readVectorChannel(tx: Queryable, p: CandidateParams): Prom
 /** Union of the two channels by (note, version); both carry distance and rank, so either copy will do. */
 export function mergeCandidates(a: CandidateRow[], b: CandidateRow[]): CandidateRow[] {
   const byKey = new Map<string, CandidateRow>();
-  for (const row of [...a, ...b]) byKey.set(`${row.version.noteId}\u0000${row.version.version}`, row);
+  for (const row of [...a, ...b]) byKey.set(noteKey(row.version.noteId, row.version.version), row);
   return [...byKey.values()];
 }
 
 /**
- * The record index's two channels, each in a tenant transaction of its own so they run at once
- * (recall waits for the slower, not the sum): nearest records by vector (only those embedded by
- * the query's model; the index scan settings are set with the tenant) and full-text matches.
+ * The record index's two channels, each in a tenant transaction of its own so they run at once:
+ * full-text matches (read while the query is being embedded) and the nearest records by vector
+ * (only those embedded by the query's model; the index scan settings are set with the tenant),
+ * then the distances of the full-text rows the vector channel did not return.
  */
-export async function readRecordCandidates(db: Db, p: RecordParams): Promise<RecordChannels> {
-  const [text, vector] = await Promise.all([
-    withTenant(db, p.tenantId, (tx) => selectRecordTextCandidates(tx, p)),
-    withTenant(
-      db,
-      p.tenantId,
-      async (tx) => {
-        const rows = await selectRecordVectorCandidates(tx, p, false);
-        return rows.length < p.limit ? selectRecordVectorCandidates(tx, p, true) : rows;
-      },
-      { settings: indexScanSettings(p.limit) },
-    ),
-  ]);
-  return { vector, text };
+export async function readRecordChannels(db: Db, p: RecordTextParams, vector: PendingVector): Promise<RecordChannels> {
+  const text = startedNow(
+    withTenant(db, p.tenantId, (tx) => selectRecordTextCandidates(tx, { ...p, queryVector: null })),
+  );
+  const queryVector = await vector;
+  return withTenant(
+    db,
+    p.tenantId,
+    async (tx) => {
+      const q = { ...p, queryVector };
+      const first = await selectRecordVectorCandidates(tx, q, false);
+      const rows = first.length < p.limit ? await selectRecordVectorCandidates(tx, q, true) : first;
+      const distances = new Map(rows.map((r) => [r.recordId, r.distance]));
+      const found = await text;
+      const missing = found.filter((r) => !distances.has(r.recordId)).map((r) => r.recordId);
+      for (const [id, d] of await selectRecordDistances(tx, q, missing)) distances.set(id, d);
+      return { vector: rows, text: found.map((r) => ({ ...r, distance: distances.get(r.recordId) ?? null })) };
+    },
+    { settings: indexScanSettings(p.limit) },
+  );
+}
+
+/** The record channels for a query already embedded. */
+export function readRecordCandidates(db: Db, p: RecordParams): Promise<RecordChannels> {
+  return readRecordChannels(db, p, Promise.resolve(p.queryVector));
 }

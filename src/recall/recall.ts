@@ -16,11 +16,11 @@ import type { Embedder } from '../embeddings/embedder.ts';
 import { assembleContext, type Assembly, type ScoredCandidate } from './assemble.ts';
 import { RecallRequest, type ParsedRecallRequest, type RecalledNote, type RecallResult } from './contract.ts';
 import { rankingOf, selectFused, type FusedSelection, type RecordChannels } from './fuse.ts';
-import type { CandidateParams, CandidateRow } from './queries.ts';
+import type { CandidateRow, TextParams } from './queries.ts';
 import {
   mergeCandidates,
   readCandidates,
-  readRecordCandidates,
+  readRecordChannels,
   type CandidateRead,
   type VectorPath,
 } from './read-candidates.ts';
@@ -80,16 +80,22 @@ export async function recall(
   const now = (options.now ?? (() => new Date()))();
   const at = req.asOf !== undefined ? new Date(req.asOf) : now;
   const goOn = () => options.signal?.throwIfAborted();
-  const [queryVector] = await embed(embedder, req.query);
-  goOn();
-  const params = { ...candidateParams(req, at, queryVector), userId: options.visibleToUser };
-  // Notes and records are read in two transactions at once: recall waits for the slower, not the sum.
-  const [read, records, standing] = await Promise.all([
-    req.include.includes('notes') ? readCandidates(db, embedder, params) : NO_NOTES,
+  // The question is embedded while the statements that need no vector (full text, the tenant's
+  // model, standing preferences) run; the vector channels start when it is there. Once the
+  // caller's deadline passes, no statement that waits for the vector starts.
+  const vector = embed(embedder, req.query).then(([v]) => {
+    goOn();
+    return v;
+  });
+  const params = { ...candidateParams(req, at), userId: options.visibleToUser };
+  // Notes and records are read in transactions of their own at once: recall waits for the slower, not the sum.
+  const [, read, records, standing] = await Promise.all([
+    vector,
+    req.include.includes('notes') ? readCandidates(db, embedder, params, vector) : NO_NOTES,
     req.include.includes('records')
-      ? readRecordCandidates(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) })
+      ? readRecordChannels(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) }, vector)
       : NO_RECORDS,
-    req.include.includes('notes') ? readStandingPreferences(db, params) : [],
+    req.include.includes('notes') ? readStandingPreferences(db, params, vector) : [],
   ]);
   goOn();
   const merged = withoutDiscredited(mergeCandidates(read.vector, read.text));
@@ -208,13 +214,13 @@ function parseRequest(request: RecallRequest): ParsedRecallRequest {
   return req;
 }
 
-function candidateParams(req: ParsedRecallRequest, at: Date, queryVector: number[]): CandidateParams {
+function candidateParams(req: ParsedRecallRequest, at: Date): TextParams {
   return {
     tenantId: req.tenantId,
     at: at.toISOString(),
     pointInTime: req.asOf !== undefined,
     scopes: normalizeScopes(req.scope),
-    queryVector,
+    queryVector: null,
     queryText: contentTokens(req.query).join(' '),
     limit: candidateLimit(req.k),
   };

@@ -38,6 +38,9 @@ export interface RecordParams {
   userId?: string | undefined;
 }
 
+/** The full-text read's parameters: with no query vector yet, its rows carry no distance (`selectRecordDistances`). */
+export type RecordTextParams = Omit<RecordParams, 'queryVector'> & { queryVector: number[] | null };
+
 /*
  * Parameters: $1 tenant, $2 at, $3 scopes (jsonb or null), $4 vector, $5 text, $6 limit, $7 model.
  * A scope admits a record by the user, agent or task type it belongs to; the tenant scope admits all.
@@ -85,7 +88,8 @@ export function recordVectorSql(exact: boolean, user = false): string {
  * and "like" outranked the one turn that says "pottery". Rows that match any query word are
  * pooled by ts_rank (POOL_FACTOR times the limit), then ranked by BM25 with each word's document
  * frequency counted over the tenant's eligible records (through the GIN index). Document length
- * is the number of distinct words (tsvector length), against the pool's mean. The pool keeps ids
+ * is the number of distinct words (tsvector length), against the pool's mean (computed once: inlined,
+ * the planner recomputed it for every pooled row, a quadratic walk over the pool). The pool keeps ids
  * and tsvectors only, the term weights are summed in one join over the whole pool, and the other
  * columns (and the distance to the query) are read for the `limit` rows returned.
  * Extra parameters after the common ones (and the user's, $8, when there is one): k1, b, the pool size.
@@ -105,7 +109,7 @@ export function recordTextSql(user = false): string {
     SELECT t.term, (SELECT count(*) FROM record_index r
                      WHERE r.fts @@ to_tsquery('simple', quote_literal(t.term)) AND ${eligible(user)})::float8 AS df
       FROM q, unnest(q.terms) AS t(term)),
-  dl AS (SELECT greatest(avg(length(p.fts)), 1)::float8 AS avgdl FROM pool p),
+  dl AS MATERIALIZED (SELECT greatest(avg(length(p.fts)), 1)::float8 AS avgdl FROM pool p),
   c AS MATERIALIZED (
     SELECT p.record_id,
            (SELECT sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))
@@ -156,10 +160,11 @@ const Row = z
     textRank: r.text_rank,
   }));
 
-function params(p: RecordParams): unknown[] {
+function params(p: RecordTextParams): unknown[] {
   const scopes = p.scopes && p.scopes.length > 0 ? JSON.stringify(p.scopes) : null;
   const user = p.userId !== undefined ? [p.userId] : [];
-  return [p.tenantId, p.at, scopes, toSql(p.queryVector), p.queryText, p.limit, p.model, ...user];
+  const vector = p.queryVector === null ? null : toSql(p.queryVector);
+  return [p.tenantId, p.at, scopes, vector, p.queryText, p.limit, p.model, ...user];
 }
 
 export async function selectRecordVectorCandidates(
@@ -171,9 +176,32 @@ export async function selectRecordVectorCandidates(
   return rows.map((r) => Row.parse(r));
 }
 
-export async function selectRecordTextCandidates(tx: Queryable, p: RecordParams): Promise<RecordRow[]> {
+export async function selectRecordTextCandidates(tx: Queryable, p: RecordTextParams): Promise<RecordRow[]> {
   if (p.queryText.trim() === '') return [];
   const bm25 = [RECORD_BM25.k1, RECORD_BM25.b, Math.min(RECORD_TEXT_POOL_MAX, p.limit * RECORD_TEXT_POOL_FACTOR)];
   const { rows } = await tx.query(recordTextSql(p.userId !== undefined), [...params(p), ...bm25]);
   return rows.map((r) => Row.parse(r));
+}
+
+const RecordDistance = z.object({ record_id: z.string(), distance: z.number() });
+
+/**
+ * Cosine distances of the given records to the query vector (only those embedded by the query's
+ * model), for rows the full-text statement read before the vector was there: the expression the
+ * channels compute, so the same values.
+ */
+export async function selectRecordDistances(
+  tx: Queryable,
+  p: Pick<RecordParams, 'tenantId' | 'model' | 'queryVector'>,
+  recordIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (recordIds.length === 0) return new Map();
+  const { rows } = await tx.query(
+    `SELECT r.record_id, (r.embedding <=> $2::vector)::float8 AS distance
+       FROM record_index r
+      WHERE r.tenant_id = $1::text AND r.record_id = ANY($4::text[])
+        AND r.embedding IS NOT NULL AND r.embedding_model = $3::text`,
+    [p.tenantId, toSql(p.queryVector), p.model, recordIds],
+  );
+  return new Map(rows.map((r) => RecordDistance.parse(r)).map((r) => [r.record_id, r.distance]));
 }

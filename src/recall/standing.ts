@@ -1,5 +1,6 @@
 import { withTenant, type Db } from '../db/index.ts';
-import { selectStandingPreferences, type CandidateParams, type CandidateRow } from './queries.ts';
+import { selectStandingPreferences, type CandidateParams, type CandidateRow, type TextParams } from './queries.ts';
+import { withNoteDistances, type PendingVector } from './read-candidates.ts';
 
 /**
  * A user's standing preferences: how they want answers and what they always want hold for every
@@ -21,8 +22,14 @@ export function standingUsers(p: Pick<CandidateParams, 'scopes' | 'userId' | 'po
   return [...new Set(named)];
 }
 
-export async function readStandingPreferences(db: Db, p: CandidateParams): Promise<CandidateRow[]> {
+/** Read while the query is being embedded; their distances (shown to the caller) once its vector is there. */
+export async function readStandingPreferences(db: Db, p: TextParams, vector: PendingVector): Promise<CandidateRow[]> {
   const users = standingUsers(p);
   if (users.length === 0) return [];
-  return withTenant(db, p.tenantId, (tx) => selectStandingPreferences(tx, p, users, STANDING_PREFERENCES_MAX));
+  const read = withTenant(db, p.tenantId, (tx) =>
+    selectStandingPreferences(tx, { ...p, queryVector: null }, users, STANDING_PREFERENCES_MAX),
+  );
+  const [queryVector, rows] = await Promise.all([vector, read]);
+  if (rows.length === 0) return [];
+  return withTenant(db, p.tenantId, (tx) => withNoteDistances(tx, p.tenantId, queryVector, rows));
 }

@@ -9,7 +9,10 @@ import { overDriver, unscoped } from '../../src/db/unscoped.ts';
 import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { recall } from '../../src/recall/index.ts';
 import { readRecordCandidates } from '../../src/recall/read-candidates.ts';
+import { parseConfig } from '../../src/config.ts';
+import { createModelEmbedder } from '../../src/embeddings/create.ts';
 import { openKeptLocomo } from './kept-schema.ts';
+import type { EvalQuery } from './types.ts';
 import { tenantFor } from './runner.ts';
 
 /**
@@ -17,9 +20,11 @@ import { tenantFor } from './runner.ts';
  * run left: each SQL statement (by its first words) and the record ranking's JavaScript steps
  * (the record told as a note, the candidates' IDF, tokenizing and matching), in milliseconds
  * summed over the questions and at the 95th percentile. Question vectors are embedded before
- * the clock starts.
+ * the clock starts. With `--live`, each question is also asked as the evaluation asks it, the
+ * model embedding it inside recall, beside the question's embedding alone (what the dense
+ * baseline's time mostly is), with the ratio of their 50th and 95th percentiles.
  *
- *   node --import tsx tools/eval/recall-profile.ts --schema nocturne_eval_locomo_… --cases 1
+ *   node --import tsx tools/eval/recall-profile.ts --schema nocturne_eval_locomo_… --cases 1 [--live]
  */
 
 type Timings = Map<string, number[]>;
@@ -30,6 +35,7 @@ const add = (t: Timings, key: string, ms: number) => t.set(key, [...(t.get(key) 
 function labelOf(sql: string): string {
   const s = sql.replace(/\s+/g, ' ').trim();
   if (s.includes('FROM record_index r, q')) return 'record text (BM25)';
+  if (s.includes('record_id = ANY')) return 'record distances (full-text rows)';
   if (s.includes('FROM record_index r')) return 'record vector';
   if (s.includes('note_recall') || s.includes('note_versions')) return `note: ${s.slice(0, 40)}`;
   return s.slice(0, 40);
@@ -86,8 +92,34 @@ async function profileRanking(db: Db, embedder: Embedder, t: Timings, tenantId: 
   clock(t, 'js: tokenizing alone', () => told.map((x) => contentTokens(x)));
 }
 
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))] ?? 0;
+const p95 = (xs: number[]) => percentile(xs, 0.95);
+
+/** Recall with the question embedded inside it, against the question's embedding alone. */
+async function profileLive(db: Db, live: Embedder, t: Timings, tenantId: string, query: EvalQuery): Promise<void> {
+  let start = performance.now();
+  await live.embed([query.text], { kind: 'query' });
+  add(t, 'embedding the question alone', performance.now() - start);
+  start = performance.now();
+  await recall(db, live, { tenantId, query: query.text, k: 10 }, { now: () => new Date(query.askedAt) });
+  add(t, 'recall, question embedded inside', performance.now() - start);
+}
+
+function reportLive(t: Timings): void {
+  const alone = t.get('embedding the question alone') ?? [];
+  const inside = t.get('recall, question embedded inside') ?? [];
+  for (const [name, p] of [
+    ['p50', 0.5],
+    ['p95', 0.95],
+  ] as const) {
+    const [a, b] = [percentile(alone, p), percentile(inside, p)];
+    process.stdout.write(
+      `live ${name}: recall ${b.toFixed(1)} ms, embedding alone ${a.toFixed(1)} ms, ratio ${(b / a).toFixed(2)}\n`,
+    );
+  }
+}
+
 function report(t: Timings, questions: number): void {
-  const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(0.95 * (xs.length - 1))] ?? 0;
   const rows = [...t.entries()].sort((a, b) => b[1].reduce((s, x) => s + x, 0) - a[1].reduce((s, x) => s + x, 0));
   for (const [key, xs] of rows) {
     const sum = xs.reduce((s, x) => s + x, 0);
@@ -98,10 +130,14 @@ function report(t: Timings, questions: number): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { schema: { type: 'string' }, cases: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { schema: { type: 'string' }, cases: { type: 'string' }, live: { type: 'boolean' } },
+  });
   const { db, embedder, cases } = await openKeptLocomo(values);
+  const live = values.live ? createModelEmbedder(parseConfig(process.env).embedding) : undefined;
   const recallTimes: Timings = new Map();
   const steps: Timings = new Map();
+  const liveTimes: Timings = new Map();
   let questions = 0;
   for (const { evalCase } of cases) {
     const tenantId = tenantFor('locomo', evalCase.caseId);
@@ -112,12 +148,17 @@ async function main(): Promise<void> {
       await recall(timedDb(db, recallTimes), embedder, { tenantId, query: query.text, k: 10 }, options);
       add(recallTimes, 'recall (total, vector embedded before)', performance.now() - start);
       await profileRanking(db, embedder, steps, tenantId, query.text, query.askedAt);
+      if (live) await profileLive(db, live, liveTimes, tenantId, query);
       questions += 1;
     }
   }
   process.stdout.write(`${questions} questions\n`);
   report(recallTimes, questions);
   report(steps, questions);
+  if (live) {
+    report(liveTimes, questions);
+    reportLive(liveTimes);
+  }
   await db.close();
 }
 

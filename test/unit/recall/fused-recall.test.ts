@@ -1,6 +1,9 @@
 import { monotonicFactory } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
+import type { Db, Queryable } from '../../../src/db/index.ts';
+import { overDriver, unscoped } from '../../../src/db/unscoped.ts';
+import type { Embedder } from '../../../src/embeddings/embedder.ts';
 import { recall } from '../../../src/recall/index.ts';
 import { readRecordCandidates } from '../../../src/recall/read-candidates.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
@@ -137,4 +140,70 @@ describe('fused recall', () => {
     expect((await ask('u-alice')).text.map((r) => r.text)).toEqual(found.text.map((r) => r.text));
     expect((await ask('u-bob')).text).toEqual([]);
   });
+
+  it('reads full text while the question is embedded, and returns what it returned with the question embedded first', async () => {
+    const tenantId = await tenantWithNoteAndRemark();
+    const before = await ask(tenantId);
+    const statements: string[] = [];
+    let vectorsSent = 0;
+    const gate = gatedEmbedder(ports.embedder);
+    const asked = recall(
+      loggingDb(ports.db, statements, () => (vectorsSent += 1)),
+      gate.embedder,
+      { tenantId, query: 'reports as a table', k: 5 },
+      { now: () => NOW },
+    );
+    // The question's vector has not come back: the full-text channels run all the same.
+    await expect.poll(() => statements.filter((s) => s.includes('plainto_tsquery')).length).toBe(2);
+    expect(vectorsSent).toBe(0);
+    gate.release();
+    const after = await asked;
+    expect(after).toEqual(before);
+    // The note and the remark carry their cosine to the question, though full text found them first.
+    expect(after.records[0]?.why).toMatch(/cosine|meaning/);
+  });
+
+  it("fails with the model's error when the question cannot be embedded, after the full-text reads began", async () => {
+    const tenantId = await tenantWithNoteAndRemark();
+    const statements: string[] = [];
+    const gate = gatedEmbedder(ports.embedder);
+    const asked = recall(loggingDb(ports.db, statements), gate.embedder, { tenantId, query: 'reports as a table' });
+    await expect.poll(() => statements.some((s) => s.includes('plainto_tsquery'))).toBe(true);
+    gate.fail(new Error('embedding server unavailable'));
+    await expect(asked).rejects.toThrow('embedding server unavailable');
+  });
 });
+
+/** The embedder, holding back query vectors until released (or failing them). */
+function gatedEmbedder(inner: Embedder): { embedder: Embedder; release(): void; fail(error: Error): void } {
+  let open: (value: void) => void = () => undefined;
+  let refuse: (error: Error) => void = () => undefined;
+  const gate = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    refuse = reject;
+  });
+  return {
+    embedder: {
+      ...inner,
+      embed: async (texts, options) => {
+        if (options?.kind === 'query') await gate;
+        return inner.embed(texts, options);
+      },
+    },
+    release: () => open(),
+    fail: (error) => refuse(error),
+  };
+}
+
+/** The store, noting each statement's text as it is sent, and calling `onVector` for one sent with a vector. */
+function loggingDb(db: Db, log: string[], onVector: () => void = () => undefined): Db {
+  const inner = unscoped(db);
+  const logged = (q: Queryable): Queryable => ({
+    query: (text, params) => {
+      log.push(text);
+      if (params?.some((p) => typeof p === 'string' && /^\[-?\d/.test(p))) onVector();
+      return q.query(text, params);
+    },
+  });
+  return overDriver(db, { ...inner, ...logged(inner), transaction: (fn) => inner.transaction((tx) => fn(logged(tx))) });
+}
