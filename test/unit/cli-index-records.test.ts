@@ -1,26 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { embeddedCli } from '../helpers/embedded-cli.ts';
 
 // `nocturne index records` as a user runs it: the embedded store, a file archive, real processes.
-const dir = mkdtempSync(join(tmpdir(), 'nocturne-index-cli-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-// No DATABASE_URL or archive URI: the embedded store and a file archive under the data dir.
-const { DATABASE_URL: _db, NOCTURNE_ARCHIVE_URI: _archive, ...inherited } = process.env;
-const env = {
-  ...inherited,
-  NOCTURNE_DATA_DIR: join(dir, 'var'),
-  NOCTURNE_EMBEDDING_PROVIDER: 'lexical',
-  NOCTURNE_EMBEDDING_DIM: '64',
-};
-
-function nocturne(...args: string[]) {
-  const r = spawnSync(process.execPath, ['bin/nocturne.mjs', ...args], { encoding: 'utf8', timeout: 120_000, env });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const { dir, nocturne, cleanup } = embeddedCli('index-cli');
+afterAll(cleanup);
 
 const record = (id: string, kind: string, text: string, at: string) =>
   JSON.stringify({

@@ -1,29 +1,14 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.ts';
 import { applyNoteBatch } from '../../src/db/index.ts';
 import { openNoteStore } from '../../src/runtime.ts';
 import { createOp, freshNoteId } from '../helpers/notes.ts';
+import { embeddedCli } from '../helpers/embedded-cli.ts';
 
 // `nocturne notes find` as an operator runs it after a bad answer: the embedded store, a real process.
-const dir = mkdtempSync(join(tmpdir(), 'nocturne-find-cli-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const { DATABASE_URL: _db, NOCTURNE_ARCHIVE_URI: _archive, ...inherited } = process.env;
-const env = {
-  ...inherited,
-  NOCTURNE_DATA_DIR: join(dir, 'var'),
-  NOCTURNE_EMBEDDING_PROVIDER: 'lexical',
-  NOCTURNE_EMBEDDING_DIM: '64',
-};
-
-function nocturne(...args: string[]) {
-  const r = spawnSync(process.execPath, ['bin/nocturne.mjs', ...args], { encoding: 'utf8', timeout: 120_000, env });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const { env, nocturne, cleanup } = embeddedCli('find-cli');
+afterAll(cleanup);
 
 const cents = freshNoteId();
 const dollars = freshNoteId();
@@ -63,12 +48,12 @@ describe('nocturne notes find --text', () => {
     expect(centsRow).toMatch(new RegExp(`${cents}\\s+2\\s*$`));
     expect(rows.find((l) => l.includes(dollars))).toMatch(/^active\s+fact/);
     expect(r.stdout).not.toContain(other);
-  });
+  }, 240_000);
 
   it('--json prints the notes; a text no claim has finds nothing; an empty text is a usage error', () => {
     const json = nocturne('notes', 'find', '--tenant', 'acme', '--text', 'DOLLARS', '--json');
     expect(JSON.parse(json.stdout).notes.map((n: { noteId: string }) => n.noteId)).toEqual([dollars]);
     expect(nocturne('notes', 'find', '--tenant', 'acme', '--text', 'kangaroo').stdout).toContain('no note of acme');
     expect(nocturne('notes', 'find', '--tenant', 'acme', '--text', '  ').code).toBe(2);
-  });
+  }, 240_000);
 });

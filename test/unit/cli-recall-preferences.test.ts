@@ -1,40 +1,20 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyNoteBatch, openDb } from '../../src/db/index.ts';
 import { createOp } from '../helpers/notes.ts';
+import { embeddedCli } from '../helpers/embedded-cli.ts';
 
 // `nocturne recall` as a user runs it against the embedded store: a user's standing preferences
 // are printed before the ranking, whatever the query is about.
-const dir = mkdtempSync(join(tmpdir(), 'nocturne-recall-cli-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const {
-  DATABASE_URL: _db,
-  NOCTURNE_MIGRATION_DATABASE_URL: _owner,
-  NOCTURNE_ARCHIVE_URI: _archive,
-  ...inherited
-} = process.env;
-const env = {
-  ...inherited,
-  NOCTURNE_DATA_DIR: join(dir, 'var'),
-  NOCTURNE_EMBEDDING_PROVIDER: 'lexical',
-  NOCTURNE_EMBEDDING_DIM: '64',
-};
-
-function nocturne(...args: string[]) {
-  const r = spawnSync(process.execPath, ['bin/nocturne.mjs', ...args], { encoding: 'utf8', timeout: 120_000, env });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const { dataDir, nocturne, cleanup } = embeddedCli('recall-cli');
+afterAll(cleanup);
 
 const dan = { level: 'user' as const, key: 'u-dan' };
 
 beforeAll(async () => {
   // The notes are written straight into the store the command opens, then the store is closed:
   // the embedded database admits one process at a time.
-  const db = await openDb({ kind: 'pglite', dataDir: join(dir, 'var', 'pglite') }, { dimension: 64 });
+  const db = await openDb({ kind: 'pglite', dataDir: join(dataDir, 'pglite') }, { dimension: 64 });
   try {
     const ops = [
       createOp(undefined, { scope: dan, claim: 'u-dan prefers aisle seats over window seats.', confidence: 0.9 }),
