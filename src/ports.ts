@@ -3,6 +3,7 @@ import type { FailureType } from './contracts/failure-types.ts';
 import type { Db } from './db/index.ts';
 import type { Embedder } from './embeddings/embedder.ts';
 import type { NoteEngine } from './engine/types.ts';
+import type { PhaseTimes } from './consolidation/phase-times.ts';
 
 /**
  * The ports every use case runs over. `src/worker.ts` builds them for the activities; tests
@@ -16,6 +17,8 @@ export interface Ports {
   /** New note ids (ULIDs in production; deterministic in tests). */
   newId: () => string;
   clock?: () => Date;
+  /** Where replay adds the time of each of its phases (a benchmark reads it); absent, nothing is timed. */
+  replayPhases?: PhaseTimes;
 }
 
 /**
