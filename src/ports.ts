@@ -1,4 +1,4 @@
-import type { ArchiveStore } from './archive/index.ts';
+import type { ArchiveObjectCache, ArchiveStore } from './archive/index.ts';
 import type { FailureType } from './contracts/failure-types.ts';
 import type { Db } from './db/index.ts';
 import type { Embedder } from './embeddings/embedder.ts';
@@ -11,6 +11,8 @@ import type { PhaseTimes } from './consolidation/phase-times.ts';
  */
 export interface Ports {
   archive: ArchiveStore;
+  /** The worker's inflated archive objects, shared by its replay batches; absent, each read inflates. */
+  archiveCache?: ArchiveObjectCache;
   db: Db;
   embedder: Embedder;
   engine: NoteEngine;

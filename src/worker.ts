@@ -2,6 +2,7 @@ import { DefaultLogger, Runtime, Worker, type LogLevel } from '@temporalio/worke
 import { ulid } from 'ulid';
 import { fileURLToPath } from 'node:url';
 import { createActivities } from '../activities/index.ts';
+import { ArchiveObjectCache } from './archive/object-cache.ts';
 import type { Config } from './config.ts';
 import type { PhaseTimes } from './consolidation/phase-times.ts';
 import type { Db } from './db/index.ts';
@@ -74,6 +75,7 @@ export async function createWorker(
       workflowsPath: WORKFLOWS_PATH,
       activities: createActivities({
         archive,
+        ...(config.archive.cacheBytes > 0 ? { archiveCache: new ArchiveObjectCache(config.archive.cacheBytes) } : {}),
         db,
         embedder,
         engine,

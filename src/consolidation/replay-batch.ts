@@ -90,6 +90,7 @@ export async function replayBatch(
     loadEpisodes(ports.archive, input.tenantId, planned, {
       onObject: (objectKey) => progress.beat({ objectKey }),
       ...(input.window ? { window: input.window } : {}),
+      ...(ports.archiveCache ? { cache: ports.archiveCache } : {}),
     }),
   );
   const recalled = await timed(times, 'recalled', () => recalledByEpisode(ports.db, input.tenantId, episodes));
@@ -105,6 +106,7 @@ export async function replayBatch(
       ports.archive,
       proposals.flatMap((p) => p.content.evidence),
       episodes.flatMap((e) => e.records),
+      ports.archiveCache,
     ),
   );
   const validated = timedSync(times, 'validation', () => validateAll(proposals, input.tenantId, resolved));
