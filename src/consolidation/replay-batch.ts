@@ -112,20 +112,9 @@ export async function replayBatch(
   const validated = timedSync(times, 'validation', () => validateAll(proposals, input.tenantId, resolved));
   const { accepted, quarantined } = validated;
   const rejections = [...refused, ...validated.rejections];
-  const { ops, newQuarantines } = timedSync(times, 'reconcile', () => {
-    const confirmed = [
-      ...episodes.flatMap((e) => successAfterRecall(e, recalled.get(e.key) ?? [], known)),
-      ...feedbackProposals(feedback, known),
-    ];
-    const episodeOf = new Map(episodes.flatMap((e) => e.records.map((r) => [r.record.id, e.key] as const)));
-    const reconciled = reconcile([...accepted, ...confirmed], known, () => ports.newId(), {
-      evidenceText: evidenceText(resolved),
-      episodeOf: (recordId) => episodeOf.get(recordId),
-    });
-    const fresh = quarantined.filter((p) => !alreadyKnown(p, known));
-    const all = [...reconciled, ...fresh.map((p) => asNewQuarantinedNote(p, ports.newId()))].map(toNoteOp);
-    return { ops: all, newQuarantines: fresh };
-  });
+  const { ops, newQuarantines } = timedSync(times, 'reconcile', () =>
+    batchOps(ports, { episodes, recalled, feedback, known, accepted, quarantined, resolved }),
+  );
   const summary: ReplayBatchResult = {
     episodes: episodes.length,
     replayed: episodes.reduce((n, e) => n + e.records.length, 0),
@@ -145,6 +134,37 @@ export async function replayBatch(
     }),
   );
   return summary;
+}
+
+/**
+ * The batch's operations: accepted and confirmed proposals reconciled with the known notes,
+ * and quarantined proposals not already known kept as new quarantined notes.
+ */
+function batchOps(
+  ports: Pick<Ports, 'newId'>,
+  b: {
+    episodes: Episode[];
+    recalled: Awaited<ReturnType<typeof recalledByEpisode>>;
+    feedback: Awaited<ReturnType<typeof pendingFeedback>>;
+    known: KnownNote[];
+    accepted: Proposal[];
+    quarantined: Proposal[];
+    resolved: ReadonlyMap<string, ResolvedRecord>;
+  },
+) {
+  const { episodes, recalled, feedback, known } = b;
+  const confirmed = [
+    ...episodes.flatMap((e) => successAfterRecall(e, recalled.get(e.key) ?? [], known)),
+    ...feedbackProposals(feedback, known),
+  ];
+  const episodeOf = new Map(episodes.flatMap((e) => e.records.map((r) => [r.record.id, e.key] as const)));
+  const reconciled = reconcile([...b.accepted, ...confirmed], known, () => ports.newId(), {
+    evidenceText: evidenceText(b.resolved),
+    episodeOf: (recordId) => episodeOf.get(recordId),
+  });
+  const newQuarantines = b.quarantined.filter((p) => !alreadyKnown(p, known));
+  const ops = [...reconciled, ...newQuarantines.map((p) => asNewQuarantinedNote(p, ports.newId()))].map(toNoteOp);
+  return { ops, newQuarantines };
 }
 
 /**
