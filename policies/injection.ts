@@ -1,4 +1,5 @@
 import { INSTRUCTION_PATTERNS, SQUASHED_PATTERNS, type InstructionKind } from './untrusted/patterns.ts';
+import { memoByText } from './memo.ts';
 import { foldForScreening, screeningForms, squash } from './untrusted/normalize.ts';
 
 /**
@@ -11,8 +12,14 @@ import { foldForScreening, screeningForms, squash } from './untrusted/normalize.
 export type { InstructionKind } from './untrusted/patterns.ts';
 export { UNTRUSTED_SOURCES, isUntrusted, toolDerived } from './untrusted/trust.ts';
 
-/** The kinds of instruction found in `text`, each once, in pattern order; empty when it reads as data. */
-export function instructionKinds(text: string): InstructionKind[] {
+/**
+ * The kinds of instruction found in `text`, each once, in pattern order; empty when it reads as
+ * data. Every proposal citing an untrusted record screens its text again: remembered by text
+ * (shared: do not change the list).
+ */
+export const instructionKinds: (text: string) => readonly InstructionKind[] = memoByText(kindsOf);
+
+function kindsOf(text: string): InstructionKind[] {
   if (text.trim() === '') return [];
   const forms = screeningForms(text);
   const squashed = squash(foldForScreening(text));

@@ -11,10 +11,10 @@ import { TEMPLATE_VOCABULARY } from './note-templates.ts';
 import { checkScopeBreadth } from './scope.ts';
 import { formatMention } from './dates.ts';
 import { invertsEvidence } from './meaning/negation.ts';
-import { evidenceForms, missingTokens, spellOut } from './meaning/normalize.ts';
+import { evidenceForms, missingTokens, phraseTokens } from './meaning/normalize.ts';
 import { checkStructure, TEMPLATE_CONNECTIVES, type MeaningFailure } from './meaning/structure.ts';
 import { absoluteDates, unsupportedPeriod } from './meaning/time.ts';
-import { contentTokens, recordText } from './text.ts';
+import { recordText } from './text.ts';
 
 /** Every rule a proposal must pass before commit, by stable name. */
 export const VALIDATION_RULES = [
@@ -173,7 +173,7 @@ function checkMeaning(
 export function claimSupport(claim: string, cited: readonly RawRecord[], structure?: ParsedNoteStructure): number {
   // Absolute dates are checked by the time rule, against the day each record speaks of.
   const undated = absoluteDates(claim).reduce((text, m) => text.replace(m.text, ' '), claim);
-  const words = contentTokens(spellOut(undated)).filter(
+  const words = phraseTokens(undated).filter(
     (t) => !TEMPLATE_WORDS.has(t) && !TEMPLATE_VOCABULARY.has(t) && !t.startsWith('redacted_'),
   );
   // Who wrote a record, and for which task type, is part of what it shows (a claim may name them).

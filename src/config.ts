@@ -69,6 +69,8 @@ export const envSchema = z.object({
    */
   NOCTURNE_AUDIT_KEY: z.string().min(32, 'at least 32 characters').optional(),
   NOCTURNE_ARCHIVE_URI: archiveUri.optional(),
+  /** Inflated archive objects a worker keeps for its replay batches, in MiB; 0 turns it off. */
+  NOCTURNE_ARCHIVE_CACHE_MB: z.coerce.number().int().min(0).default(128),
   S3_ENDPOINT: httpUrl.optional(),
   S3_REGION: z.string().min(1).default('us-east-1'),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
@@ -160,6 +162,8 @@ export interface Config {
   archive: {
     uri: string;
     producer: string;
+    /** Bytes of inflated objects a worker keeps for replay (0: none). */
+    cacheBytes: number;
     s3?: { endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string };
   };
   embedding: {
@@ -343,6 +347,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     archive: {
       uri: archiveUriValue,
       producer: e.NOCTURNE_PRODUCER ?? 'nocturne',
+      cacheBytes: e.NOCTURNE_ARCHIVE_CACHE_MB * 1024 * 1024,
       s3: {
         region: e.S3_REGION,
         ...(e.S3_ENDPOINT ? { endpoint: e.S3_ENDPOINT } : {}),

@@ -1,8 +1,9 @@
-import type { ArchiveStore } from './archive/index.ts';
+import type { ArchiveObjectCache, ArchiveStore } from './archive/index.ts';
 import type { FailureType } from './contracts/failure-types.ts';
 import type { Db } from './db/index.ts';
 import type { Embedder } from './embeddings/embedder.ts';
 import type { NoteEngine } from './engine/types.ts';
+import type { PhaseTimes } from './consolidation/phase-times.ts';
 
 /**
  * The ports every use case runs over. `src/worker.ts` builds them for the activities; tests
@@ -10,12 +11,16 @@ import type { NoteEngine } from './engine/types.ts';
  */
 export interface Ports {
   archive: ArchiveStore;
+  /** The worker's inflated archive objects, shared by its replay batches; absent, each read inflates. */
+  archiveCache?: ArchiveObjectCache;
   db: Db;
   embedder: Embedder;
   engine: NoteEngine;
   /** New note ids (ULIDs in production; deterministic in tests). */
   newId: () => string;
   clock?: () => Date;
+  /** Where replay adds the time of each of its phases (a benchmark reads it); absent, nothing is timed. */
+  replayPhases?: PhaseTimes;
 }
 
 /**

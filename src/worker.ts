@@ -2,7 +2,9 @@ import { DefaultLogger, Runtime, Worker, type LogLevel } from '@temporalio/worke
 import { ulid } from 'ulid';
 import { fileURLToPath } from 'node:url';
 import { createActivities } from '../activities/index.ts';
+import { ArchiveObjectCache } from './archive/object-cache.ts';
 import type { Config } from './config.ts';
+import type { PhaseTimes } from './consolidation/phase-times.ts';
 import type { Db } from './db/index.ts';
 import type { Embedder } from './embeddings/embedder.ts';
 import { createDeterministicEngine } from './engine/deterministic.ts';
@@ -50,6 +52,8 @@ export async function createWorker(
     embeddingFallback?: 'lexical';
     /** Wraps the configured embedder (an evaluation adds a cache kept between its runs). */
     wrapEmbedder?: (embedder: Embedder) => Embedder;
+    /** Replay adds the time of each of its phases here (a benchmark reads it). */
+    replayPhases?: PhaseTimes;
   } = {},
 ): Promise<WorkerHandle> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -69,7 +73,15 @@ export async function createWorker(
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       workflowsPath: WORKFLOWS_PATH,
-      activities: createActivities({ archive, db, embedder, engine, newId: () => ulid() }),
+      activities: createActivities({
+        archive,
+        ...(config.archive.cacheBytes > 0 ? { archiveCache: new ArchiveObjectCache(config.archive.cacheBytes) } : {}),
+        db,
+        embedder,
+        engine,
+        newId: () => ulid(),
+        ...(options.replayPhases ? { replayPhases: options.replayPhases } : {}),
+      }),
     });
     log(
       `worker: task queue ${config.temporal.taskQueue} on ${config.temporal.address}, archive ${archive.location}, embeddings ${embedder.name}, notes ${engine.name}`,

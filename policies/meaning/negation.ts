@@ -1,4 +1,5 @@
 import { isStopword, wordTokens } from '../text.ts';
+import { memoByText } from '../memo.ts';
 import { formsOf, spellOut, stem } from './normalize.ts';
 
 /**
@@ -55,8 +56,14 @@ export const TRANSPARENT = new Set(
   ].map((w) => stem(w)),
 );
 
-/** The content words of `text`, each tagged with whether the text denies it. */
-export function polarWords(text: string): PolarWord[] {
+/**
+ * The content words of `text`, each tagged with whether the text denies it. Every proposal
+ * compares its value with the text of each record it cites, and several proposals cite the
+ * same records: remembered by text (shared: do not change the list).
+ */
+export const polarWords: (text: string) => readonly PolarWord[] = memoByText(polarWordsOf);
+
+function polarWordsOf(text: string): PolarWord[] {
   const out: PolarWord[] = [];
   for (const clause of spellOut(text).split(CLAUSE_BREAK)) {
     if (!clause) continue;

@@ -143,9 +143,16 @@ export function formsOf(token: string, previous?: string): Form[] {
   return [{ form: stem(token), optional: false }];
 }
 
+/**
+ * The content tokens of a text with its numbers spelled out: what every comparison of words
+ * starts from. Claims, values and record texts are compared many times in a batch, so the
+ * tokens are remembered by text (shared: do not change the list).
+ */
+export const phraseTokens: (text: string) => readonly string[] = memoByText((text) => contentTokens(spellOut(text)));
+
 /** The comparable forms of a text, in order. */
 export function textForms(text: string): Form[] {
-  const tokens = contentTokens(spellOut(text));
+  const tokens = phraseTokens(text);
   return tokens.flatMap((t, i) => formsOf(t, tokens[i - 1]));
 }
 
@@ -159,7 +166,7 @@ export function textForms(text: string): Form[] {
 export const evidenceForms: (text: string) => ReadonlySet<string> = memoByText(formsOfText, 2048);
 
 function formsOfText(text: string): ReadonlySet<string> {
-  const tokens = contentTokens(spellOut(text));
+  const tokens = phraseTokens(text);
   const out = new Set<string>();
   const add = (t: string) => {
     for (const f of formsOf(t)) out.add(f.form);
@@ -178,7 +185,7 @@ function formsOfText(text: string): ReadonlySet<string> {
  * there modulo inflection, number format, units and compounding.
  */
 export function missingForms(phrase: string, evidence: ReadonlySet<string>): string[] {
-  return missingTokens(contentTokens(spellOut(phrase)), evidence).flatMap(({ token, previous }) =>
+  return missingTokens(phraseTokens(phrase), evidence).flatMap(({ token, previous }) =>
     formsOf(token, previous)
       .filter((f) => !f.optional && !evidence.has(f.form))
       .map((f) => f.form),

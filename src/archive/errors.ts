@@ -50,3 +50,9 @@ export class ArchiveManifestError extends Error {
     super(`manifest ${objectKey} is invalid: ${reason}`, options);
   }
 }
+
+/** zlib stream errors carry a Z_* code (truncated input is Z_BUF_ERROR, bad data Z_DATA_ERROR). */
+export function isZlibError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('Z_');
+}

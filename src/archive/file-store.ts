@@ -80,8 +80,10 @@ export class FileArchiveStore implements ArchiveStore {
 
   async head(key: string): Promise<ObjectInfo | undefined> {
     try {
-      const info = await stat(this.pathOf(key));
-      return info.isFile() ? { key, size: info.size } : undefined;
+      const info = await stat(this.pathOf(key), { bigint: true });
+      // The file's inode and modification time stand in for S3's ETag: a file put again under the
+      // same key (after a delete) is another version, even at the same size.
+      return info.isFile() ? { key, size: Number(info.size), etag: `${info.ino}-${info.mtimeNs}` } : undefined;
     } catch (error) {
       if (isErrno(error, 'ENOENT')) return undefined;
       throw error;

@@ -5,6 +5,7 @@ import type { RawRecord } from '../contracts/raw-record.ts';
 import type { ArchivedRecord } from './reader.ts';
 import { lineHash, parseLine, parseText, type QuarantineReason } from './parse-line.ts';
 import type { Item } from './record-iterator.ts';
+import type { InflatedObject } from './object-cache.ts';
 
 /** Lines handed to the iterator at a time: parsed records do not pile up in the heap. */
 const LINES_PER_BATCH = 512;
@@ -57,6 +58,31 @@ export function* heldItems(block: Buffer, context: BlockContext): Generator<Item
     charStart = charEnd + 1;
   }
   if (batch.length > 0) yield batch;
+}
+
+/**
+ * The items of the wanted lines of an object held inflated (sorted, each once), as a targeted
+ * read of the stream finds them: a line past the end of the object is left out (the reader
+ * reports it missing), the unterminated rest of the object is a truncated line.
+ */
+export function selectedItems(object: InflatedObject, lines: readonly number[], context: BlockContext): Item[] {
+  const { block, newlines, ascii } = object;
+  const complete = newlines.length;
+  const tailStart = complete === 0 ? 0 : (newlines[complete - 1] as number) + 1;
+  const out: Item[] = [];
+  for (const line of lines) {
+    if (line >= 1 && line <= complete) {
+      const start = line === 1 ? 0 : (newlines[line - 2] as number) + 1;
+      const end = newlines[line - 1] as number;
+      out.push(
+        lineItem(block, context, { line, start, end }, ascii ? block.toString('latin1', start, end) : undefined),
+      );
+    } else if (line === complete + 1 && tailStart < block.length) {
+      const detail = `last line (${block.length - tailStart} bytes) has no trailing newline`;
+      out.push(quarantine(context, line, 'truncated_line', detail));
+    }
+  }
+  return out;
 }
 
 interface Span {

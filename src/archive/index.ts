@@ -17,6 +17,8 @@ export type { WriteBatchInput, WriteBatchResult, WrittenObject } from './writer.
 export type { Rejection } from './rejections.ts';
 export { readObject, ObjectReader, DEFAULT_MAX_LINE_BYTES, DEFAULT_VERIFY_BUFFER_BYTES } from './reader.ts';
 export type { ArchivedRecord, QuarantinedLine, ReadOptions, ReadStats } from './reader.ts';
+export { ArchiveObjectCache, DEFAULT_OBJECT_CACHE_BYTES } from './object-cache.ts';
+export type { InflatedObject, ObjectCacheStats } from './object-cache.ts';
 export { QUARANTINE_REASONS, lineHash } from './parse-line.ts';
 export type { QuarantineReason } from './parse-line.ts';
 export { scanTenant } from './scan.ts';

@@ -2,11 +2,12 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { RawRecord } from '../contracts/raw-record.ts';
-import { ArchiveObjectCorruptError } from './errors.ts';
+import { ArchiveObjectCorruptError, isZlibError } from './errors.ts';
 import { parseDataKey } from './keys.ts';
 import { splitLineBatches } from './lines.ts';
 import type { LineEvent } from './lines.ts';
-import { heldItems, inflateWhole } from './held-block.ts';
+import { heldItems, inflateWhole, selectedItems } from './held-block.ts';
+import type { ArchiveObjectCache, InflatedObject } from './object-cache.ts';
 import { parseLine } from './parse-line.ts';
 import type { QuarantineReason } from './parse-line.ts';
 import { RecordIterator, type Item } from './record-iterator.ts';
@@ -49,6 +50,11 @@ export interface ReadOptions {
   maxQuarantineDetails?: number;
   /** Called for every quarantined line, including those beyond `maxQuarantineDetails`. */
   onQuarantine?: (q: QuarantinedLine) => void;
+  /**
+   * Targeted reads (`lines`) take the object from this worker's cache of inflated objects, or
+   * inflate it whole into it; objects it cannot hold are read as without it.
+   */
+  cache?: ArchiveObjectCache;
 }
 
 export interface ReadStats {
@@ -143,6 +149,13 @@ export class ObjectReader implements AsyncIterable<ArchivedRecord> {
   }
 
   private async *readSelected(lines: readonly number[]): AsyncGenerator<Item[]> {
+    const cache = this.options.cache;
+    const limit = this.options.verifyBufferBytes ?? DEFAULT_VERIFY_BUFFER_BYTES;
+    const inflated = cache && lines.length > 0 ? await cache.get(this.store, this.objectKey, limit) : undefined;
+    if (inflated) {
+      yield* this.selectedFromHeld(inflated, lines);
+      return;
+    }
     const wanted = new Set(lines);
     const last = Math.max(0, ...wanted);
     const held: Item[] = [];
@@ -155,14 +168,29 @@ export class ObjectReader implements AsyncIterable<ArchivedRecord> {
       }
     }
     yield held;
-    const missing = [...wanted].filter((line) => !seen.has(line)).sort((a, b) => a - b);
-    yield missing.map((line) => {
-      const detail = `line ${line} requested but the object ends before it`;
-      return {
-        kind: 'quarantine',
-        value: { objectKey: this.objectKey, line, reason: 'missing_line', detail },
-      } satisfies Item;
-    });
+    yield this.missingItems([...wanted].filter((line) => !seen.has(line)));
+  }
+
+  /** The wanted lines from an object held inflated, in the order and with the outcome of a streamed read. */
+  private *selectedFromHeld(held: InflatedObject, lines: readonly number[]): Generator<Item[]> {
+    const wanted = [...new Set(lines)].sort((a, b) => a - b);
+    const context = { objectKey: this.objectKey, tenantId: this.tenantId, maxLineBytes: this.maxLineBytes };
+    const found = selectedItems(held, wanted, context);
+    yield found;
+    const seen = new Set(found.map((item) => item.value.line));
+    yield this.missingItems(wanted.filter((line) => !seen.has(line)));
+  }
+
+  private missingItems(lines: number[]): Item[] {
+    return lines
+      .sort((a, b) => a - b)
+      .map((line) => {
+        const detail = `line ${line} requested but the object ends before it`;
+        return {
+          kind: 'quarantine',
+          value: { objectKey: this.objectKey, line, reason: 'missing_line', detail },
+        } satisfies Item;
+      });
   }
 
   private async open(): Promise<Readable> {
@@ -226,12 +254,6 @@ export class ObjectReader implements AsyncIterable<ArchivedRecord> {
     if (this.quarantined.length < (this.options.maxQuarantineDetails ?? 1000)) this.quarantined.push(q);
     this.options.onQuarantine?.(q);
   }
-}
-
-/** zlib stream errors carry a Z_* code (truncated input is Z_BUF_ERROR, bad data Z_DATA_ERROR). */
-function isZlibError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('Z_');
 }
 
 /** Reads one object; iterate the result, then look at `stats` and `quarantined`. */

@@ -17,6 +17,7 @@ import {
 import { loadEpisodes, resolveEvidence } from '../episodes/episodes.ts';
 import { nowOf, SILENT, type Ports, type Progress } from '../ports.ts';
 import { pendingFeedback, withFeedbackNotes } from './feedback.ts';
+import { timed, timedSync } from './phase-times.ts';
 import { knownNotes } from './known-notes.ts';
 import { toNoteOp } from './note-ops.ts';
 import { recalledByEpisode } from './recalled.ts';
@@ -75,38 +76,45 @@ export async function replayBatch(
   progress: Progress = SILENT,
 ): Promise<ReplayBatchResult> {
   const key = { runId: input.runId, batchNo: storedBatchNo(input.batchNo, input.replan) };
-  const stored = await withTenant(ports.db, input.tenantId, (tx) => selectRunBatch(tx, key));
+  const times = ports.replayPhases;
+  const stored = await timed(times, 'stored', () =>
+    withTenant(ports.db, input.tenantId, (tx) => selectRunBatch(tx, key)),
+  );
   if (stored) return stored.summary as ReplayBatchResult;
-  const planned = await withTenant(ports.db, input.tenantId, (tx) =>
-    selectBatchEpisodes(tx, { runId: input.runId, batchNo: input.batchNo }),
+  const planned = await timed(times, 'planned', () =>
+    withTenant(ports.db, input.tenantId, (tx) =>
+      selectBatchEpisodes(tx, { runId: input.runId, batchNo: input.batchNo }),
+    ),
   );
-  const { episodes, missingObjects } = await loadEpisodes(ports.archive, input.tenantId, planned, {
-    onObject: (objectKey) => progress.beat({ objectKey }),
-    ...(input.window ? { window: input.window } : {}),
-  });
-  const recalled = await recalledByEpisode(ports.db, input.tenantId, episodes);
-  const feedback = await pendingFeedback(ports.db, input.tenantId, input.batchNo);
-  const known = await knownNotes(ports.db, input.tenantId, episodes, withFeedbackNotes(recalled, feedback));
-  const { proposals, llmTokens, refused } = await propose(ports, input, episodes, known, progress);
-  const resolved = await resolveEvidence(
-    ports.archive,
-    proposals.flatMap((p) => p.content.evidence),
-    episodes.flatMap((e) => e.records),
+  const { episodes, missingObjects } = await timed(times, 'archive', () =>
+    loadEpisodes(ports.archive, input.tenantId, planned, {
+      onObject: (objectKey) => progress.beat({ objectKey }),
+      ...(input.window ? { window: input.window } : {}),
+      ...(ports.archiveCache ? { cache: ports.archiveCache } : {}),
+    }),
   );
-  const validated = validateAll(proposals, input.tenantId, resolved);
+  const recalled = await timed(times, 'recalled', () => recalledByEpisode(ports.db, input.tenantId, episodes));
+  const feedback = await timed(times, 'feedback', () => pendingFeedback(ports.db, input.tenantId, input.batchNo));
+  const known = await timed(times, 'known', () =>
+    knownNotes(ports.db, input.tenantId, episodes, withFeedbackNotes(recalled, feedback)),
+  );
+  const { proposals, llmTokens, refused } = await timed(times, 'engine', () =>
+    propose(ports, input, episodes, known, progress),
+  );
+  const resolved = await timed(times, 'evidence', () =>
+    resolveEvidence(
+      ports.archive,
+      proposals.flatMap((p) => p.content.evidence),
+      episodes.flatMap((e) => e.records),
+      ports.archiveCache,
+    ),
+  );
+  const validated = timedSync(times, 'validation', () => validateAll(proposals, input.tenantId, resolved));
   const { accepted, quarantined } = validated;
   const rejections = [...refused, ...validated.rejections];
-  const confirmed = [
-    ...episodes.flatMap((e) => successAfterRecall(e, recalled.get(e.key) ?? [], known)),
-    ...feedbackProposals(feedback, known),
-  ];
-  const episodeOf = new Map(episodes.flatMap((e) => e.records.map((r) => [r.record.id, e.key] as const)));
-  const reconciled = reconcile([...accepted, ...confirmed], known, () => ports.newId(), {
-    evidenceText: evidenceText(resolved),
-    episodeOf: (recordId) => episodeOf.get(recordId),
-  });
-  const newQuarantines = quarantined.filter((p) => !alreadyKnown(p, known));
-  const ops = [...reconciled, ...newQuarantines.map((p) => asNewQuarantinedNote(p, ports.newId()))].map(toNoteOp);
+  const { ops, newQuarantines } = timedSync(times, 'reconcile', () =>
+    batchOps(ports, { episodes, recalled, feedback, known, accepted, quarantined, resolved }),
+  );
   const summary: ReplayBatchResult = {
     episodes: episodes.length,
     replayed: episodes.reduce((n, e) => n + e.records.length, 0),
@@ -117,13 +125,46 @@ export async function replayBatch(
     llmTokens,
     ...(missingObjects.length > 0 ? { objectsMissing: missingObjects.length } : {}),
   };
-  await withTenant(ports.db, input.tenantId, async (tx) => {
-    // The episodes were read from the archive: an erasure that began meanwhile may remove them.
-    await lockRunAgainstErasure(tx, { tenantId: input.tenantId, runId: input.runId });
-    await insertRejections(tx, { tenantId: input.tenantId, ...key, rejections: rejections.map(redactRejection) });
-    await insertRunBatch(tx, { tenantId: input.tenantId, ...key, ops, summary });
-  });
+  await timed(times, 'store', () =>
+    withTenant(ports.db, input.tenantId, async (tx) => {
+      // The episodes were read from the archive: an erasure that began meanwhile may remove them.
+      await lockRunAgainstErasure(tx, { tenantId: input.tenantId, runId: input.runId });
+      await insertRejections(tx, { tenantId: input.tenantId, ...key, rejections: rejections.map(redactRejection) });
+      await insertRunBatch(tx, { tenantId: input.tenantId, ...key, ops, summary });
+    }),
+  );
   return summary;
+}
+
+/**
+ * The batch's operations: accepted and confirmed proposals reconciled with the known notes,
+ * and quarantined proposals not already known kept as new quarantined notes.
+ */
+function batchOps(
+  ports: Pick<Ports, 'newId'>,
+  b: {
+    episodes: Episode[];
+    recalled: Awaited<ReturnType<typeof recalledByEpisode>>;
+    feedback: Awaited<ReturnType<typeof pendingFeedback>>;
+    known: KnownNote[];
+    accepted: Proposal[];
+    quarantined: Proposal[];
+    resolved: ReadonlyMap<string, ResolvedRecord>;
+  },
+) {
+  const { episodes, recalled, feedback, known } = b;
+  const confirmed = [
+    ...episodes.flatMap((e) => successAfterRecall(e, recalled.get(e.key) ?? [], known)),
+    ...feedbackProposals(feedback, known),
+  ];
+  const episodeOf = new Map(episodes.flatMap((e) => e.records.map((r) => [r.record.id, e.key] as const)));
+  const reconciled = reconcile([...b.accepted, ...confirmed], known, () => ports.newId(), {
+    evidenceText: evidenceText(b.resolved),
+    episodeOf: (recordId) => episodeOf.get(recordId),
+  });
+  const newQuarantines = b.quarantined.filter((p) => !alreadyKnown(p, known));
+  const ops = [...reconciled, ...newQuarantines.map((p) => asNewQuarantinedNote(p, ports.newId()))].map(toNoteOp);
+  return { ops, newQuarantines };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readObject, type ArchiveStore } from '../archive/index.ts';
+import { readObject, type ArchiveObjectCache, type ArchiveStore } from '../archive/index.ts';
 import type { ArchivedRecord, Episode } from '../contracts/episode.ts';
 import type { EvidenceRef } from '../contracts/note.ts';
 import type { ResolvedRecord } from '../../policies/validation.ts';
@@ -34,6 +34,8 @@ export async function loadEpisodes(
   options: {
     onObject?: (objectKey: string) => void;
     window?: { from?: string | undefined; to?: string | undefined };
+    /** The worker's inflated objects: a run's batches read the same objects. */
+    cache?: ArchiveObjectCache;
   } = {},
 ): Promise<{ episodes: Episode[]; quarantined: number; missingObjects: string[] }> {
   const inWindow = windowFilter(options.window);
@@ -51,7 +53,10 @@ export async function loadEpisodes(
   // Objects are independent: read a few at once, since each read mostly waits on the store.
   await forEachLimited([...wanted], READ_CONCURRENCY, async ([objectKey, lines]) => {
     const found: ArchivedRecord[] = [];
-    const reader = readObject(store, objectKey, { lines: [...lines.keys()].sort((a, b) => a - b) });
+    const reader = readObject(store, objectKey, {
+      lines: [...lines.keys()].sort((a, b) => a - b),
+      ...(options.cache ? { cache: options.cache } : {}),
+    });
     try {
       for await (const r of reader) {
         if (r.record.tenantId !== tenantId || !inWindow(r.record.observedAt)) continue;
@@ -103,6 +108,7 @@ export async function resolveEvidence(
   store: ArchiveStore,
   refs: readonly EvidenceRef[],
   known: readonly ArchivedRecord[],
+  cache?: ArchiveObjectCache,
 ): Promise<Map<string, ResolvedRecord>> {
   const resolved = new Map<string, ResolvedRecord>();
   const at = (objectKey: string, line: number) => `${objectKey}#${line}`;
@@ -119,7 +125,8 @@ export async function resolveEvidence(
   }
   await forEachLimited([...missing], READ_CONCURRENCY, async ([objectKey, lines]) => {
     try {
-      for await (const r of readObject(store, objectKey, { lines: [...lines].sort((a, b) => a - b) })) {
+      const sorted = [...lines].sort((a, b) => a - b);
+      for await (const r of readObject(store, objectKey, { lines: sorted, ...(cache ? { cache } : {}) })) {
         resolved.set(r.record.id, { record: r.record, contentHash: r.contentHash });
       }
     } catch (error) {

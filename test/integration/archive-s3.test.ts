@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ArchiveObjectCorruptError } from '../../src/archive/errors.ts';
+import { ArchiveObjectCache } from '../../src/archive/object-cache.ts';
 import { dataKey } from '../../src/archive/keys.ts';
 import { readManifest } from '../../src/archive/manifest-io.ts';
 import { priorityLines } from '../../src/archive/manifest.ts';
@@ -112,5 +113,35 @@ describe('archive on SeaweedFS S3', () => {
     expect(yielded).toEqual([]);
     const scan = await scanTenant(store, 's3-trunc', { verify: true });
     expect(scan.problems.map((p) => p.problem).sort()).toEqual(['corrupt_object', 'missing_manifest']);
+  });
+  it('serves a targeted read from the worker cache only while the object keeps its size and ETag', async () => {
+    const key = dataKey({
+      tenantId: 's3-cache',
+      date: '2026-03-01',
+      producer: 'itest',
+      seq: '01JQ0000000000000000000000-00000000cace',
+    });
+    const [a, b] = [
+      generateRecords({ tenantId: 's3-cache', count: 3, seed: 41, withRecordedAt: true }),
+      generateRecords({ tenantId: 's3-cache', count: 3, seed: 42, withRecordedAt: true }),
+    ];
+    const jsonl = (rs: typeof a) => Buffer.from(rs.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const ids = async (lines: number[]) => {
+      const out: string[] = [];
+      for await (const r of readObject(store, key, { lines, cache })) out.push(r.record.id);
+      return out;
+    };
+    const cache = new ArchiveObjectCache();
+    await store.putIfAbsent(key, gzipSync(jsonl(a)), 'application/x-ndjson');
+    expect(await ids([1])).toEqual([a[0]?.id]);
+    expect(await ids([2, 3])).toEqual([a[1]?.id, a[2]?.id]);
+    expect(cache.stats).toMatchObject({ misses: 1, hits: 1 });
+
+    // Deleted (as erasure deletes), then another object under the same key: never the held bytes.
+    await store.delete(key);
+    await expect(ids([1])).rejects.toMatchObject({ name: 'ArchiveObjectNotFoundError' });
+    await store.putIfAbsent(key, gzipSync(jsonl(b)), 'application/x-ndjson');
+    expect(await ids([1, 2])).toEqual([b[0]?.id, b[1]?.id]);
+    expect(cache.stats.misses).toBe(2);
   });
 });

@@ -8,6 +8,7 @@ import { consolidationId } from '../../src/contracts/workflow-ids.ts';
 import { scaledRecords } from '../demo/sample.ts';
 import { openNoteStore, withArchive, withTemporalClient } from '../../src/runtime.ts';
 import { createWorker } from '../../src/worker.ts';
+import type { PhaseTimes } from '../../src/consolidation/phase-times.ts';
 import { readExecutionChain } from './workflow-history.ts';
 
 /**
@@ -46,6 +47,14 @@ interface RunMeasure {
   maxEventsPerExecution: number;
   /** Seconds of activity time by activity type (replayBatch, commitBatch, indexRecords, …): where the time goes. */
   activitySecondsByType: Record<string, number>;
+  /** Seconds of `replayBatch` by phase, summed over the run's batches (reading the archive, validation, …). */
+  replayPhaseSeconds: Record<string, number>;
+  /**
+   * The run's counts and rejections by rule. Sampling weighs recency from the run's start, so
+   * two runs of the bench may draw a few different (equivalent) episode copies.
+   */
+  counts: ConsolidateResult['counts'];
+  rejectedByRule: Record<string, number>;
   /**
    * Notes commit without waiting for their vectors (the run does not wait here): seconds from
    * the run's start until the note-vectors step had embedded every claim it committed, and the
@@ -89,19 +98,20 @@ export async function runConsolidateBench(opts: ConsolidateBenchOptions): Promis
   await archiveScaled(config, small, records, log);
   await archiveScaled(config, large, records * scale, log);
   const db = await openNoteStore(config);
-  const handle = await createWorker(config, { db, log: () => {} });
+  const phases: PhaseTimes = new Map();
+  const handle = await createWorker(config, { db, log: () => {}, replayPhases: phases });
   try {
     return await handle.worker.runUntil(() =>
       withTemporalClient(config, async (client) => {
         log(`consolidating ${records} records with a ${episodes}-episode budget …`);
-        const s = await measureRun(client, config, {
+        const s = await measureRun(client, config, phases, {
           tenantId: small,
           episodes,
           archiveRecords: records,
           waitRecordIndex,
         });
         log(`consolidating ${records * scale} records with the same budget …`);
-        const l = await measureRun(client, config, {
+        const l = await measureRun(client, config, phases, {
           tenantId: large,
           episodes,
           archiveRecords: records * scale,
@@ -153,10 +163,12 @@ async function archiveScaled(
 async function measureRun(
   client: Client,
   config: Config,
+  phases: PhaseTimes,
   run: { tenantId: string; episodes: number; archiveRecords: number; waitRecordIndex: boolean },
 ): Promise<RunMeasure> {
   const { tenantId, episodes, archiveRecords, waitRecordIndex } = run;
   const workflowId = consolidationId(tenantId, 'bench');
+  phases.clear();
   const started = Date.now();
   const handle = await client.workflow.start('consolidateTenantWorkflow', {
     taskQueue: config.temporal.taskQueue,
@@ -173,6 +185,7 @@ async function measureRun(
   });
   const result = (await handle.result()) as ConsolidateResult;
   const wallSeconds = (Date.now() - started) / 1000;
+  const replayPhaseSeconds = Object.fromEntries([...phases].map(([phase, ms]) => [phase, round(ms / 1000)]));
   const vectors = await vectorsDone(client, result, started, wallSeconds);
   const records = await recordsDone(client, result, started, wallSeconds, waitRecordIndex);
   const { activitySeconds, commitSeconds, byType, executions, maxEvents } = await activityTime(client, workflowId);
@@ -188,6 +201,9 @@ async function measureRun(
     executions,
     maxEventsPerExecution: maxEvents,
     activitySecondsByType: byType,
+    replayPhaseSeconds,
+    counts: result.counts,
+    rejectedByRule: result.rejectedByRule,
     vectors,
     records,
   };

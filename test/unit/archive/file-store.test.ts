@@ -35,7 +35,7 @@ describe('FileArchiveStore', () => {
     const chunks: Buffer[] = [];
     for await (const c of await store.getStream('raw/tenant=a/2')) chunks.push(c as Buffer);
     expect(Buffer.concat(chunks).toString()).toBe('0123456789');
-    expect(await store.head('raw/tenant=a/2')).toEqual({ key: 'raw/tenant=a/2', size: 10 });
+    expect(await store.head('raw/tenant=a/2')).toEqual({ key: 'raw/tenant=a/2', size: 10, etag: expect.any(String) });
     expect(await store.head('raw/tenant=a/3')).toBeUndefined();
     const listed = [];
     for await (const o of store.list('raw/tenant=a/')) listed.push(o.key);

@@ -49,6 +49,11 @@ export async function consolidateBenchCommand(opts: ConsolidateBenchOptions): Pr
         .map(([type, s]) => `${type} ${s}s`)
         .join(', ')}`,
     );
+    printLine(
+      `     replayBatch by phase: ${Object.entries(m.replayPhaseSeconds)
+        .map(([phase, s]) => `${phase} ${s}s`)
+        .join(', ')}; ${m.counts.committed} committed, ${m.counts.quarantined} quarantined`,
+    );
   }
   printLine(
     `cost ${opts.scale}x / 1x with the same budget: ${r.costRatioLargeVsSmall}x (target <= ${r.targets.costRatio}); targets ${r.targets.met ? 'met' : 'missed'}`,
