@@ -58,7 +58,7 @@ export const OPENER_MAX_WORDS = 8;
 
 /** A lead-in about the conversation itself ("since my last chat"): relative to it, so dropped. */
 const CONVERSATION = /\b(chat|chatted|talk|talked|spoke|spoken|caught up|catch up|last time)\b/i;
-const WE = /\b(we|we're|we've|we'd|we'll|us|ourselves)\b/i;
+const WE = /\b(we|we're|we've|we'd|we'll|us|our|ours|ourselves)\b/i;
 const LISTENER = /\b(you|you're|you've|you'd|you'll|your|yours|yourself|ya|u)\b/i;
 /** Words that point back at something said before: as an object they leave the statement empty. */
 const ANAPHORA = new Set('it them this that these those there him her he she they one so such'.split(' '));
@@ -100,6 +100,9 @@ const EXCHANGE = new RegExp(
       'was (?:remembering|reminiscing|reminded)',
       "can(?:not|'t)? (?:imagine|picture|tell|see|relate|believe|wait)",
       'cannot wait',
+      // "I'm always down to give recommendations", "I'm tempted to try …": an offer or a reaction in reply.
+      'am always (?:down|up for|happy|glad|here|ready)',
+      'am (?:so |really )?tempted',
       'am (?:not )?(?:sorry|glad|happy (?:for|to hear|to help|that)|proud of|impressed|in\\b|down\\b|up for|game|okay|ok\\b|fine with|all for|sure|afraid|excited for|thrilled for|jealous|curious|looking forward|here for|on it|with|grateful|thankful|touched|honored|flattered|lucky to have)',
       'would (?:love|like) to (?:see|hear|know|try|join|check|meet|come)',
       'will (?:let|keep|send|check|think|try|see|talk|get back|do that|look into|take a look|definitely)',
@@ -177,7 +180,8 @@ function judgeClause(clause: string, ctx: SentenceContext): Judged {
     PREPOSITION_POINTER.test(body) ||
     SHOWN.test(body) ||
     UNNAMED.test(body) ||
-    BARE_QUANTITY.test(body)
+    BARE_QUANTITY.test(body) ||
+    ELLIPSIS.test(body.trim())
   )
     return { ok: false, reason: 'no_referent' };
   if (REMARK.test(body)) return { ok: false, reason: 'exchange' };
@@ -202,7 +206,11 @@ const SHOWN =
 const UNNAMED =
   /\bsomething (?:similar|like (?:that|this|it))\b|\bthe (?:project|plan|idea)\b(?!\s+(?:of|called|named|for|to|about|with|on)\b)/i;
 /** "planning a few.": a quantity whose thing was named in another turn. */
-const BARE_QUANTITY = /\b(?:a few|a couple|several|some|a bunch|plenty)(?=\s*(?:[,.!?;:]|$))/i;
+const BARE_QUANTITY =
+  /\b(?:a few|a couple|several|some|a bunch|plenty|so much|so many|a lot|a ton)(?=\s*(?:[,.!?;:]|$))/i;
+/** "… and others don't": a clause that only repeats an auxiliary leaves its verb in another clause. */
+const ELLIPSIS =
+  /(?:^|\b(?:and|but|while|whereas)\s+)(?:\w+\s+)?(?:do|does|did|don't|doesn't|didn't|can|can't|cannot|will|won't|would|wouldn't|have|haven't|has|hasn't|is|isn't|are|aren't|was|wasn't)(?:\s+(?:not|too|either))?\s*[.!?]*$/i;
 /** "my user ID is already provided", "as I said": a remark about the conversation itself. */
 const REMARK =
   /\b(?:already (?:provided|given|mentioned|told you|said|shared|sent)|as (?:I )?(?:mentioned|said|stated|told you)(?: before| earlier)?)\b/i;

@@ -30,8 +30,13 @@ const UNCHANGED_AFTER_I = new Set([
   ...'would could should might must will can shall may'.split(' '),
 ]);
 
+/** "retook", "rebuilt", "undid", "overslept": an irregular past behind a prefix is past too. */
+const PAST_PREFIX = /^(?:re|un|over|under|out|mis|with)(?=[a-z]{3,}$)/;
+const irregularPast = (word: string): boolean =>
+  IRREGULAR_PAST.has(word) || (PAST_PREFIX.test(word) && IRREGULAR_PAST.has(word.replace(PAST_PREFIX, '')));
+
 /** Whether a word is a verb's past form: "went", "painted"; not "need". */
-export const isPastVerb = (word: string): boolean => IRREGULAR_PAST.has(word) || isPastForm(word);
+export const isPastVerb = (word: string): boolean => irregularPast(word) || isPastForm(word);
 /** Adverbs that may stand between "I" and its verb ("I really like"). */
 const ADVERBS = new Set(
   'just really also always never still usually often sometimes actually even only totally definitely truly absolutely generally mostly rarely'.split(
@@ -120,7 +125,7 @@ function agreeVerb(tokens: string[], i: number, out: string[]): number {
     } else if (ADVERBS.has(lower) || /.ly$/.test(lower)) {
       // "I recently flew", "I distinctly remember": an adverb in -ly is not the verb.
       out.push(token);
-    } else if (!/^[a-z']+$/i.test(token) || UNCHANGED_AFTER_I.has(lower) || isPastForm(lower)) {
+    } else if (!/^[a-z']+$/i.test(token) || UNCHANGED_AFTER_I.has(lower) || isPastVerb(lower)) {
       return j - 1;
     } else {
       out.push(lower === token ? thirdPersonVerb(token) : token);
@@ -164,7 +169,7 @@ function partOfCompoundSubject(tokens: readonly string[], i: number): boolean {
   // A clause before "and" (a comma, a verb, an "I" of its own) makes "I" the subject of a new one.
   const hasVerb = beforeConjunction
     .split(/\s+/)
-    .some((w) => UNCHANGED_AFTER_I.has(w.toLowerCase()) || isPastForm(w.toLowerCase()));
+    .some((w) => UNCHANGED_AFTER_I.has(w.toLowerCase()) || isPastVerb(w.toLowerCase()));
   return !/[,;]\s*$/.test(beforeConjunction) && !CLAUSE_VERB.test(beforeConjunction) && !hasVerb;
 }
 

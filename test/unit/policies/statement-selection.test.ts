@@ -38,6 +38,13 @@ describe('sentences that do not become notes', () => {
     // What a customer read or was told elsewhere is a claim for the agent to check, not a fact.
     ['I read on the website that change fees are covered by the insurance.', customer, 'dialogue_move'],
     ['I was told that the upgrade would be free.', customer, 'dialogue_move'],
+    // A quantity of nothing named, a clause that only repeats an auxiliary, "our" that leaves open whose.
+    ["It's definitely isn't, Maria. My kids have so much and others don't.", friends, 'not_about_speaker'],
+    ["My kids have so much and others don't.", friends, 'no_referent'],
+    ['I truly felt the power of our collective effort to help people in need.', friends, 'we_hides_who'],
+    // Offers and reactions in reply.
+    ["I'm always down to give movie reccomendations.", friends, 'exchange'],
+    ["I'm tempted to try dairy-free flavors now!", friends, 'exchange'],
     // A time that cannot be made absolute.
     ['I moved to Boston a few years ago.', friends, 'relative_time'],
   ])('%s', (sentence, ctx, reason) => {

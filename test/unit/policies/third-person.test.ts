@@ -9,6 +9,7 @@ const MONDAY = '2023-05-08T14:30:00.000Z';
 describe('toThirdPerson names the speaker and keeps every content word', () => {
   it.each([
     ['I went to a support group', 'Caroline went to a support group'],
+    ['Last week I retook the aptitude test', 'Last week Caroline retook the aptitude test'],
     ['I like aisle seats', 'Caroline likes aisle seats'],
     ['I really love painting', 'Caroline really loves painting'],
     ["I'm a counselor", 'Caroline is a counselor'],
