@@ -75,7 +75,7 @@ export async function loadCorpus(
   const definitions = all.filter((d) => d !== parentDefinition);
   // Dropping the parent's index drops every partition's; they are rebuilt one by one and attached again.
   await unscoped(db).query(`DROP INDEX ${HNSW_INDEX}, ${PROJECTION_PARENT_HNSW}`);
-  await client.query(`ALTER TABLE notes DISABLE TRIGGER note_recall_pointer`);
+  await client.query(`ALTER TABLE notes DISABLE TRIGGER USER`);
   // COPY refuses tables whose row-level security applies to the loader; the owner lifts FORCE
   // on its own benchmark schema while loading and puts it back before any query is measured.
   await forceRowLevelSecurity(client, false);
@@ -95,7 +95,7 @@ export async function loadCorpus(
   const projectionStarted = process.hrtime.bigint();
   await client.query(`INSERT INTO note_recall ${DERIVE_PROJECTION}`);
   const projectionSeconds = elapsedMs(projectionStarted) / 1000;
-  await client.query(`ALTER TABLE notes ENABLE TRIGGER note_recall_pointer`);
+  await client.query(`ALTER TABLE notes ENABLE TRIGGER USER`);
   await forceRowLevelSecurity(client, true);
   const loadSeconds = elapsedMs(started) / 1000;
 
