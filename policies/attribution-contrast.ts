@@ -28,6 +28,8 @@ const outcomeOf = (ep: Episode, status: 'success' | 'failure') =>
   ep.records.find((r) => r.record.kind === 'task_outcome' && r.record.outcome?.status === status);
 
 const callsOf = (ep: Episode) => ep.records.filter((r) => r.record.kind === 'tool_call' && toolOf(r) !== undefined);
+/** The calls of tools that change state, in order. */
+const writesOf = (ep: Episode) => callsOf(ep).filter((c) => WRITE_VERB.test(toolOf(c) as string));
 
 export function trialContrasts(ep: Episode, peers: readonly Episode[]): Finding[] {
   const failed = outcomeOf(ep, 'failure');
@@ -80,7 +82,7 @@ function informative(ep: Episode, tool: string): boolean {
 /** Tools that change state the failed run called and no successful run did. */
 function extraTools(ep: Episode, successes: readonly Episode[], failed: ArchivedRecord): Contrast[] {
   const usedBySuccess = new Set(successes.flatMap((s) => callsOf(s).map(toolOf)));
-  const extra = callsOf(ep).filter((r) => WRITE_VERB.test(toolOf(r) as string) && !usedBySuccess.has(toolOf(r)));
+  const extra = writesOf(ep).filter((r) => !usedBySuccess.has(toolOf(r)));
   const seen = new Set<string>();
   return extra.flatMap((call) => {
     const tool = toolOf(call) as string;
@@ -100,14 +102,10 @@ function extraTools(ep: Episode, successes: readonly Episode[], failed: Archived
  * tool.
  */
 function otherArguments(ep: Episode, successes: readonly Episode[], failed: ArchivedRecord): Contrast[] {
-  const mineAll = callsOf(ep).filter((c) => WRITE_VERB.test(toolOf(c) as string));
-  const theirs = successes.flatMap(callsOf).filter((c) => WRITE_VERB.test(toolOf(c) as string));
-  const madeBy = (calls: readonly ArchivedRecord[]) => (c: ArchivedRecord) =>
-    calls.some((o) => toolOf(o) === toolOf(c) && sameArgs(c, o));
-  const unmatchedMine = mineAll.filter((c) => !madeBy(theirs)(c));
-  const leftOut = callsOf(successes[0] as Episode).filter(
-    (c) => WRITE_VERB.test(toolOf(c) as string) && !madeBy(mineAll)(c),
-  );
+  const mineAll = writesOf(ep);
+  const theirs = successes.flatMap(writesOf);
+  const unmatchedMine = mineAll.filter((c) => !madeIn(theirs, c));
+  const leftOut = writesOf(successes[0] as Episode).filter((c) => !madeIn(mineAll, c));
   const pairs: Array<Contrast | undefined> = [
     ...unmatchedMine.map((mine) => argumentContrast(mine, nearestOf(mine, theirs), failed)),
     ...leftOut.map((peer) => {
@@ -147,15 +145,19 @@ function omittedCall(peer: ArchivedRecord, nearestMine: ArchivedRecord, failed: 
 /** An argument that names what the call acts on (`reservation_id`, `orderId`). */
 const ID_ARG = /(?:^|_)id$|Id$/;
 
-const sameArgs = (a: ArchivedRecord, b: ArchivedRecord): boolean =>
-  Object.keys(differingArgs(argsOf(a), argsOf(b))[0]).length === 0;
+/** How many arguments of `a` differ from `b`'s. */
+const distance = (a: ArchivedRecord, b: ArchivedRecord): number =>
+  Object.keys(differingArgs(argsOf(a), argsOf(b))[0]).length;
+
+/** Whether `calls` hold a call of the same tool with the same arguments as `call`. */
+const madeIn = (calls: readonly ArchivedRecord[], call: ArchivedRecord): boolean =>
+  calls.some((o) => toolOf(o) === toolOf(call) && distance(call, o) === 0);
 
 /** The call of the same tool in `others` with the fewest differing arguments. */
 function nearestOf(call: ArchivedRecord, others: readonly ArchivedRecord[]): ArchivedRecord | undefined {
   const same = others.filter((c) => toolOf(c) === toolOf(call));
   if (same.length === 0) return undefined;
-  const distance = (c: ArchivedRecord) => Object.keys(differingArgs(argsOf(call), argsOf(c))[0]).length;
-  return same.reduce((a, b) => (distance(b) < distance(a) ? b : a));
+  return same.reduce((a, b) => (distance(call, b) < distance(call, a) ? b : a));
 }
 
 /** A state-changing call the successful runs made only after the user confirmed, made here without asking. */
