@@ -14,7 +14,8 @@ import { sum, summarize } from './recall-bench-summary.ts';
 
 export type * from './recall-bench-report.ts';
 
-const SMALLEST_SHARE = 0.01;
+/** The smallest tenant holds this fraction of an equal share: 1% of the notes at 20 tenants, 0.1% at 200. */
+const SMALLEST_OF_EQUAL_SHARE = 0.2;
 const RETIRED_SHARE = 0.1;
 const Setting = z.object({ value: z.string() });
 
@@ -47,7 +48,7 @@ export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBe
   const corpus = new SyntheticCorpus({
     notes: p.notes,
     tenants: p.tenants,
-    smallestShare: SMALLEST_SHARE,
+    smallestShare: SMALLEST_OF_EQUAL_SHARE / p.tenants,
     retiredShare: RETIRED_SHARE,
     dimension: p.dimension,
     seed: p.seed,

@@ -86,7 +86,7 @@ function registerRecallBench(bench: Command): void {
     .option('--notes <n>', 'notes over all tenants (10% of them retired)', positiveInt('--notes'), 100_000)
     .option(
       '--tenants <n>',
-      'tenants of Zipf-like sizes, the smallest holding ~1% of the notes',
+      'tenants of Zipf-like sizes, the smallest holding a fifth of an equal share (1% of the notes at 20)',
       positiveInt('--tenants'),
       20,
     )
