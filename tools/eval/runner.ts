@@ -53,6 +53,8 @@ export interface EvalRun {
  */
 export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   const startedAt = new Date().toISOString();
+  // Read now: the code under test is what was checked out when the run started, not when it ends.
+  const commit = gitCommit();
   const selected = selectCases(await loadDataset(opts.dataset, opts.path), opts.cases, opts.limit);
   const cases = selected.map((c) => c.evalCase);
   opts.log(
@@ -81,6 +83,7 @@ export async function runEval(opts: EvalOptions): Promise<EvalRun> {
   );
   return reportRun(opts, selected, runs, {
     startedAt,
+    ...(commit ? { commit } : {}),
     embedder: pipeline.embedder.name,
     embeddings,
     ...(ablations.length > 0 ? { ablations } : {}),
@@ -121,7 +124,6 @@ function reportRun(opts: EvalOptions, selected: readonly PositionedCase[], runs:
     meta: {
       datasetPaths: { [opts.dataset]: opts.path },
       cutoff: describeCutoff(opts.cutoff),
-      commit: gitCommit(),
       ...meta,
       seconds,
       notes,
@@ -193,12 +195,13 @@ export function tenantFor(dataset: EvalDataset, caseId: string): string {
 
 const round = (s: number): number => Math.round(s * 10) / 10;
 
+/** The short commit checked out, with "+changes" when tracked files differ from it. */
 function gitCommit(): string | undefined {
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
+    const head = git('rev-parse', '--short', 'HEAD');
+    return git('status', '--porcelain', '--untracked-files=no') === '' ? head : `${head}+changes`;
   } catch {
     return undefined;
   }
