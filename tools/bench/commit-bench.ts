@@ -22,6 +22,8 @@ export interface CommitBenchOptions {
   singleRows?: number;
   /** @default 384 */
   dimension?: number;
+  /** Notes with vectors reinforced in consolidation-sized batches. @default min(rows, 1300) */
+  reinforceRows?: number;
   onProgress?: (phase: string, done: number, total: number) => void;
 }
 
@@ -40,7 +42,13 @@ interface CommitBenchReport {
   singleRowInserts: Throughput;
   /** A bare COPY of the version rows into an equivalent table (same columns and indexes). */
   copy: Throughput;
-  ratios: { storeVsSingleRow: number; storeVsCopy: number };
+  /**
+   * Reinforcing notes that have vectors, in batches of REINFORCE_BATCH (what a consolidation
+   * batch commits): each writes a version (with its vector copied), moves the pointer, refreshes
+   * the recall projection's row and appends an audit entry.
+   */
+  reinforce: Throughput;
+  ratios: { storeVsSingleRow: number; storeVsCopy: number; reinforceVsSingleRow: number };
   /** Design §9 target for store vs single-row inserts. */
   target: { storeVsSingleRow: number; met: boolean };
 }
@@ -68,6 +76,8 @@ const COLUMNS = [
 ] as const;
 
 const TENANT = 'bench';
+/** Changes a consolidation batch of 50 episodes commits, about. */
+const REINFORCE_BATCH = 65;
 const RUN = 'bench-run';
 
 function content(i: number): NoteContent {
@@ -216,6 +226,13 @@ export async function runCommitBench(opts: CommitBenchOptions): Promise<CommitBe
     await h.copy('bench_copy', csv);
     const copy = throughput(rows, process.hrtime.bigint() - started);
 
+    const reinforce = await reinforceVectors(
+      h.db,
+      Math.min(opts.reinforceRows ?? 1300, rows),
+      dimension,
+      (done, total) => opts.onProgress?.('reinforce', done, total),
+    );
+
     const ratio = (a: Throughput, b: Throughput): number => Number((a.rowsPerSecond / b.rowsPerSecond).toFixed(2));
     const storeVsSingleRow = ratio(store, singleRowInserts);
     return {
@@ -224,10 +241,55 @@ export async function runCommitBench(opts: CommitBenchOptions): Promise<CommitBe
       store,
       singleRowInserts,
       copy,
-      ratios: { storeVsSingleRow, storeVsCopy: ratio(store, copy) },
+      reinforce,
+      ratios: {
+        storeVsSingleRow,
+        storeVsCopy: ratio(store, copy),
+        reinforceVsSingleRow: ratio(reinforce, singleRowInserts),
+      },
       target: { storeVsSingleRow: 5, met: storeVsSingleRow >= 5 },
     };
   } finally {
     await h.close();
   }
+}
+
+/** A unit vector of the bench's dimension (the graphs need vectors, not their meaning). */
+function randomVector(dimension: number): number[] {
+  const v = Array.from({ length: dimension }, () => Math.random() - 0.5);
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+}
+
+/** Creates `rows` notes with vectors (untimed), then times reinforcing each once, REINFORCE_BATCH at a time. */
+async function reinforceVectors(
+  db: Db,
+  rows: number,
+  dimension: number,
+  onProgress: (done: number, total: number) => void,
+): Promise<Throughput> {
+  const runId = 'bench-reinforce';
+  const noteIds = Array.from({ length: rows }, () => ulid());
+  for (let at = 0, b = 0; at < rows; at += 500, b++) {
+    const ops: NoteOp[] = noteIds
+      .slice(at, at + 500)
+      .map((noteId, i) => ({ op: 'create', noteId, content: content(at + i), embedding: randomVector(dimension) }));
+    await applyNoteBatch(db, { tenantId: TENANT, runId: `${runId}-create`, batchNo: b, actor: 'bench', ops });
+  }
+  let ns = 0n;
+  for (let at = 0, b = 0; at < rows; at += REINFORCE_BATCH, b++) {
+    const ops: NoteOp[] = noteIds.slice(at, at + REINFORCE_BATCH).map((noteId) => ({
+      op: 'newVersion',
+      action: 'reinforce',
+      noteId,
+      expectedVersion: 1,
+      changes: { sourceCount: 2 },
+      reason: 'seen again',
+    }));
+    const started = process.hrtime.bigint();
+    await applyNoteBatch(db, { tenantId: TENANT, runId, batchNo: b, actor: 'bench', ops });
+    ns += process.hrtime.bigint() - started;
+    onProgress(Math.min(at + REINFORCE_BATCH, rows), rows);
+  }
+  return throughput(rows, ns);
 }

@@ -36,4 +36,7 @@ export async function commitBenchCommand(opts: CommitBenchOptions): Promise<void
     `  store/single   ${r.ratios.storeVsSingleRow.toFixed(1)}x (target >= ${r.target.storeVsSingleRow}x: ${r.target.met ? 'met' : 'missed'})`,
   );
   printLine(`  store/COPY     ${r.ratios.storeVsCopy.toFixed(2)}x`);
+  printLine(
+    `  reinforce      ${Math.round(r.reinforce.rowsPerSecond)} rows/s (notes with vectors, batches of 65; ${r.ratios.reinforceVsSingleRow.toFixed(2)}x single rows)`,
+  );
 }
