@@ -35,7 +35,14 @@ export function noToolFailures(ep: Episode): Finding[] {
   if (!failed || !ep.taskType || ep.records.some((r) => r.record.kind === 'tool_call')) return [];
   const found: Array<[NoToolReply, ArchivedRecord[]]> = [];
   const declined = declinedLookup(ep);
-  if (declined) found.push([{ reply: 'declined', value: declined.value }, [declined.message, failed]]);
+  if (declined) {
+    const reply: NoToolReply = {
+      reply: 'declined',
+      value: declined.value,
+      ...(declined.denied ? { denied: true } : {}),
+    };
+    found.push([reply, [declined.message, failed]]);
+  }
   const lacked = lackedIdentifiers(ep);
   if (lacked) found.push([{ reply: 'kept_asking', value: lacked.value }, [...lacked.evidence, failed]]);
   return found.map(([noTool, evidence]) => ({
@@ -47,8 +54,13 @@ export function noToolFailures(ep: Episode): Finding[] {
   }));
 }
 
-/** The first reply declining to read data, as "was unable to access their gift card balances". */
-function declinedLookup(ep: Episode): { message: ArchivedRecord; value: string } | undefined {
+/**
+ * The first reply declining to read data. "I'm unable to access X" keeps its wording ("was
+ * unable to access X", asserted); "I can't provide X", "I don't have access to X" give what
+ * was denied ("provide X", "access X"), denied: the negation is the note's polarity, so a note
+ * turned the other way disagrees with the reply it cites.
+ */
+function declinedLookup(ep: Episode): { message: ArchivedRecord; value: string; denied: boolean } | undefined {
   for (const message of ep.records.filter((r) => said(r, 'agent_message'))) {
     for (const sentence of textOf(message).split(/(?<=[.!?;])\s+|\n+/)) {
       const m = DECLINE.exec(sentence);
@@ -56,8 +68,10 @@ function declinedLookup(ep: Episode): { message: ArchivedRecord; value: string }
       const rest = sentence.slice(m.index + m[0].length);
       // "I don't have access to X" names the data itself; the others name what they would do with it.
       if (!m[2] && !DATA_VERB.test(rest)) continue;
-      const lead = m[2] ? 'does not have access to' : m[1] ? `was ${m[1].toLowerCase()} to` : 'can not';
-      return { message, value: `${lead} ${thirdPerson(rest)}` };
+      if (m[1] === undefined || m[1].toLowerCase() !== 'unable') {
+        return { message, value: `${m[2] ? 'access ' : ''}${thirdPerson(rest)}`, denied: true };
+      }
+      return { message, value: `was unable to ${thirdPerson(rest)}`, denied: false };
     }
   }
   return undefined;

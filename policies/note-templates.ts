@@ -59,8 +59,9 @@ const RENDERERS: Record<TemplateName, Renderer> = {
     `In ${taskOf(s)} tasks, a failed run called ${s.value}; successful runs used ${s.contrast ?? 'other arguments'}`,
   contrast_confirmation: (s) =>
     `In ${taskOf(s)} tasks, successful runs ask the user to confirm before ${s.value}; a failed run called it without asking`,
+  // Negative: what the agent said it could not do ("can not provide X"); positive: how it said so ("was unable to X").
   no_tool_declined: (s) =>
-    `In ${taskOf(s)} tasks, a failed run called no tool; the agent ${negative(s) ? 'did not tell' : 'told'} the user it ${s.value}`,
+    `In ${taskOf(s)} tasks, a failed run called no tool; the agent told the user it ${negative(s) ? 'can not ' : ''}${s.value}`,
   no_tool_insisted: (s) =>
     `In ${taskOf(s)} tasks, a failed run called no tool; the agent ${negative(s) ? 'did not keep' : 'kept'} asking for the ${s.value} the user did not have`,
   episode_summary: (s) => s.value,

@@ -57,6 +57,8 @@ export interface Finding {
 export interface NoToolReply {
   reply: 'declined' | 'kept_asking';
   value: string;
+  /** declined: the reply denies the value ("I can't provide X": "provide X"), rather than stating it ("was unable to …"). */
+  denied?: boolean;
 }
 
 /**

@@ -61,7 +61,7 @@ export function noToolRun(f: Finding, ep: Episode): Proposal {
     attribute: declined ? 'told the user it' : 'kept asking for',
     value: reply.value,
     exclusive: false,
-    polarity: 'positive',
+    polarity: reply.denied ? 'negative' : 'positive',
     conditions: ep.taskType ? [{ field: 'task_type', op: 'eq', value: ep.taskType }] : [],
     template: declined ? 'no_tool_declined' : 'no_tool_insisted',
   };
