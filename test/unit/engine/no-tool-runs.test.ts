@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { attributeEpisode } from '../../../policies/attribution.ts';
 import { renderClaim } from '../../../policies/note-templates.ts';
-import { validateProposal, type ResolvedRecord } from '../../../policies/validation.ts';
 import type { Proposal } from '../../../src/contracts/episode.ts';
 import type { NoteStructure } from '../../../src/contracts/note-structure.ts';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
-import { createDeterministicEngine } from '../../../src/engine/deterministic.ts';
-import { archived, toEpisodes } from '../../helpers/episodes.ts';
+import { lessonsOf } from '../../helpers/agent-runs.ts';
+import { archived } from '../../helpers/episodes.ts';
 
 /**
  * A failed run that called no tool where a lookup would have served the user: the agent said it
@@ -24,7 +22,7 @@ function trial(turns: Turn[], taskType: string | null = TASK) {
     turns.map((t, i): RawRecordInput => {
       const common = {
         id: `01JD00000000000000000000${String(i).padStart(2, '0')}`,
-        tenantId: 'air',
+        tenantId: 'logs',
         agentId: 'tau-bench',
         userId: 'customer-8',
         sessionId: 'task-8-trial-0',
@@ -45,30 +43,13 @@ function trial(turns: Turn[], taskType: string | null = TASK) {
   );
 }
 
+/** The no-tool lessons the engine proposes for a trial, those validation accepts, and a verdict for any proposal. */
 async function lessons(records: ReturnType<typeof trial>) {
-  const episodes = toEpisodes(records);
-  const findings = episodes.flatMap((e) => attributeEpisode(e)).filter((f) => f.type === 'no_tool_call');
-  const { proposals } = await createDeterministicEngine().propose({
-    episodes,
-    findings,
-    activeNotes: [],
-    now: new Date('2024-06-01T00:00:00Z'),
-  });
-  const resolved = new Map<string, ResolvedRecord>(
-    records.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
-  );
-  const stepOf = new Map(records.map((r, i) => [r.record.id, i]));
-  const mine = proposals.filter((p) => p.finding === 'no_tool_call');
+  const got = await lessonsOf(records);
   return {
-    proposals: mine,
-    verdict: (p: Proposal) => validateProposal(p, 'air', resolved),
-    notes: mine
-      .filter((p) => validateProposal(p, 'air', resolved).verdict === 'accept')
-      .map((p) => ({
-        kind: p.content.kind,
-        claim: p.content.claim,
-        steps: p.content.evidence.map((e) => stepOf.get(e.recordId)),
-      })),
+    proposals: got.proposals.filter((p) => p.finding === 'no_tool_call'),
+    verdict: got.verdict,
+    notes: got.notes.filter((n) => /^In \S+ tasks, a failed run called no tool;/.test(n.claim)),
   };
 }
 
