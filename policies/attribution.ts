@@ -3,6 +3,7 @@ import { trialContrasts, toolOf } from './attribution-contrast.ts';
 import { contradictsTool, preferences, statedFacts } from './attribution-statements.ts';
 import { reportedProblems } from './attribution-problems.ts';
 import { uncheckedAnswers } from './attribution-answers.ts';
+import { noToolFailures } from './attribution-no-tool.ts';
 
 export { PREFERENCE_MARKERS, STATED_FACT_MAX_CHARS, STATED_FACT_MIN_WORDS } from './attribution-statements.ts';
 
@@ -21,6 +22,7 @@ export function attributeEpisode(episode: Episode, successfulPeers: readonly Epi
     ...reportedProblems(episode),
     ...uncheckedAnswers(episode),
     ...trialContrasts(episode, successfulPeers),
+    ...noToolFailures(episode),
     ...preferences(episode),
     ...statedFacts(episode),
     ...outdatedConstraints(episode),

@@ -20,6 +20,8 @@ export const TEMPLATES = [
   'contrast_extra',
   'contrast_arguments',
   'contrast_confirmation',
+  'no_tool_declined',
+  'no_tool_insisted',
   'episode_summary',
 ] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
@@ -32,7 +34,7 @@ export const TEMPLATE_VOCABULARY: ReadonlySet<string> = new Set(
   (
     'prefers over wants assistant rather than does not corrected times out with works requires fails ' +
     'successful failed runs run call called calls skipped ask asking confirm confirmation before without ' +
-    'used other arguments session talked tasks task in'
+    'used other arguments session talked tasks task in tool agent told kept'
   ).split(' '),
 );
 
@@ -57,6 +59,11 @@ const RENDERERS: Record<TemplateName, Renderer> = {
     `In ${taskOf(s)} tasks, a failed run called ${s.value}; successful runs used ${s.contrast ?? 'other arguments'}`,
   contrast_confirmation: (s) =>
     `In ${taskOf(s)} tasks, successful runs ask the user to confirm before ${s.value}; a failed run called it without asking`,
+  // Negative: what the agent said it could not do ("can not provide X"); positive: how it said so ("was unable to X").
+  no_tool_declined: (s) =>
+    `In ${taskOf(s)} tasks, a failed run called no tool; the agent told the user it ${negative(s) ? 'can not ' : ''}${s.value}`,
+  no_tool_insisted: (s) =>
+    `In ${taskOf(s)} tasks, a failed run called no tool; the agent ${negative(s) ? 'did not keep' : 'kept'} asking for the ${s.value} the user did not have`,
   episode_summary: (s) => s.value,
 };
 

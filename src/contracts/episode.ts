@@ -26,6 +26,7 @@ export const FINDING_TYPES = [
   'omitted_step',
   'reported_problem',
   'unchecked_answer',
+  'no_tool_call',
   'stated_preference',
   'stated_fact',
   'tool_content',
@@ -44,6 +45,20 @@ export interface Finding {
   tool?: string;
   /** For omitted_step: how a failed run differed from successful runs of the same task type. */
   contrast?: TrialContrast;
+  /** For no_tool_call: what a failed run that called no tool replied instead. */
+  noTool?: NoToolReply;
+}
+
+/**
+ * A failed run that called no tool: the agent declined to look something up ("was unable to
+ * access their gift card balances"), or kept asking for identifiers the user did not have
+ * ("reservation ID"). `value` is the declined request or the identifiers, from its replies.
+ */
+export interface NoToolReply {
+  reply: 'declined' | 'kept_asking';
+  value: string;
+  /** declined: the reply denies the value ("I can't provide X": "provide X"), rather than stating it ("was unable to …"). */
+  denied?: boolean;
 }
 
 /**

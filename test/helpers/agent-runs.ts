@@ -1,12 +1,13 @@
 import { attributeEpisode } from '../../policies/attribution.ts';
 import { validateProposal, type ResolvedRecord } from '../../policies/validation.ts';
+import type { Proposal } from '../../src/contracts/episode.ts';
 import type { RawRecordInput } from '../../src/contracts/raw-record.ts';
 import { createDeterministicEngine } from '../../src/engine/deterministic.ts';
 import { archived, toEpisodes } from './episodes.ts';
 
 /**
  * Logged multi-agent runs for attribution tests: one record per step, the engine's lessons that
- * pass validation, and the steps each cites.
+ * pass validation, and the steps each cites; its proposals and their verdicts, to tamper with.
  */
 
 export type Step = {
@@ -63,10 +64,13 @@ export async function lessonsOf(records: ReturnType<typeof run>) {
     records.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
   );
   const stepOf = new Map(records.map((r, i) => [r.record.id, i]));
+  const verdict = (p: Proposal) => validateProposal(p, 'logs', resolved);
   return {
     findings,
+    proposals,
+    verdict,
     notes: proposals
-      .filter((p) => validateProposal(p, 'logs', resolved).verdict === 'accept')
+      .filter((p) => verdict(p).verdict === 'accept')
       .map((p) => ({
         kind: p.content.kind,
         claim: p.content.claim,

@@ -48,3 +48,22 @@ function phrase(args: Record<string, string> | undefined): string {
     .map(([k, v]) => `${k} ${v.length > MAX_CONTRAST_ARG_CHARS ? `${v.slice(0, MAX_CONTRAST_ARG_CHARS)}…` : v}`)
     .join(', ');
 }
+
+/**
+ * A failed run that called no tool (policies/attribution-no-tool.ts), scoped to its task type
+ * like a contrast: what the agent told the user instead of looking it up.
+ */
+export function noToolRun(f: Finding, ep: Episode): Proposal {
+  const reply = f.noTool ?? { reply: 'declined' as const, value: f.summary };
+  const declined = reply.reply === 'declined';
+  const structure: NoteStructure = {
+    subject: ep.taskType ? { type: 'entity', id: ep.taskType } : { type: 'agent', id: ep.agentId },
+    attribute: declined ? 'told the user it' : 'kept asking for',
+    value: reply.value,
+    exclusive: false,
+    polarity: reply.denied ? 'negative' : 'positive',
+    conditions: ep.taskType ? [{ field: 'task_type', op: 'eq', value: ep.taskType }] : [],
+    template: declined ? 'no_tool_declined' : 'no_tool_insisted',
+  };
+  return create(f, ep, { kind: 'failure_cause', sourceKind: 'inference', scope: taskScope(ep), structure });
+}

@@ -1,6 +1,6 @@
 import type { Episode, Finding, Proposal } from '../../contracts/episode.ts';
 import type { ActiveNote, NoteEngine, ProposeInput } from '../types.ts';
-import { trialContrast } from './contrast.ts';
+import { noToolRun, trialContrast } from './contrast.ts';
 import { contradictNote } from './contradictions.ts';
 import { digestOf } from './digest.ts';
 import { correction, statedFact, statedPreference } from './people.ts';
@@ -47,6 +47,8 @@ function proposalsFor(f: Finding, ep: Episode, active: Map<string, ActiveNote>, 
       return [reportedProblem(f, ep)];
     case 'unchecked_answer':
       return [uncheckedAnswer(f, ep)];
+    case 'no_tool_call':
+      return [noToolRun(f, ep)];
     case 'outdated_constraint':
       return (f.noteIds ?? []).flatMap((id) => contradictNote(f, active.get(id), now));
     case 'episode_digest':

@@ -74,6 +74,7 @@ const IMPORTANCE: Record<Finding['type'], number> = {
   omitted_step: 0.6,
   reported_problem: 0.6,
   unchecked_answer: 0.6,
+  no_tool_call: 0.6,
   tool_content: 0.4,
   episode_digest: 0.5,
 };

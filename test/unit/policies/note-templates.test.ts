@@ -116,6 +116,31 @@ describe('renderClaim renders a claim from its structure, one template per shape
       'In airline-task-6 tasks, successful runs call get_reservation_details; a failed run skipped it.',
     ],
     [
+      'a failed run that called no tool, where the agent said it could not do what a tool does',
+      'failure_cause',
+      {
+        subject: { type: 'entity', id: 'airline-task-16' },
+        attribute: 'told the user it',
+        value: 'provide real-time updates on flight statuses',
+        polarity: 'negative',
+        conditions: [{ field: 'task_type', op: 'eq', value: 'airline-task-16' }],
+        template: 'no_tool_declined',
+      },
+      'In airline-task-16 tasks, a failed run called no tool; the agent told the user it can not provide real-time updates on flight statuses.',
+    ],
+    [
+      'a failed run that called no tool, where the agent kept asking for an identifier',
+      'failure_cause',
+      {
+        subject: { type: 'entity', id: 'airline-task-4' },
+        attribute: 'kept asking for',
+        value: 'reservation ID',
+        conditions: [{ field: 'task_type', op: 'eq', value: 'airline-task-4' }],
+        template: 'no_tool_insisted',
+      },
+      'In airline-task-4 tasks, a failed run called no tool; the agent kept asking for the reservation ID the user did not have.',
+    ],
+    [
       'a kind default when no template is named',
       'preference',
       { subject: user('u-dan'), attribute: 'prefers', value: 'aisle seats' },
@@ -126,7 +151,18 @@ describe('renderClaim renders a claim from its structure, one template per shape
   });
 
   it('the words a template adds are listed, so a check against the evidence can leave them out', () => {
-    for (const word of ['prefers', 'over', 'times', 'out', 'works', 'requires', 'successful', 'skipped'])
+    for (const word of [
+      'prefers',
+      'over',
+      'times',
+      'out',
+      'works',
+      'requires',
+      'successful',
+      'skipped',
+      'told',
+      'kept',
+    ])
       expect(TEMPLATE_VOCABULARY.has(word), word).toBe(true);
     for (const word of ['aisle', 'pagesize', 'approval']) expect(TEMPLATE_VOCABULARY.has(word), word).toBe(false);
   });
