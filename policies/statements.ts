@@ -90,12 +90,23 @@ export function datedRecently(text: string, observedAt: string): AbsoluteText {
   const word = (m[1] as string).toLowerCase();
   const phrase = word === 'recently' ? `shortly before ${day}` : `in the weeks before ${day}`;
   const time: NoteTime = { at: observedAt, source: m[1] as string };
-  const without = (text.slice(0, m.index) + text.slice(m.index + m[0].length)).replace(/\s+([,.!?])/g, '$1');
-  if (m.index === 0) return { text: `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}, ${without}`, time };
-  const stop = without.search(/[.!?]+\s*$/);
-  const at = stop >= 0 ? stop : without.length;
-  return { text: `${without.slice(0, at).replace(/[,\s]+$/, '')} ${phrase}${without.slice(at)}`, time };
+  if (m.index === 0) {
+    const rest = text.slice(m[0].length).replace(/\s+([,.!?])/g, '$1');
+    return { text: `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}, ${rest}`, time };
+  }
+  // Mid-sentence, only the word goes: a comma after it still ends its clause, and the day goes
+  // there, not after a clause spliced on ("made some peach cobbler recently, it was great" →
+  // "made some peach cobbler shortly before …, it was great").
+  const before = text.slice(0, m.index).trimEnd();
+  const after = text.slice(m.index + (m[1] as string).length).trimStart();
+  const joined = after === '' || /^[,.!?;:]/.test(after) ? `${before}${after}` : `${before} ${after}`;
+  const stop = joined.slice(before.length).search(CLAUSE_END);
+  const at = stop >= 0 ? before.length + stop : joined.length;
+  return { text: `${joined.slice(0, at).replace(/[,\s]+$/, '')} ${phrase}${joined.slice(at)}`, time };
 }
+
+/** Where a clause ends: a comma, semicolon or dash joining another, or the end of the sentence. */
+const CLAUSE_END = /[,;:]|\s[-\u2013\u2014]\s|[.!?]+\s*$/;
 
 const SUBJECT_OF_VERB = /^\s+(was|is|has|had|were|will|seemed|felt)\b/i;
 const isAbsolute = (m: TimeMention) => /\d{4}/.test(m.text);
