@@ -338,7 +338,7 @@ function withoutAcknowledgement(text: string): string {
  * "and" ("… and it was so powerful") is part of the statement and stays.
  */
 const VERDICT = new RegExp(
-  "(?:,|;|\\s[-\u2013\u2014])\\s*(?:and\\s+)?(?:it|that|this)(?:'s|\u2019s|\\s+(?:is|was|has been|felt|feels|looks|looked|tasted|tastes))\\s+" +
+  "(?:,|;|\\s[-\u2013\u2014])\\s*(?:(?:and|so)\\s+)?(?:it|that|this)(?:'s|\u2019s|\\s+(?:is|was|has been|felt|feels|looks|looked|tasted|tastes))\\s+" +
     '(?:(?:so|really|very|super|pretty|quite|absolutely|totally|truly|just|such|a|an|definitely)\\s+)*' +
     `(?:${[
       'great',

@@ -68,11 +68,12 @@ export function datedJust(text: string, observedAt: string): AbsoluteText {
   if (!m || !isPastVerb((m[1] as string).toLowerCase()) || findTimeMentions(text, observedAt).length > 0)
     return { text };
   const day = formatMention({ at: new Date(observedAt), precision: 'day' });
-  const without = text.slice(0, m.index) + text.slice(m.index + m[0].length - (m[1] as string).length);
-  const rest = without.slice(m.index);
-  const stop = rest.search(/[.!?]+(?:\s|$)/);
-  const at = m.index + (stop >= 0 ? stop : rest.length);
-  return { text: `${without.slice(0, at)} on ${day}${without.slice(at)}`, time: { at: observedAt, source: 'just' } };
+  const cut = text.slice(0, m.index) + text.slice(m.index + m[0].length - (m[1] as string).length);
+  // The day goes at the end of the clause "just" is in; a "recently" there says the same and goes.
+  const stop = cut.slice(m.index).search(CLAUSE_END);
+  const end = stop >= 0 ? m.index + stop : cut.length;
+  const clause = cut.slice(0, end).replace(/\s+(?:recently|lately)\b/i, '');
+  return { text: `${clause} on ${day}${cut.slice(end)}`, time: { at: observedAt, source: 'just' } };
 }
 
 /** "recently" or "lately", with the comma of an opener: the only time word of "Recently, Caroline had …". */
@@ -100,13 +101,19 @@ export function datedRecently(text: string, observedAt: string): AbsoluteText {
   const before = text.slice(0, m.index).trimEnd();
   const after = text.slice(m.index + (m[1] as string).length).trimStart();
   const joined = after === '' || /^[,.!?;:]/.test(after) ? `${before}${after}` : `${before} ${after}`;
-  const stop = joined.slice(before.length).search(CLAUSE_END);
+  // "… lately, and look at …": the word closed its clause where a comma follows it.
+  const stop = after.startsWith(',') ? 0 : joined.slice(before.length).search(CLAUSE_END);
   const at = stop >= 0 ? before.length + stop : joined.length;
   return { text: `${joined.slice(0, at).replace(/[,\s]+$/, '')} ${phrase}${joined.slice(at)}`, time };
 }
 
-/** Where a clause ends: a comma, semicolon or dash joining another, or the end of the sentence. */
-const CLAUSE_END = /[,;:]|\s[-\u2013\u2014]\s|[.!?]+\s*$/;
+/**
+ * Where a clause ends: a semicolon or a dash, a comma before a joining word or a pronoun that
+ * starts another clause (", so …", ", it was …"), or the end of the sentence. A comma in a list
+ * ("Paris, Rome, and Berlin") ends none.
+ */
+const CLAUSE_END =
+  /[;:]|\s[-\u2013\u2014]\s|,\s+(?:(?:so|but|because|though|although|which|while|yet)\b|(?:and\s+)?(?:it|that|this|they|he|she|there)\b)|[.!?]+\s*$/i;
 
 const SUBJECT_OF_VERB = /^\s+(was|is|has|had|were|will|seemed|felt)\b/i;
 const isAbsolute = (m: TimeMention) => /\d{4}/.test(m.text);

@@ -167,6 +167,16 @@ describe('messages that leave notes, and their claims', () => {
       'I just started helping out with a food drive for folks who lost their jobs.',
       ['Jon started helping out with a food drive for folks who lost their jobs on 8 May 2023.'],
     ],
+    // The day of "just" goes with its own clause, and a "recently" beside it says the same.
+    [
+      "My cousin just had a tough time recently, so I'm lending a hand in helping her find a new place.",
+      ["Jon's cousin had a tough time on 8 May 2023, so Jon is lending a hand in helping her find a new place."],
+    ],
+    // A comma in a list ends no clause.
+    [
+      'I recently visited Paris, Rome, and Berlin with my sister.',
+      ["Jon visited Paris, Rome, and Berlin with Jon's sister shortly before 8 May 2023."],
+    ],
     // "Recently" names no day, but it was said on one.
     [
       'Recently, I had a not-so-great experience on a hike.',
@@ -194,6 +204,10 @@ describe('messages that leave notes, and their claims', () => {
     ['I see my therapist every Tuesday.', ["Jon sees Jon's therapist every Tuesday."]],
     // The day of "recently" goes with the event, and a rating spliced on after it goes.
     ['I made some peach cobbler recently, it was great.', ['Jon made some peach cobbler shortly before 8 May 2023.']],
+    [
+      'I got some leads at the trade fair in April 2023, so that was awesome.',
+      ['Jon got some leads at the trade fair in April 2023.'],
+    ],
     [
       'I finished a script recently, so now I am sending it to producers.',
       ['Jon finished a script shortly before 8 May 2023, so now Jon is sending it to producers.'],
