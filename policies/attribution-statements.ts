@@ -102,7 +102,9 @@ const PAYMENT_CHOICE =
  * plain present words ("I prefer aisle seats") stands beyond the task.
  */
 function choiceForThisTask(sentence: string): boolean {
-  return WISHED_PREFERENCE.test(sentence) || REQUEST.test(sentence) || BEST_ON_OFFER.test(sentence);
+  // A request beside the preference, not the preference's own words ("I want tables, not prose").
+  const beside = sentence.replace(PREFERENCE_MARKERS, ' ');
+  return WISHED_PREFERENCE.test(sentence) || REQUEST.test(beside) || BEST_ON_OFFER.test(sentence);
 }
 const WISHED_PREFERENCE = /\bI(?:'d|\u2019d| would)\s+(?:\w+\s+)?(?:prefer|rather|like|want)\b/i;
 const BEST_ON_OFFER =

@@ -231,6 +231,7 @@ describe('messages that leave notes, and their claims', () => {
 
   it.each<[string, string[]]>([
     ['I prefer aisle seats.', ['customer-7 prefers aisle seats.']],
+    ['I want reports as a table, not prose.', ['customer-7 prefers reports as a table over prose.']],
     ['I always fly economy.', ['customer-7 always flies economy.']],
     ['I never check bags when I fly.', ['customer-7 never checks bags when customer-7 flies.']],
     ['I always prefer the cheapest economy option.', ['customer-7 always prefers the cheapest economy option.']],
