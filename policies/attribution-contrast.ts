@@ -29,7 +29,7 @@ const outcomeOf = (ep: Episode, status: 'success' | 'failure') =>
 
 const callsOf = (ep: Episode) => ep.records.filter((r) => r.record.kind === 'tool_call' && toolOf(r) !== undefined);
 /** The calls of tools that change state, in order. */
-const writesOf = (ep: Episode) => callsOf(ep).filter((c) => WRITE_VERB.test(toolOf(c) as string));
+export const writesOf = (ep: Episode) => callsOf(ep).filter((c) => WRITE_VERB.test(toolOf(c) as string));
 
 export function trialContrasts(ep: Episode, peers: readonly Episode[]): Finding[] {
   const failed = outcomeOf(ep, 'failure');
@@ -143,7 +143,7 @@ function omittedCall(peer: ArchivedRecord, nearestMine: ArchivedRecord, failed: 
 }
 
 /** An argument that names what the call acts on (`reservation_id`, `orderId`). */
-const ID_ARG = /(?:^|_)id$|Id$/;
+export const ID_ARG = /(?:^|_)id$|Id$/;
 
 /** How many arguments of `a` differ from `b`'s. */
 const distance = (a: ArchivedRecord, b: ArchivedRecord): number =>
@@ -190,7 +190,7 @@ function confirmationBefore(
   return ask ? { ask, yes } : undefined;
 }
 
-function argsOf(r: ArchivedRecord): Record<string, unknown> {
+export function argsOf(r: ArchivedRecord): Record<string, unknown> {
   const args = (r.record.payload as { args?: unknown } | undefined)?.args;
   return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
 }

@@ -14,6 +14,15 @@ import { FIRST_PERSON } from './third-person.ts';
 export const PREFERENCE_MARKERS =
   /\bI(?:'d| would)? prefer\b|\bI asked for\b.*\bnot\b|^I (?:really |also |just )?(?:like|love|enjoy|hate|dislike)\b|^(?:please,?\s+)?(?:always|never(?! mind)|from now on)\b|\bI (?:always|never) want\b|\bI(?:'d| would)? (?:want|like)\b.*\b(?:instead of|rather than)\b|\bI want (?!to\b).+,\s*not\b/i;
 
+/**
+ * Told to an agent, a habit ("I always fly economy", "I never check bags") is how the customer
+ * wants to be served every time: a standing preference.
+ */
+const HABIT = /^I (?:always|never|usually) (?!(?:want|need|have to)\b)[a-z]+\b/i;
+
+const statesPreference = (sentence: string, withAgent: boolean): boolean =>
+  PREFERENCE_MARKERS.test(sentence) || (withAgent && HABIT.test(sentence));
+
 /** In a conversation with an agent, sentences that ask for something now. */
 const REQUEST =
   /\bplease\b|\b(I need|I want|I'd like|I would like|I'm looking|I am looking|I wish|I'm trying|I am trying|I'm calling|I am calling|I have to|I must|help me|let me know)\b/i;
@@ -66,8 +75,8 @@ export function preferences(ep: Episode): Finding[] {
     return statementsOf(r.record.text ?? '')
       .map((s) => (LIKING.test(s) ? selected(s, ctx) : s))
       .filter((s): s is string => s !== undefined)
-      .filter((s) => PREFERENCE_MARKERS.test(s) && (agent || FIRST_PERSON.test(s)) && !PREFERENCE_POINTS_BACK.test(s))
-      .filter((s) => !(agent && PAYMENT_CHOICE.test(s) && !STANDING.test(s)))
+      .filter((s) => statesPreference(s, agent) && (agent || FIRST_PERSON.test(s)) && !PREFERENCE_POINTS_BACK.test(s))
+      .filter((s) => !(agent && !STANDING.test(s) && (PAYMENT_CHOICE.test(s) || choiceForThisTask(s))))
       .map((s) => ({ type: 'stated_preference' as const, episodeKey: ep.key, summary: s, evidence: [r] }));
   });
 }
@@ -85,6 +94,21 @@ const PREFERENCE_POINTS_BACK =
  */
 const PAYMENT_CHOICE =
   /\b(?:pay|paying|payment|certificates?|gift ?cards?|vouchers?|credit cards?|card ending|points|miles)\b/i;
+/**
+ * Told to an agent, "I'd prefer the cheapest economy option available" asks for one booking: a
+ * preference put as a wish ("I'd prefer", "I would rather"), one in the same sentence as a
+ * request ("I would like to change the flight …, and I prefer …"), or one for the cheapest,
+ * earliest or best of what is on offer. Only one said as a habit ("I always fly economy") or in
+ * plain present words ("I prefer aisle seats") stands beyond the task.
+ */
+function choiceForThisTask(sentence: string): boolean {
+  // A request beside the preference, not the preference's own words ("I want tables, not prose").
+  const beside = sentence.replace(PREFERENCE_MARKERS, ' ');
+  return WISHED_PREFERENCE.test(sentence) || REQUEST.test(beside) || BEST_ON_OFFER.test(sentence);
+}
+const WISHED_PREFERENCE = /\bI(?:'d|\u2019d| would)\s+(?:\w+\s+)?(?:prefer|rather|like|want)\b/i;
+const BEST_ON_OFFER =
+  /\bthe (?:cheapest|earliest|latest|shortest|fastest|quickest|lowest|highest|longest|nearest|closest|best|most|least)\b/i;
 const STANDING = /\b(?:always|never|from now on|in general|usually|whenever|every time)\b/i;
 
 /** "I really like …": a liking is a preference only when what is liked is named, not a reaction to a turn. */
@@ -102,7 +126,7 @@ export function statedFacts(ep: Episode): Finding[] {
     if (!isUserSpeech(r) || contradictsTool(ep, i)) return [];
     const ctx = contextOf(ep, r);
     return statementsOf(r.record.text ?? '')
-      .filter((s) => !PREFERENCE_MARKERS.test(s))
+      .filter((s) => !statesPreference(s, agent))
       .map((s) => selected(s, ctx))
       .filter((s): s is string => s !== undefined && isStatement(s, agent) && !restates(s, kept))
       .map((s) => ({ type: 'stated_fact' as const, episodeKey: ep.key, summary: within(s), evidence: [r] }));

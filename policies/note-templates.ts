@@ -34,7 +34,7 @@ export const TEMPLATE_VOCABULARY: ReadonlySet<string> = new Set(
   (
     'prefers over wants assistant rather than does not corrected times out with works requires fails ' +
     'successful failed runs run call called calls skipped ask asking confirm confirmation before without ' +
-    'used other arguments session talked tasks task in tool agent told kept'
+    'used other arguments session talked tasks task in tool agent told kept made change ended'
   ).split(' '),
 );
 

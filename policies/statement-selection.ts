@@ -45,6 +45,14 @@ const STAGE_DIRECTION = /\s*\[[^\]]*\]/g;
 /** Words that join a sentence to the one before it and say nothing themselves. */
 const CONNECTIVE =
   /^(?:and|but|so|plus|also|anyway|anyways|besides that|other than that|by the way|btw|then|oh and|and yeah|still)\b[,:]?\s*/i;
+/**
+ * "I see, so that's the key …", "I get it - …", "I know, right, …": an acknowledgement of what the
+ * other person just said is a move in the conversation, not a statement about the speaker. It
+ * is dropped like an interjection and what follows is judged on its own (among people; to an agent
+ * the acknowledgement opens a reply in the task). Only an acknowledgement closed by punctuation: "I see my therapist weekly" and "I know French" say something.
+ */
+const ACKNOWLEDGEMENT =
+  /^I (?:see|get it|get that|got it|understand|know|hear you|feel you|agree|guess so|suppose so|see what you mean|know what you mean|totally get it)(?:,?\s*right)?\s*[,;:.!\u2013\u2014-]+\s*/i;
 /** "…, btw." at the end of a sentence joins it to the talk, like a connective in front. */
 const TRAILING_CONNECTIVE = /,?\s+(?:btw|by the way|anyway|anyways)(?=[.!]*$)/i;
 /** The speaker as the subject of a clause: "I", its contractions, "my …", "me and …", "we". */
@@ -114,6 +122,39 @@ const EXCHANGE = new RegExp(
   'i',
 );
 
+/** Words for how someone feels: "happy", "so accepted", "excited". */
+const EMOTION =
+  'happy|glad|excited|thrilled|stoked|pumped|delighted|overjoyed|ecstatic|proud|grateful|thankful|blessed|' +
+  'accepted|loved|supported|welcomed|included|valued|appreciated|seen|heard|understood|inspired|motivated|' +
+  'energized|empowered|encouraged|hopeful|optimistic|confident|relieved|calm|relaxed|peaceful|content|' +
+  'fulfilled|satisfied|alive|amazing|great|good|awesome|fantastic|wonderful|nervous|anxious|scared|' +
+  'worried|stressed|overwhelmed|sad|upset|frustrated|disappointed|lonely|exhausted|emotional|touched|humbled|honored';
+const DEGREE = '(?:(?:super|so|really|very|extremely|incredibly|truly|kinda|pretty|quite|totally|a bit|a little)\\s+)*';
+/** A feeling and what follows it: "felt accepted and happy, being around people who …". */
+const FEELING = new RegExp(
+  `^(?:feel|felt|am|was|were|have been|had been|got|get|am feeling|was feeling|have been feeling)\\s+${DEGREE}(?:${EMOTION})` +
+    `(?:(?:\\s*,\\s*|\\s+(?:and|but|or|yet)\\s+)${DEGREE}(?:${EMOTION}))*\\b(.*)$`,
+  'i',
+);
+/**
+ * What may follow a feeling without naming what it is about: nothing, a comment after a comma or
+ * a dash, a wait-and-see ("to see where pottery takes me"), the future or life in general, or
+ * "when that happened".
+ */
+const NAMES_NOTHING =
+  /^(?:\s*[.!]*$|\s*[,;:\u2013\u2014-]|\s+to (?:see|find out|hear|know|learn|watch|discover) (?:where|what|how|if|whether|who|when)\b|\s+(?:about|for|with) (?:the future|life|everything|it all|what(?:'s| is) next|what comes next|things)\b|\s+when (?:it|that|this|they)\b)/i;
+
+/**
+ * "I felt so accepted and happy, just being around people who …", "I'm excited to see where
+ * pottery takes me": a feeling whose object is not named in the clause is a reaction in the
+ * talk, with nothing a reader could act on. A feeling about something named ("I'm excited about
+ * my pottery class on 12 May 2023", "I felt powerful giving my talk") is a statement.
+ */
+function bareFeeling(predicate: string): boolean {
+  const m = FEELING.exec(predicate);
+  return m !== null && NAMES_NOTHING.test(m[1] as string);
+}
+
 /** To an agent: why this booking changes ("the reason is a change of plan") belongs to that task. */
 const TASK_REASON = /^(?:as for the reason\b|the reason\b)|\b(?:and|,) the reason (?:for \w+ )?is\b/i;
 
@@ -134,7 +175,10 @@ const CONTRACTIONS: Record<string, string> = { "i'm": 'am', "i've": 'have', "i'd
 
 /** The sentence cleaned and judged: kept with its cleaned text, or why not. */
 export function selectStatement(sentence: string, ctx: SentenceContext): Selection {
-  const spoken = withoutAddress(sentence.replace(STAGE_DIRECTION, '').trim(), ctx.listener);
+  const said = sentence.replace(STAGE_DIRECTION, '').trim();
+  // To an agent, "I understand, but …" answers the agent's last move: the whole reply is the task's.
+  const spoken = withoutVerdict(withoutAddress(ctx.withAgent ? said : withoutAcknowledgement(said), ctx.listener));
+  if (spoken.length === 0) return rejected('exchange');
   const cleaned = ctx.withAgent ? withoutTaskReason(spoken) : spoken;
   if (cleaned === undefined) return rejected('dialogue_move');
   const found = speakerClause(cleaned);
@@ -167,7 +211,7 @@ function judgeClause(clause: string, ctx: SentenceContext): Judged {
   const subject = /^(\S+)/.exec(body)?.[1]?.toLowerCase() ?? '';
   if (subject === 'i' || subject in CONTRACTIONS) {
     const predicate = predicateOf(body);
-    if (EXCHANGE.test(predicate)) return { ok: false, reason: 'exchange' };
+    if (EXCHANGE.test(predicate) || bareFeeling(predicate)) return { ok: false, reason: 'exchange' };
     if (ctx.withAgent && (DIALOGUE_MOVE.test(predicate) || HEARSAY.test(predicate)))
       return { ok: false, reason: 'dialogue_move' };
     if (pointsBack(predicate)) return { ok: false, reason: 'no_referent' };
@@ -280,6 +324,69 @@ const rejected = (reason: Rejection): Selection => ({ kept: false, reason });
 /** Relative time words still there once the known ones are made absolute. */
 const RELATIVE_LEFT =
   /\b(?:today|tonight|yesterday|tomorrow|ago|the other (?:day|week|night)|(?:last|next|this|coming) (?:week|month|year|weekend|night|mon|tue|wed|thu|fri|sat|sun)\w*|the (?:next|coming|past|last) (?:few|couple(?: of)?|several) (?:days|weeks|months|years))\b/i;
+
+/** The sentence after a leading acknowledgement ("I see, …"); empty when that is all it says. */
+function withoutAcknowledgement(text: string): string {
+  const m = ACKNOWLEDGEMENT.exec(text);
+  return m ? text.slice(m[0].length).trim() : text;
+}
+
+/**
+ * "I made some peach cobbler recently, it was great.": a clause spliced on with a comma or a dash
+ * that only rates what was just told ("it was great", "- it was really rewarding") says nothing a
+ * reader could act on, and a date resolved for the event belongs before it. A rating joined with
+ * "and" ("… and it was so powerful") is part of the statement and stays.
+ */
+const VERDICT = new RegExp(
+  "(?:,|;|\\s[-\u2013\u2014])\\s*(?:(?:and|so)\\s+)?(?:it|that|this)(?:'s|\u2019s|\\s+(?:is|was|has been|felt|feels|looks|looked|tasted|tastes))\\s+" +
+    '(?:(?:so|really|very|super|pretty|quite|absolutely|totally|truly|just|such|a|an|definitely)\\s+)*' +
+    `(?:${[
+      'great',
+      'good',
+      'amazing',
+      'awesome',
+      'fantastic',
+      'wonderful',
+      'fun',
+      'rewarding',
+      'beautiful',
+      'incredible',
+      'lovely',
+      'nice',
+      'cool',
+      'special',
+      'tough',
+      'hard',
+      'exciting',
+      'inspiring',
+      'fulfilling',
+      'worth it',
+      'blast',
+      'success',
+      'hit',
+      'delicious',
+      'tasty',
+      'perfect',
+      'intense',
+      'crazy',
+      'wild',
+      'magical',
+      'memorable',
+      'unforgettable',
+      'emotional',
+      'meaningful',
+      'eye-opening',
+      'humbling',
+      'relaxing',
+      'peaceful',
+      'thought-provoking',
+      'a lot of fun',
+      'much fun',
+    ].join('|')})` +
+    '(?:\\s+(?:and|but)\\s+[a-z-]+)?\\s*([.!]*)$',
+  'i',
+);
+const withoutVerdict = (text: string): string => text.replace(VERDICT, '$1');
 
 /** Drops the name of the person addressed at either end ("Jon, my store …", "… so much, Jon!"). */
 function withoutAddress(text: string, listener: string | undefined): string {

@@ -68,11 +68,12 @@ export function datedJust(text: string, observedAt: string): AbsoluteText {
   if (!m || !isPastVerb((m[1] as string).toLowerCase()) || findTimeMentions(text, observedAt).length > 0)
     return { text };
   const day = formatMention({ at: new Date(observedAt), precision: 'day' });
-  const without = text.slice(0, m.index) + text.slice(m.index + m[0].length - (m[1] as string).length);
-  const rest = without.slice(m.index);
-  const stop = rest.search(/[.!?]+(?:\s|$)/);
-  const at = m.index + (stop >= 0 ? stop : rest.length);
-  return { text: `${without.slice(0, at)} on ${day}${without.slice(at)}`, time: { at: observedAt, source: 'just' } };
+  const cut = text.slice(0, m.index) + text.slice(m.index + m[0].length - (m[1] as string).length);
+  // The day goes at the end of the clause "just" is in; a "recently" there says the same and goes.
+  const stop = cut.slice(m.index).search(CLAUSE_END);
+  const end = stop >= 0 ? m.index + stop : cut.length;
+  const clause = cut.slice(0, end).replace(/\s+(?:recently|lately)\b/i, '');
+  return { text: `${clause} on ${day}${cut.slice(end)}`, time: { at: observedAt, source: 'just' } };
 }
 
 /** "recently" or "lately", with the comma of an opener: the only time word of "Recently, Caroline had …". */
@@ -90,12 +91,29 @@ export function datedRecently(text: string, observedAt: string): AbsoluteText {
   const word = (m[1] as string).toLowerCase();
   const phrase = word === 'recently' ? `shortly before ${day}` : `in the weeks before ${day}`;
   const time: NoteTime = { at: observedAt, source: m[1] as string };
-  const without = (text.slice(0, m.index) + text.slice(m.index + m[0].length)).replace(/\s+([,.!?])/g, '$1');
-  if (m.index === 0) return { text: `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}, ${without}`, time };
-  const stop = without.search(/[.!?]+\s*$/);
-  const at = stop >= 0 ? stop : without.length;
-  return { text: `${without.slice(0, at).replace(/[,\s]+$/, '')} ${phrase}${without.slice(at)}`, time };
+  if (m.index === 0) {
+    const rest = text.slice(m[0].length).replace(/\s+([,.!?])/g, '$1');
+    return { text: `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}, ${rest}`, time };
+  }
+  // Mid-sentence, only the word goes: a comma after it still ends its clause, and the day goes
+  // there, not after a clause spliced on ("made some peach cobbler recently, it was great" →
+  // "made some peach cobbler shortly before …, it was great").
+  const before = text.slice(0, m.index).trimEnd();
+  const after = text.slice(m.index + (m[1] as string).length).trimStart();
+  const joined = after === '' || /^[,.!?;:]/.test(after) ? `${before}${after}` : `${before} ${after}`;
+  // "… lately, and look at …": the word closed its clause where a comma follows it.
+  const stop = after.startsWith(',') ? 0 : joined.slice(before.length).search(CLAUSE_END);
+  const at = stop >= 0 ? before.length + stop : joined.length;
+  return { text: `${joined.slice(0, at).replace(/[,\s]+$/, '')} ${phrase}${joined.slice(at)}`, time };
 }
+
+/**
+ * Where a clause ends: a semicolon or a dash, a comma before a joining word or a pronoun that
+ * starts another clause (", so …", ", it was …"), or the end of the sentence. A comma in a list
+ * ("Paris, Rome, and Berlin") ends none.
+ */
+const CLAUSE_END =
+  /[;:]|\s[-\u2013\u2014]\s|,\s+(?:(?:so|but|because|though|although|which|while|yet)\b|(?:and\s+)?(?:it|that|this|they|he|she|there)\b)|[.!?]+\s*$/i;
 
 const SUBJECT_OF_VERB = /^\s+(was|is|has|had|were|will|seemed|felt)\b/i;
 const isAbsolute = (m: TimeMention) => /\d{4}/.test(m.text);

@@ -43,6 +43,8 @@ const ADVERBS = new Set(
     ' ',
   ),
 );
+/** Verbs that end in -ly like an adverb: "I fly economy" → "flies", "I apply for" → "applies". */
+const LY_VERBS = new Set('fly apply reply rely supply comply imply multiply ally bully rally tally'.split(' '));
 const IRREGULAR_PRESENT: Record<string, string> = {
   am: 'is',
   have: 'has',
@@ -122,8 +124,8 @@ function agreeVerb(tokens: string[], i: number, out: string[]): number {
     const lower = token.toLowerCase();
     if (/^\s+$/.test(token)) {
       out.push(token);
-    } else if (ADVERBS.has(lower) || /.ly$/.test(lower)) {
-      // "I recently flew", "I distinctly remember": an adverb in -ly is not the verb.
+    } else if (ADVERBS.has(lower) || (/.ly$/.test(lower) && !LY_VERBS.has(lower))) {
+      // "I recently flew", "I distinctly remember": an adverb in -ly is not the verb ("I fly" has one).
       out.push(token);
     } else if (!/^[a-z']+$/i.test(token) || UNCHANGED_AFTER_I.has(lower) || isPastVerb(lower)) {
       return j - 1;

@@ -2,11 +2,15 @@ import { formatMention } from '../../../policies/dates.ts';
 import { contentTokens, jaccard, sentences } from '../../../policies/text.ts';
 import type { ArchivedRecord, Episode, Proposal } from '../../contracts/episode.ts';
 import { create, MAX_CLAIM_CHARS, sessionScope } from './proposal.ts';
+import { isTask, taskStory } from './task-digest.ts';
 
 /**
- * An episode's digest: who talked when, and the lessons drawn from it, each as the first
- * sentence of a note this run proposes and citing that note's records, in the order they
- * happened. Extractive, so validation can check it like the notes it summarizes.
+ * An episode's digest: who talked when, and what happened. Among people, the lessons drawn from
+ * it, each as the first sentence of a note this run proposes and citing that note's records, in
+ * the order they happened. In a task an agent worked on, the lessons are the task type's (what
+ * successful runs do) and say nothing of this run, so the digest tells the run instead: what the
+ * user asked for, what the assistant changed, how it ended (`task-digest.ts`). Extractive
+ * either way, so validation can check it against the records it cites.
  */
 
 /** Lessons an episode needs before it gets a digest. @default 3 */
@@ -23,9 +27,39 @@ export function digestOf(ep: Episode, proposals: readonly Proposal[]): Proposal[
     (p) => p.op === 'create' && DIGESTED.has(p.content.kind) && p.finding !== 'tool_content',
   );
   if (facts.length < DIGEST_MIN_FACTS) return [];
-  const byId = new Map(ep.records.map((r) => [r.record.id, r]));
   const first = ep.records[0] as ArchivedRecord;
   const header = `In ${ep.sessionId} on ${formatMention({ at: new Date(first.record.observedAt), precision: 'day' })}, ${participants(ep)} talked:`;
+  const user = speakerOf(ep);
+  const story = isTask(ep) && user ? taskStory(ep, user) : undefined;
+  const told = story ? { value: `${header} ${story.text}`, evidence: story.evidence } : lessonsTold(ep, facts, header);
+  if (told.evidence.length === 0) return [];
+  const finding = { type: 'episode_digest' as const, episodeKey: ep.key, summary: told.value, evidence: told.evidence };
+  return [
+    create(finding, ep, {
+      kind: 'episode_summary',
+      sourceKind: 'inference',
+      scope: sessionScope(ep),
+      structure: {
+        subject: { type: 'entity', id: ep.sessionId },
+        attribute: 'summary',
+        value: told.value,
+        exclusive: false,
+        polarity: 'positive',
+        conditions: [],
+        time: { at: first.record.observedAt },
+        template: 'episode_summary',
+      },
+    }),
+  ];
+}
+
+/** The first sentence of each lesson, after the header, until the claim is full. */
+function lessonsTold(
+  ep: Episode,
+  facts: readonly Proposal[],
+  header: string,
+): { value: string; evidence: ArchivedRecord[] } {
+  const byId = new Map(ep.records.map((r) => [r.record.id, r]));
   let value = header;
   const evidence: ArchivedRecord[] = [];
   const told: string[][] = [];
@@ -42,25 +76,12 @@ export function digestOf(ep: Episode, proposals: readonly Proposal[]): Proposal[
       if (record && !evidence.includes(record)) evidence.push(record);
     }
   }
-  if (evidence.length === 0) return [];
-  const finding = { type: 'episode_digest' as const, episodeKey: ep.key, summary: value, evidence };
-  return [
-    create(finding, ep, {
-      kind: 'episode_summary',
-      sourceKind: 'inference',
-      scope: sessionScope(ep),
-      structure: {
-        subject: { type: 'entity', id: ep.sessionId },
-        attribute: 'summary',
-        value,
-        exclusive: false,
-        polarity: 'positive',
-        conditions: [],
-        time: { at: first.record.observedAt },
-        template: 'episode_summary',
-      },
-    }),
-  ];
+  return { value, evidence };
+}
+
+/** The one user who speaks in a task, if one does. */
+function speakerOf(ep: Episode): string | undefined {
+  return ep.records.find((r) => r.record.kind === 'user_message' && r.record.userId)?.record.userId;
 }
 
 function participants(ep: Episode): string {
@@ -71,7 +92,7 @@ function participants(ep: Episode): string {
         .map((r) => r.record.userId as string),
     ),
   ];
-  if (ep.records.some((r) => r.record.kind === 'agent_message')) people.push('the assistant');
+  if (isTask(ep)) people.push('the assistant');
   return people.length <= 1 ? (people[0] ?? 'the assistant') : `${people.slice(0, -1).join(', ')} and ${people.at(-1)}`;
 }
 

@@ -199,4 +199,43 @@ describe('episode digests', () => {
     expect(facts.map((p) => p.content.evidence[0]?.recordId)).toEqual(records.map((r) => r.id));
     expect(digest.content.claim.endsWith(facts.map((p) => p.content.claim).join(' '))).toBe(true);
   });
+
+  /** The digest of a task run's records, checked valid; a user who told three facts of theirs gets one. */
+  async function taskDigest(session: string, request: string, calls: Step[]): Promise<Proposal> {
+    const told = 'My user ID is eve_3817. My flight HAT039 was delayed on 2 May 2023. My home airport is Boston Logan.';
+    const records = run(
+      session,
+      [user(request), agent('Sure. What is your user ID?'), user(told), ...calls],
+      'failure',
+    );
+    const { proposals, valid } = await lessons(records);
+    const digest = proposals.find((p) => p.content.kind === 'episode_summary');
+    expect(digest && valid(digest)).toBe(true);
+    return digest!;
+  }
+
+  it("a task's digest tells that run: what the user asked for, what the assistant changed, how it ended", async () => {
+    const cancel = call('reservations.cancel', { reservation_id: 'ABC123', reason: 'change of plan' });
+    const digest = await taskDigest('bad-2', "Hi! I'd like to cancel my reservation ABC123, please.", [
+      call('reservations.get', { reservation_id: 'ABC123' }),
+      cancel,
+      cancel,
+    ]);
+    expect(digest.content.claim).toBe(
+      "In bad-2 on 8 May 2023, u-eve and the assistant talked: u-eve would like to cancel u-eve's reservation ABC123. " +
+        'The assistant called reservations.cancel (reservation_id ABC123). The run ended in failure.',
+    );
+    // It cites the request, the change (told once though made twice) and the outcome.
+    expect(digest.content.evidence).toHaveLength(3);
+  });
+
+  it('a task in which the assistant changed nothing says so', async () => {
+    const digest = await taskDigest('bad-3', "I'm hoping for a refund of my insurance.", [
+      call('reservations.get', { reservation_id: 'ABC123' }),
+    ]);
+    expect(digest.content.claim).toBe(
+      "In bad-3 on 8 May 2023, u-eve and the assistant talked: u-eve is hoping for a refund of u-eve's insurance. " +
+        'The assistant made no change. The run ended in failure.',
+    );
+  });
 });

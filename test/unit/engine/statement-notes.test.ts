@@ -96,6 +96,14 @@ describe('messages that leave no note', () => {
     ['I loved doing something similar with my siblings when I was young.'],
     ['My passion for the project and belief in its success are driving me.'],
     ['I was actually just remembering spending the day with my fam volunteering at a homeless shelter.'],
+    // An acknowledgement of what the other person said, and a remark that is not about the speaker.
+    ["Wow, Gina! I see, so that's the key to making a difference."],
+    ["I get it - that's how it goes."],
+    // A feeling that names nothing it is about: a reaction in the talk.
+    ['I felt so accepted and happy, just being around people who accepted and celebrated me.'],
+    ["I'm excited to see where pottery takes me."],
+    ["I'm feeling hopeful and inspired about the future!"],
+    ['I was so excited when that happened - it gave me chills!'],
   ])('%s', async (text) => {
     expect(await claimsOf(text)).toEqual([]);
   });
@@ -116,6 +124,15 @@ describe('messages that leave no note', () => {
     ['My user ID is already provided, aarav_ahmed_6699.'],
     // The customer's situation told to explain this request.
     ['I am currently facing some financial issues.'],
+    // A preference for this booking: put as a wish, beside a request, or for the best on offer.
+    [
+      "I would like to change the flight to the day after the original reservation, and I'd prefer the cheapest economy option available.",
+    ],
+    ["I'd prefer a flight that departs after 8 am."],
+    ['I would prefer an aisle and a middle seat that are next to each other.'],
+    ['I prefer the cheapest fare.'],
+    // An acknowledgement to an agent opens a reply in the task.
+    ["I understand, but I've been really unhappy with the service I received."],
   ])('to an agent: %s', async (text) => {
     expect(await claimsOf(text, true)).toEqual([]);
   });
@@ -150,6 +167,16 @@ describe('messages that leave notes, and their claims', () => {
       'I just started helping out with a food drive for folks who lost their jobs.',
       ['Jon started helping out with a food drive for folks who lost their jobs on 8 May 2023.'],
     ],
+    // The day of "just" goes with its own clause, and a "recently" beside it says the same.
+    [
+      "My cousin just had a tough time recently, so I'm lending a hand in helping her find a new place.",
+      ["Jon's cousin had a tough time on 8 May 2023, so Jon is lending a hand in helping her find a new place."],
+    ],
+    // A comma in a list ends no clause.
+    [
+      'I recently visited Paris, Rome, and Berlin with my sister.',
+      ["Jon visited Paris, Rome, and Berlin with Jon's sister shortly before 8 May 2023."],
+    ],
     // "Recently" names no day, but it was said on one.
     [
       'Recently, I had a not-so-great experience on a hike.',
@@ -169,8 +196,47 @@ describe('messages that leave notes, and their claims', () => {
       'I had a great time at the pride parade with my kids.',
       ["Jon had a great time at the pride parade with Jon's kids."],
     ],
+    // What follows an acknowledgement is judged on its own.
+    [
+      'I see, I started volunteering at the animal shelter in May 2022.',
+      ['Jon started volunteering at the animal shelter in May 2022.'],
+    ],
+    ['I see my therapist every Tuesday.', ["Jon sees Jon's therapist every Tuesday."]],
+    // The day of "recently" goes with the event, and a rating spliced on after it goes.
+    ['I made some peach cobbler recently, it was great.', ['Jon made some peach cobbler shortly before 8 May 2023.']],
+    [
+      'I got some leads at the trade fair in April 2023, so that was awesome.',
+      ['Jon got some leads at the trade fair in April 2023.'],
+    ],
+    [
+      'I finished a script recently, so now I am sending it to producers.',
+      ['Jon finished a script shortly before 8 May 2023, so now Jon is sending it to producers.'],
+    ],
+    [
+      'I ran a charity race for mental health last Saturday – it was really rewarding.',
+      ['Jon ran a charity race for mental health on 6 May 2023.'],
+    ],
+    // A feeling about something named is a statement.
+    [
+      "I'm excited about my pottery class on 12 May 2023.",
+      ["Jon is excited about Jon's pottery class on 12 May 2023."],
+    ],
+    [
+      'I felt so proud giving my talk at the school board.',
+      ["Jon felt so proud giving Jon's talk at the school board."],
+    ],
   ])('%s', async (text, claims) => {
     expect(await claimsOf(text)).toEqual(claims);
+  });
+
+  it.each<[string, string[]]>([
+    ['I prefer aisle seats.', ['customer-7 prefers aisle seats.']],
+    ['I want reports as a table, not prose.', ['customer-7 prefers reports as a table over prose.']],
+    ['I always fly economy.', ['customer-7 always flies economy.']],
+    ['I never check bags when I fly.', ['customer-7 never checks bags when customer-7 flies.']],
+    ['I always prefer the cheapest economy option.', ['customer-7 always prefers the cheapest economy option.']],
+  ])('to an agent, a standing preference: %s', async (text, claims) => {
+    expect(await claimsOf(text, true)).toEqual(claims);
   });
 
   it("to an agent: the customer's id is kept, the reason for this cancellation is not", async () => {

@@ -45,6 +45,12 @@ describe('sentences that do not become notes', () => {
     // Offers and reactions in reply.
     ["I'm always down to give movie reccomendations.", friends, 'exchange'],
     ["I'm tempted to try dairy-free flavors now!", friends, 'exchange'],
+    // An acknowledgement is a move in the talk; what follows it is judged on its own.
+    ["I see, so that's the key to making a difference.", friends, 'not_about_speaker'],
+    ['I understand.', friends, 'exchange'],
+    // A feeling that names nothing it is about is a reaction.
+    ['I felt so accepted and happy, just being around people who accepted and celebrated me.', friends, 'exchange'],
+    ["I'm excited to see where pottery takes me.", friends, 'exchange'],
     // A time that cannot be made absolute.
     ['I moved to Boston a few years ago.', friends, 'relative_time'],
   ])('%s', (sentence, ctx, reason) => {
@@ -107,6 +113,15 @@ describe('sentences that do, cleaned', () => {
       'My user ID is mia_kim_4397.',
     ],
     ['I am a gold member.', customer, 'I am a gold member.'],
+    // A rating spliced on with a comma or a dash goes; one joined with "and" stays.
+    ['I made some peach cobbler recently, it was great.', friends, 'I made some peach cobbler recently.'],
+    ['I know, right, I adopted a dog named Max in 2021.', friends, 'I adopted a dog named Max in 2021.'],
+    [
+      "I'm excited about my pottery class on 12 May 2023.",
+      friends,
+      "I'm excited about my pottery class on 12 May 2023.",
+    ],
+    ['I was good at math in school.', friends, 'I was good at math in school.'],
     // Among people, what someone read is something they did.
     ['I read a book on Roman history last week.', friends, 'I read a book on Roman history last week.'],
   ])('%s', (sentence, ctx, text) => {

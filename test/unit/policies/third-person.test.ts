@@ -21,6 +21,9 @@ describe('toThirdPerson names the speaker and keeps every content word', () => {
     ['I distinctly remember adding it', 'Caroline distinctly remembers adding it'],
     ['I recently moved to Boston', 'Caroline recently moved to Boston'],
     ['I study biology', 'Caroline studies biology'],
+    // A verb in -ly is the verb, not an adverb before it.
+    ['I always fly economy', 'Caroline always flies economy'],
+    ['I apply for grants every spring', 'Caroline applies for grants every spring'],
     ['I will call tomorrow', 'Caroline will call tomorrow'],
     ['My dog is sick', "Caroline's dog is sick"],
     ['My kids and I painted a sunrise', "Caroline's kids and Caroline painted a sunrise"],
