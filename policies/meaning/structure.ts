@@ -60,7 +60,7 @@ function checkValues(
   evidence: ReadonlySet<string>,
   cited: readonly RawRecord[],
 ) {
-  const missing = unexplained(value, evidence);
+  const missing = unexplained(value, evidence, s.template === 'episode_summary');
   if (missing.length > 0)
     return fail('value_unsupported', `the value's ${missing.join(', ')} occur in no cited record`);
   const contrast = s.contrast ? unexplained(s.contrast, evidence) : [];
@@ -97,12 +97,15 @@ const REWRITE_WORDS = new Set(['other', 'assistant']);
 export const PASSAGE_MIN_WORDS = 10;
 export const PASSAGE_MAX_MISSING = 0.1;
 
-/** The value's forms the records do not bear out, beyond what a passage may miss. */
-function unexplained(value: string, evidence: ReadonlySet<string>): string[] {
+/**
+ * The value's forms the records do not bear out, beyond what a passage may miss. A digest frames
+ * what it tells in template words ("talked", "called", "the run ended in"), however short it is.
+ */
+function unexplained(value: string, evidence: ReadonlySet<string>, framed = false): string[] {
   const size = new Set(textForms(value).filter((f) => !f.optional && !REWRITE_WORDS.has(f.form))).size;
   const passage = size >= PASSAGE_MIN_WORDS;
   const missing = [...new Set(missingForms(value, evidence))].filter(
-    (f) => !REWRITE_WORDS.has(f) && !(passage && CONNECTIVE_FORMS.has(f)),
+    (f) => !REWRITE_WORDS.has(f) && !((passage || framed) && CONNECTIVE_FORMS.has(f)),
   );
   const allowed = passage ? Math.floor(size * PASSAGE_MAX_MISSING) : 0;
   return missing.length > allowed ? missing : [];
