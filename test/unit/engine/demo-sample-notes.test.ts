@@ -1,35 +1,16 @@
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { attributeEpisode } from '../../../policies/attribution.ts';
 import { validateProposal, type ResolvedRecord } from '../../../policies/validation.ts';
-import type { ArchivedRecord } from '../../../src/contracts/episode.ts';
-import { RawRecord } from '../../../src/contracts/raw-record.ts';
 import { createDeterministicEngine } from '../../../src/engine/deterministic.ts';
-import { toEpisode } from '../../../src/episodes/episodes.ts';
 import { DEMO_TENANTS, demoRecords } from '../../../tools/demo/sample.ts';
-
-/** The demo's records of one tenant as replay reads them, one episode per task or session. */
-function archivedOf(tenant: string): ArchivedRecord[] {
-  return demoRecords()
-    .filter((r) => r.tenantId === tenant)
-    .map((input, i) => {
-      const record = RawRecord.parse({ recordedAt: input.observedAt, ...input });
-      const contentHash = createHash('sha256').update(JSON.stringify(record)).digest('hex');
-      return { record, ref: { recordId: record.id, objectKey: `raw/${tenant}.jsonl.gz`, line: i + 1, contentHash } };
-    });
-}
+import { archived, toEpisodes } from '../../helpers/episodes.ts';
 
 describe('the demo sample through the deterministic engine and validation', () => {
   it.each(DEMO_TENANTS)(
     '%s: every proposal is accepted, or quarantined for the instruction planted in a tool result',
     async (tenant) => {
-      const records = archivedOf(tenant);
-      const byTask = new Map<string, ArchivedRecord[]>();
-      for (const r of records) {
-        const key = r.record.taskId ?? r.record.sessionId;
-        byTask.set(key, [...(byTask.get(key) ?? []), r]);
-      }
-      const episodes = [...byTask].map(([key, rs]) => toEpisode(`${tenant}/${key}`, rs));
+      const records = archived(demoRecords().filter((r) => r.tenantId === tenant));
+      const episodes = toEpisodes(records);
       const peers = episodes.filter((e) =>
         e.records.some((r) => r.record.kind === 'task_outcome' && r.record.outcome?.status === 'success'),
       );
