@@ -32,6 +32,13 @@ export interface FusionPolicy {
    * 0 leaves the match as it is. @default 0
    */
   readonly recordLengthNorm?: number;
+  /**
+   * Characters up to which the record ranking weighs word match and cosine as the notes' ranking
+   * does. When the candidate records' median told length is longer, the word match keeps
+   * `span / median` of its weight: a long message holds many of a query's words by chance, and
+   * its meaning is what sets it apart. Off when absent.
+   */
+  readonly recordTextSpan?: number;
 }
 
 /**
@@ -47,13 +54,22 @@ export interface FusionPolicy {
  * keeps the weight every note had in `rrf-v2` (2): it states what no record says, and the closed
  * loop (`nocturne simulate`) needs it above the raw correction it came from. LoCoMo holds no
  * lesson, so its numbers do not move with that weight.
+ *
+ * `rrf-v4` adds the record text span and the knowledge-update rule, chosen on BEAM's tuning chats
+ * 1–5 and LoCoMo's 1–3 (`tools/eval/updates-offline.ts --schema`, `fusion-offline.ts`). LoCoMo's
+ * turns are short (median 127 characters), BEAM's messages long (median 1,511). BEAM chats 1–5
+ * evidence R@5 36.8% without a span. Weighing each record's word match by its own length lost
+ * (span 200, 400, 800: 32.8%, 30.9%, 30.4%): a short record kept its match and outranked the long
+ * ones. Weighed by the candidates' median length: span 400 42.7%, 200 43.8%, 100 44.6%; LoCoMo 1–3
+ * R@5 64.6% without, 64.6% at 400, 64.5% at 200, 63.6% at 100. So 200.
  */
 export const DEFAULT_FUSION_POLICY: FusionPolicy = {
-  name: 'rrf-v3',
+  name: 'rrf-v4',
   k: 60,
   weights: { notes: 1, lessons: 2, recordVector: 0, recordText: 0, recordHybrid: 1.1 },
   depth: { notes: 50, recordVector: 50, recordText: 50 },
-  updatesFirst: false,
+  updatesFirst: true,
+  recordTextSpan: 200,
 };
 
 /** Where a lesson comes from: a user's correction, a tool's answer, an approval. */

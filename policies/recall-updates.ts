@@ -10,20 +10,21 @@ import { contentTokens, jaccard, sentences } from './text.ts';
  *
  * So, among the fused answer (notes and raw records alike), an item that speaks of what the
  * query asks about with a value the other lacks, and is newer, is an update of that item: it
- * takes the older item's place and the older one follows it. "Speaks of what the query asks
- * about" is read in the one sentence of each item that shares the most words with the query
- * (its focus); the two must be said by the same speaker, their focuses must share at least
- * UPDATE_SHARED_QUERY_WORDS of the query's words and be alike apart from their numbers, and each
- * must hold a number (an amount, a count, a date, a time of day) the other lacks. The two swap
- * places; nothing is dropped, and no item moves more than UPDATE_REACH places.
+ * moves up to just above the older item, and what stood between them moves down one place.
+ * "Speaks of what the query asks about" is read in the one sentence of each item that shares the
+ * most words with the query (its focus); the two must be said by the same speaker, their focuses
+ * must share at least UPDATE_SHARED_QUERY_WORDS of the query's words and be alike apart from
+ * their numbers, and each must hold a number (an amount, a count, a date, a time of day) the
+ * other lacks. Nothing is dropped, and no item moves more than UPDATE_REACH places.
  *
- * Off by default (`FusionPolicy.updatesFirst`): on BEAM's 10 public chats, applied to BM25's
- * ranking of raw turns, it ranked the update above the original in 6 of 10 questions instead of
- * 4 on the tuning chats (1–5) and 5 instead of 4 on the others, but lowered evidence recall@5 by
- * 3.9 and 2.6 points (`tools/eval/updates-offline.ts`); looser rules (no speaker or similarity
- * condition, moves instead of swaps) cost 7 to 14 points of recall@5. On Nocturne's own ranking
- * of BEAM chats 1–5 (`updates-offline.ts --schema`) it ordered 2 of 10 updates instead of 3 and
- * lowered recall@5 on chats 5, 7, 9 by 2.3 points.
+ * On by default (`FusionPolicy.updatesFirst`, since `rrf-v4`). Chosen on BEAM's tuning chats 1–5
+ * with `tools/eval/updates-offline.ts --schema` (Nocturne's own ranking, `recordTextSpan` 200):
+ * the update ranked above the original in 4 of 10 questions instead of 1, evidence recall@5 44.4%
+ * instead of 43.8%; LoCoMo's tuning conversations 1–3 unchanged to the decimal. Swapping the two
+ * items instead (the older one taking the newer one's place) ordered 5 of 10 at 42.4%: an older
+ * item in the top five that answered the question fell out of it. A looser rule that
+ * also took a sentence saying a value changed ("has now reached 165") as an update without the
+ * likeness ordered 6 of 10 at 43.3%.
  */
 
 /** Query words two items' focus sentences must share to be about the same thing. @default 2 */
@@ -128,27 +129,26 @@ function updates(newer: Focus, older: Focus): boolean {
 }
 
 /**
- * `ranked` best first, each older item swapped with the newest item below it (within
- * UPDATE_REACH places) that updates it; an item is moved once at most. Stable otherwise.
+ * `ranked` best first; above each older item, the newest item below it (within UPDATE_REACH
+ * places) that updates it; an item is moved once at most. Stable otherwise.
  */
 export function updatesFirst<T>(ranked: readonly T[], query: string, view: (item: T) => UpdateView): T[] {
   const words = queryWords(query);
   const items = ranked.map((item) => ({ item, focus: focusOf(view(item), words) }));
-  const settled = new Set<number>();
   for (let i = 0; i < items.length; i++) {
     const older = items[i]?.focus;
-    if (!older || settled.has(i)) continue;
+    if (!older) continue;
     let newest: number | undefined;
     for (let j = i + 1; j < Math.min(items.length, i + 1 + UPDATE_REACH); j++) {
       const candidate = items[j]?.focus;
-      if (settled.has(j) || !candidate || !updates(candidate, older)) continue;
+      if (!candidate || !updates(candidate, older)) continue;
       if (newest === undefined || candidate.at > (items[newest]?.focus?.at ?? 0)) newest = j;
     }
     if (newest === undefined) continue;
-    const swapped = items[newest] as (typeof items)[number];
-    items[newest] = items[i] as (typeof items)[number];
-    items[i] = swapped;
-    settled.add(i).add(newest);
+    // The newer item moves up to just above the older one; what stood between them moves down one place.
+    const [moved] = items.splice(newest, 1);
+    items.splice(i, 0, moved as (typeof items)[number]);
+    i++; // the older item, now one place down, keeps its place: an item moves once at most
   }
   return items.map((x) => x.item);
 }

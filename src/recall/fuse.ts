@@ -53,10 +53,7 @@ export function selectFused(
   const lessonWeight = policy.weights.lessons ?? policy.weights.notes;
   const lessonWeights = new Map(topNotes.filter(lesson).map((n) => [noteKey(n), lessonWeight]));
   const hybrid = policy.weights.recordHybrid
-    ? hybridRecordRanking(records, opts.query, opts.similarityFloor ?? 0, policy.recordLengthNorm ?? 0).slice(
-        0,
-        policy.depth.recordVector,
-      )
+    ? hybridRecordRanking(records, opts.query, opts.similarityFloor ?? 0, policy).slice(0, policy.depth.recordVector)
     : [];
   const ranked = reciprocalRankFusion(
     [
@@ -157,21 +154,35 @@ function explainRecord(f: Fused, row: RecordRow): string {
  * (rescaled from the model's floor) and the IDF-weighted share of the query's words in the
  * record told as a note would tell it, discounted by the record's length (`recordLengthNorm`).
  */
-function hybridRecordRanking(records: RecordChannels, query: string, floor: number, lengthNorm: number): RecordRow[] {
+function hybridRecordRanking(
+  records: RecordChannels,
+  query: string,
+  floor: number,
+  policy: Pick<FusionPolicy, 'recordLengthNorm' | 'recordTextSpan'>,
+): RecordRow[] {
   const rows = [...new Map([...records.vector, ...records.text].map((r) => [r.recordId, r])).values()];
   const told = rows.map(toldOf);
   const lexical = lengthNormalized(
     candidateMatches(query, told),
     told.map((t) => t.length),
-    lengthNorm,
+    policy.recordLengthNorm ?? 0,
   );
   // The notes' relevance weights (policies/recall-score.ts), so both are ranked alike.
   const { vector, text } = DEFAULT_RECALL_SCORE_POLICY.weights;
+  const words = text * wordMatchShare(told, policy.recordTextSpan);
   const scored = rows.map((r, i) => {
     const cosine = r.distance === null ? 0 : Math.max(0, (1 - r.distance - floor) / (1 - floor));
-    return { r, score: (vector * cosine + text * (lexical[i] as number)) / (vector + text) };
+    return { r, score: (vector * cosine + words * (lexical[i] as number)) / (vector + words) };
   });
   return scored.sort((a, b) => b.score - a.score || a.r.recordId.localeCompare(b.r.recordId)).map((s) => s.r);
+}
+
+/** How much of its weight the word match keeps: all of it up to the span, then span / the candidates' median length. */
+function wordMatchShare(told: readonly string[], span: number | undefined): number {
+  if (span === undefined || told.length === 0) return 1;
+  const lengths = told.map((t) => t.length).sort((a, b) => a - b);
+  const median = lengths[Math.floor(lengths.length / 2)] as number;
+  return median <= span ? 1 : span / median;
 }
 
 /** The record told as a note: stored at index time (migration 0022), computed for a row indexed before it. */

@@ -24,8 +24,13 @@ const update = item('may', MAY, 'My Zotero library now has 52 sources, all tagge
 const unrelated = item('essay', APRIL, 'The essay outline has five sections and a conclusion.');
 
 describe('updatesFirst: a newer value of what the query asks about is read first', () => {
-  it('swaps the newer statement of the count with the older one above it', () => {
-    expect(order([original, unrelated, update], zoteroQuery)).toEqual(['may', 'essay', 'march']);
+  it('moves the newer statement of the count to just above the older one', () => {
+    expect(order([original, unrelated, update], zoteroQuery)).toEqual(['may', 'march', 'essay']);
+  });
+
+  it('moves nothing else: what stood between them keeps its order one place down', () => {
+    const other = item('outline', APRIL, 'The outline of the essay has three parts.');
+    expect(order([unrelated, original, other, update], zoteroQuery)).toEqual(['essay', 'may', 'march', 'outline']);
   });
 
   it('does not take what someone else said for an update of the speaker’s own value', () => {

@@ -2,11 +2,15 @@ import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.
 
 /**
  * A fusion policy from the offline tools' `--weights` syntax:
- * `notes/recordVector/recordText[/recordHybrid[/lessons]][@k][~b]` (b: `recordLengthNorm`),
+ * `notes/recordVector/recordText[/recordHybrid[/lessons]][@k][~b][^span][+u]` (b: `recordLengthNorm`,
+ * span: `recordTextSpan`, +u: `updatesFirst`),
  * named by that text.
  */
-export function fusionPolicyOf(triple: string): FusionPolicy {
-  const [withK, b] = triple.split('~');
+export function fusionPolicyOf(named: string): FusionPolicy {
+  const updatesFirst = named.endsWith('+u');
+  const triple = updatesFirst ? named.slice(0, -2) : named;
+  const [withSpan, span] = triple.split('^');
+  const [withK, b] = (withSpan as string).split('~');
   const [weightText, k] = (withK as string).split('@');
   const [notes, recordVector, recordText, recordHybrid = 0, lessons = notes] = (weightText as string)
     .split('/')
@@ -18,9 +22,11 @@ export function fusionPolicyOf(triple: string): FusionPolicy {
     throw new Error(`--weights: "${triple}": ~b must be in 0..1`);
   return {
     ...DEFAULT_FUSION_POLICY,
-    name: triple,
+    name: named,
     weights,
+    updatesFirst,
     ...(k ? { k: Number(k) } : {}),
     ...(b !== undefined ? { recordLengthNorm: Number(b) } : {}),
+    ...(span !== undefined ? { recordTextSpan: Number(span) } : {}),
   };
 }

@@ -24,7 +24,7 @@ import type { EvalCase, EvalQuery, QueryOutcome, RetrievedItem } from './types.t
  * with and without the rule. Without the stack, on BM25's ranking of the raw turns. With
  * `--schema`, also on Nocturne's own ranking: recall over the note schema a
  * `nocturne eval --dataset beam --keep` run left (its tenants, the same question times), once
- * with the default fusion and once with `updatesFirst` (the embedding server is asked for the
+ * with the default fusion and once without `updatesFirst` (the embedding server is asked for the
  * questions' vectors); `--weights` adds fusion policies in `tools/eval/fusion-offline.ts`'s syntax.
  *
  *   node --import tsx tools/eval/updates-offline.ts [--path P] [--schema nocturne_eval_beam_…] [--weights 1/1/0/1.1]
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   });
   const policies = [
     DEFAULT_FUSION_POLICY,
-    { ...DEFAULT_FUSION_POLICY, name: `${DEFAULT_FUSION_POLICY.name} + updates first`, updatesFirst: true },
+    { ...DEFAULT_FUSION_POLICY, name: `${DEFAULT_FUSION_POLICY.name} without the update rule`, updatesFirst: false },
     ...(values.weights ? values.weights.split(',').map(fusionPolicyOf) : []),
   ];
   const cases = await loadDataset('beam', values.path ?? defaultDatasetPath('beam'));

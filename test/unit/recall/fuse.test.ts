@@ -147,7 +147,7 @@ describe('selectFused', () => {
         ),
       ).map((i) => i.id);
     expect(ranked(false)).toEqual(['R0', 'R2', 'R1']);
-    expect(ranked(true)).toEqual(['R1', 'R2', 'R0']);
+    expect(ranked(true)).toEqual(['R1', 'R0', 'R2']);
   });
 
   it('ranks the records both channels found by meaning and by the query words in the record told as a note', () => {
@@ -184,5 +184,60 @@ describe('selectFused', () => {
     expect(ranked([other, stored])).toEqual(['R2', 'R1']);
     expect(toldOf(stored)).toBe(stored.told);
     expect(toldOf(other)).toBe('Melanie: Melanie went to a support group on 31 May 2026.');
+  });
+
+  it('ranks long records by their meaning: past the text span, shared words weigh less against the cosine', () => {
+    const query = 'How did Ana speed up the dashboard API?';
+    const filler = ' The rest of the message is about sprint planning, commits, release tags and a code review.'.repeat(
+      10,
+    );
+    // The first record holds the query's words in passing; the second is about the question and says it otherwise.
+    const wordy = {
+      ...record('R1', `Ana asked about the dashboard API and how to speed up the build.${filler}`),
+      distance: 0.3,
+    };
+    const meant = {
+      ...record('R2', `Ana cut the response time of the dashboard endpoint with caching.${filler}`),
+      distance: 0.1,
+    };
+    const ranked = (recordTextSpan: number | undefined) => {
+      const hybrid = {
+        ...DEFAULT_FUSION_POLICY,
+        weights: { notes: 1, recordVector: 0, recordText: 0, recordHybrid: 1 },
+        recordTextSpan,
+      };
+      return rankingOf(
+        selectFused(
+          [],
+          { vector: [wordy, meant], text: [wordy] },
+          { k: 10, tokenBudget: undefined, policy: hybrid, query },
+        ),
+      ).map((i) => i.id);
+    };
+    expect(ranked(undefined)).toEqual(['R1', 'R2']);
+    expect(ranked(200)).toEqual(['R2', 'R1']);
+    // Short records keep the word match: the span changes nothing below it.
+    const short = [
+      { ...wordy, text: 'Ana asked about the dashboard API speed up.' },
+      { ...meant, text: 'Ana cut the endpoint time.' },
+    ];
+    const shortRanked = (recordTextSpan: number | undefined) =>
+      rankingOf(
+        selectFused(
+          [],
+          { vector: short, text: [] },
+          {
+            k: 10,
+            tokenBudget: undefined,
+            policy: {
+              ...DEFAULT_FUSION_POLICY,
+              weights: { notes: 1, recordVector: 0, recordText: 0, recordHybrid: 1 },
+              recordTextSpan,
+            },
+            query,
+          },
+        ),
+      ).map((i) => i.id);
+    expect(shortRanked(200)).toEqual(shortRanked(undefined));
   });
 });
