@@ -41,6 +41,7 @@ function toolsServer(
         k: z.number().int().optional(),
         include: z.array(z.enum(['notes', 'records'])).optional(),
         tokenBudget: z.number().int().optional(),
+        minRelevance: z.number().min(0).max(1).optional(),
         taskId: z.string().optional(),
       },
     },

@@ -28,6 +28,12 @@ export const RecallRequest = z.strictObject({
     .default([...RECALL_SOURCES]),
   /** Upper bound on the returned claims' and records' size, in approximate tokens (chars / 4). */
   tokenBudget: z.number().int().min(1).max(1_000_000).optional(),
+  /**
+   * Leave out notes and records that match the query less than this (their relevance, 0..1:
+   * cosine and word match). When nothing matches this well the answer is empty: recall abstains
+   * instead of returning the least unrelated items. Absent → nothing is left out for its match.
+   */
+  minRelevance: z.number().min(0).max(1).optional(),
   /** Point-in-time recall for audits: what the store knew at this instant (records observed later are left out). */
   asOf: IsoDateTime.optional(),
   /** When given, the returned versions are logged in memory usage for this task. */
@@ -104,6 +110,11 @@ export const RecalledRecord = z.object({
   untrusted: z.boolean().optional(),
   /** Its fused (reciprocal rank) score. */
   score: z.number(),
+  /**
+   * How well it matches the query, 0..1: cosine and word match weighed as a note's
+   * `parts.relevance` is, so the two compare (the fused score is a rank, not a match).
+   */
+  relevance: z.number(),
   why: z.string(),
   tokens: z.number().int(),
 });
@@ -159,6 +170,8 @@ export const RecallResult = z.object({
     recordsCitedByNotes: z.number().int().default(0),
     /** Contradicted notes left out for a confidence below the floor (policies/recall-conflicts.ts). */
     contradictedLeftOut: z.number().int().default(0),
+    /** Notes and records left out for a relevance below the request's `minRelevance`. */
+    belowMinRelevance: z.number().int().default(0),
     /** Notes left out because a better-ranked note of the same slot was returned. */
     slotConflictsSuppressed: z.number().int().default(0),
   }),

@@ -19,6 +19,8 @@ export interface RecordChannels {
 export interface SelectedRecord {
   row: RecordRow;
   score: number;
+  /** How well it matches the query, 0..1: cosine and word match, weighed as a note's relevance is. */
+  relevance: number;
   why: string;
   tokens: number;
 }
@@ -29,6 +31,7 @@ export interface FusedSelection {
   tokens: number;
   overBudget: number;
   citedByNotes: number;
+  belowMinRelevance: number;
 }
 
 const NOTE = 'n:';
@@ -45,16 +48,22 @@ const RECORD = 'r:';
 export function selectFused(
   notes: readonly AssembledItem[],
   records: RecordChannels,
-  opts: { k: number; tokenBudget: number | undefined; policy: FusionPolicy; query: string; similarityFloor?: number },
+  opts: {
+    k: number;
+    tokenBudget: number | undefined;
+    policy: FusionPolicy;
+    query: string;
+    similarityFloor?: number;
+    minRelevance?: number | undefined;
+  },
 ): FusedSelection {
   const { policy } = opts;
   const topNotes = notes.slice(0, Math.max(opts.k, policy.depth.notes));
   const noteIds = topNotes.map(noteKey);
   const lessonWeight = policy.weights.lessons ?? policy.weights.notes;
   const lessonWeights = new Map(topNotes.filter(lesson).map((n) => [noteKey(n), lessonWeight]));
-  const hybrid = policy.weights.recordHybrid
-    ? hybridRecordRanking(records, opts.query, opts.similarityFloor ?? 0, policy).slice(0, policy.depth.recordVector)
-    : [];
+  const relevance = recordRelevance(records, opts.query, opts.similarityFloor ?? 0, policy);
+  const hybrid = policy.weights.recordHybrid ? byRelevance(relevance).slice(0, policy.depth.recordVector) : [];
   const ranked = reciprocalRankFusion(
     [
       { weight: policy.weights.notes, ids: noteIds, weightOf: lessonWeights },
@@ -78,13 +87,18 @@ export function selectFused(
     return { text: row.text, observedAt: row.observedAt, speaker: row.speaker };
   };
   const fused = policy.updatesFirst ? updatesFirst(ranked, opts.query, viewOf) : ranked;
-  const out: FusedSelection = { items: [], tokens: 0, overBudget: 0, citedByNotes: 0 };
+  const out: FusedSelection = { items: [], tokens: 0, overBudget: 0, citedByNotes: 0, belowMinRelevance: 0 };
+  const matches = (itemRelevance: number): boolean => {
+    if (opts.minRelevance === undefined || itemRelevance >= opts.minRelevance) return true;
+    out.belowMinRelevance += 1;
+    return false;
+  };
   const cited = new Set<string>();
   for (const f of fused) {
     if (out.items.length >= opts.k) break;
     const note = noteById.get(f.id);
     if (note) {
-      if (!fits(out, note.tokens, opts.tokenBudget)) continue;
+      if (!matches(note.parts.relevance) || !fits(out, note.tokens, opts.tokenBudget)) continue;
       out.tokens += note.tokens;
       for (const e of note.version.evidence) cited.add(e.recordId);
       placeNote(out, note, cited);
@@ -96,8 +110,10 @@ export function selectFused(
       continue;
     }
     const tokens = approxTokens(row.text);
-    if (!fits(out, tokens, opts.tokenBudget)) continue;
-    out.items.push({ type: 'record', record: { row, score: f.score, why: explainRecord(f, row), tokens } });
+    const matched = relevance.get(row.recordId)?.relevance ?? 0;
+    if (!matches(matched) || !fits(out, tokens, opts.tokenBudget)) continue;
+    const record = { row, score: f.score, relevance: matched, why: explainRecord(f, row), tokens };
+    out.items.push({ type: 'record', record });
     out.tokens += tokens;
   }
   return out;
@@ -150,16 +166,17 @@ function explainRecord(f: Fused, row: RecordRow): string {
 }
 
 /**
- * The records both channels found, ranked as notes are ranked: one relevance from the cosine
- * (rescaled from the model's floor) and the IDF-weighted share of the query's words in the
- * record told as a note would tell it, discounted by the record's length (`recordLengthNorm`).
+ * The relevance of each record both channels found (by record id), as a note's is computed: the
+ * cosine (rescaled from the model's floor) and the IDF-weighted share of the query's words in
+ * the record told as a note would tell it, discounted by the record's length (`recordLengthNorm`)
+ * and, for long candidates, weighed less (`recordTextSpan`).
  */
-function hybridRecordRanking(
+function recordRelevance(
   records: RecordChannels,
   query: string,
   floor: number,
   policy: Pick<FusionPolicy, 'recordLengthNorm' | 'recordTextSpan'>,
-): RecordRow[] {
+): Map<string, { row: RecordRow; relevance: number }> {
   const rows = [...new Map([...records.vector, ...records.text].map((r) => [r.recordId, r])).values()];
   const told = rows.map(toldOf);
   const lexical = lengthNormalized(
@@ -170,11 +187,19 @@ function hybridRecordRanking(
   // The notes' relevance weights (policies/recall-score.ts), so both are ranked alike.
   const { vector, text } = DEFAULT_RECALL_SCORE_POLICY.weights;
   const words = text * wordMatchShare(told, policy.recordTextSpan);
-  const scored = rows.map((r, i) => {
-    const cosine = r.distance === null ? 0 : Math.max(0, (1 - r.distance - floor) / (1 - floor));
-    return { r, score: (vector * cosine + words * (lexical[i] as number)) / (vector + words) };
-  });
-  return scored.sort((a, b) => b.score - a.score || a.r.recordId.localeCompare(b.r.recordId)).map((s) => s.r);
+  return new Map(
+    rows.map((r, i) => {
+      const cosine = r.distance === null ? 0 : Math.max(0, (1 - r.distance - floor) / (1 - floor));
+      return [r.recordId, { row: r, relevance: (vector * cosine + words * (lexical[i] as number)) / (vector + words) }];
+    }),
+  );
+}
+
+/** The records ranked as notes are ranked: by relevance, ties by id. */
+function byRelevance(relevance: ReadonlyMap<string, { row: RecordRow; relevance: number }>): RecordRow[] {
+  return [...relevance.values()]
+    .sort((a, b) => b.relevance - a.relevance || a.row.recordId.localeCompare(b.row.recordId))
+    .map((s) => s.row);
 }
 
 /** How much of its weight the word match keeps: all of it up to the span, then span / the candidates' median length. */

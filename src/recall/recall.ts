@@ -116,6 +116,7 @@ export async function recall(
   const selection = selectFused(settled.items, records, {
     k: req.k,
     tokenBudget: req.tokenBudget,
+    minRelevance: req.minRelevance,
     policy: fusion,
     query: req.query,
     similarityFloor: embedder.similarityFloor ?? 0,
@@ -198,6 +199,7 @@ function statsOf(s: StatsInput) {
     recordTextCandidates: s.records.text.length,
     recordsCitedByNotes: s.selection.citedByNotes,
     contradictedLeftOut: s.merged.leftOut,
+    belowMinRelevance: s.selection.belowMinRelevance,
     slotConflictsSuppressed: s.settled.suppressed,
   };
 }

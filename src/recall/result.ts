@@ -38,7 +38,7 @@ export function asRecalledNotes(notes: readonly AssembledItem[]): RecalledNote[]
 /** The selected raw records, in their fused order, each with the evidence ref that cites it. */
 export function recalledRecords(selection: FusedSelection): RecalledRecord[] {
   const records = selection.items.flatMap((i) => (i.type === 'record' ? [i.record] : []));
-  return records.map(({ row, score, why, tokens }, i) => ({
+  return records.map(({ row, score, relevance, why, tokens }, i) => ({
     rank: i + 1,
     recordId: row.recordId,
     evidence: { recordId: row.recordId, objectKey: row.objectKey, line: row.line, contentHash: row.contentHash },
@@ -51,6 +51,7 @@ export function recalledRecords(selection: FusedSelection): RecalledRecord[] {
     text: row.text,
     untrusted: UNTRUSTED_KINDS.has(row.kind),
     score,
+    relevance,
     why,
     tokens,
   }));

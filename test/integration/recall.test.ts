@@ -381,6 +381,37 @@ describe('recall: context assembly', () => {
     expect(cut.stats.overBudget).toBeGreaterThan(0);
   });
 
+  it('abstains under minRelevance: nothing that matches the query this well gives an empty answer', async () => {
+    const t = freshTenant();
+    await commit(t, [
+      await embeddedCreate('Refunds over 100 dollars require a manager approval id.'),
+      await embeddedCreate('The billing export runs every night at two in the morning.'),
+    ]);
+    const ask = (query: string, minRelevance?: number) =>
+      recall(
+        db,
+        embedder,
+        { tenantId: t, query, k: 10, ...(minRelevance === undefined ? {} : { minRelevance }) },
+        { now },
+      );
+
+    const unfiltered = await ask('volcano eruption forecast for Iceland');
+    expect(unfiltered.notes.length).toBeGreaterThan(0);
+    const threshold = 0.3;
+    expect(Math.max(...unfiltered.notes.map((n) => n.parts.relevance))).toBeLessThan(threshold);
+
+    const abstained = await ask('volcano eruption forecast for Iceland', threshold);
+    expect(abstained.ranking).toEqual([]);
+    expect(abstained.notes).toEqual([]);
+    expect(abstained.stats.belowMinRelevance).toBe(unfiltered.notes.length);
+
+    const answered = await ask('Do refunds over 100 dollars require a manager approval id?', threshold);
+    expect(answered.notes.map((n) => n.claim)).toEqual(['Refunds over 100 dollars require a manager approval id.']);
+    expect(answered.notes[0]!.parts.relevance).toBeGreaterThanOrEqual(threshold);
+
+    await expect(ask('refunds', 1.5)).rejects.toThrow(/minRelevance/);
+  });
+
   it('logs returned versions in memory usage once per task', async () => {
     const t = freshTenant();
     await commit(t, [

@@ -31,7 +31,8 @@ export function calibrateAbstention(cases: readonly EvalCase[], outcomes: QueryO
   const methods = [...new Set(outcomes.map((o) => o.method))];
   return methods.map((method) => {
     const mine = outcomes.filter((o) => o.method === method);
-    const top = (o: QueryOutcome) => o.items[0]?.score;
+    // The best score in the answer: a fused answer's first item is not always its best match.
+    const top = (o: QueryOutcome) => (o.items.length === 0 ? undefined : Math.max(...o.items.map((i) => i.score)));
     const scores = mine
       .filter((o) => answerable.has(`${o.caseId}\u0000${o.queryId}`))
       .map(top)

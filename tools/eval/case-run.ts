@@ -151,7 +151,9 @@ class Asker {
 
 /**
  * Nocturne's answer as the metrics read it, in the fused order: a note counts for the dataset
- * ids of the records it cites as evidence, a raw record for its own.
+ * ids of the records it cites as evidence, a raw record for its own. Each item's score is its
+ * relevance (a note's `parts.relevance`, a record's `relevance`): the fused score is a rank, the
+ * same for every answer's first item, and abstention needs how well the answer matches.
  */
 export function fusedItems(
   recalled: RecallResult,
@@ -176,12 +178,12 @@ export function fusedItems(
       return [
         cited(
           note.evidence.map((e) => e.recordId),
-          note.score,
+          note.parts.relevance,
           note.tokens,
         ),
       ];
     const record = item.type === 'record' ? records.get(item.id) : undefined;
-    return record ? [cited([record.recordId], record.score, record.tokens)] : [];
+    return record ? [cited([record.recordId], record.relevance, record.tokens)] : [];
   });
 }
 

@@ -15,6 +15,7 @@ export interface RecallOpts {
   query: string;
   k: string;
   tokenBudget?: string;
+  minRelevance?: string;
   asOf?: string;
   taskId?: string;
   scope: string[];
@@ -29,6 +30,7 @@ export async function recallCommand(opts: RecallOpts): Promise<void> {
     query: opts.query,
     k: parseInteger('--k', opts.k),
     ...(opts.tokenBudget !== undefined ? { tokenBudget: parseInteger('--token-budget', opts.tokenBudget) } : {}),
+    ...(opts.minRelevance !== undefined ? { minRelevance: parseShare('--min-relevance', opts.minRelevance) } : {}),
     ...(opts.asOf !== undefined ? { asOf: opts.asOf } : {}),
     ...(opts.taskId !== undefined ? { taskId: opts.taskId } : {}),
     ...(opts.scope.length > 0 ? { scope: opts.scope.map(parseScope) } : {}),
@@ -57,6 +59,13 @@ function parseInteger(flag: string, value: string): number {
   return Number(value);
 }
 
+function parseShare(flag: string, value: string): number {
+  const share = Number(value);
+  if (value.trim() === '' || !(share >= 0 && share <= 1))
+    throw new UsageError(`${flag}: expected a number from 0 to 1, got ${JSON.stringify(value)}`);
+  return share;
+}
+
 function parseScope(value: string): NoteScope {
   const colon = value.indexOf(':');
   const parsed = NoteScope.safeParse({ level: value.slice(0, colon), key: value.slice(colon + 1) });
@@ -78,7 +87,12 @@ function printResult(r: RecallResult): void {
   const when = r.asOf ? `as of ${r.asOf}` : `at ${r.at}`;
   printLine(`tenant ${r.tenantId}  ${when}  embedder ${r.embedder}  policy ${r.policy}  fusion ${r.fusion ?? '-'}`);
   printPreferences(r);
-  if (r.ranking.length === 0) return printLine('nothing recalled');
+  if (r.ranking.length === 0) {
+    const below = r.stats.belowMinRelevance;
+    return printLine(
+      `nothing recalled${below > 0 ? ` (${below} item(s) matched the query less than --min-relevance)` : ''}`,
+    );
+  }
   printNotes(r);
   printRecords(r);
   const budget = r.tokenBudget === null ? '' : ` of ${r.tokenBudget}`;
@@ -135,10 +149,11 @@ function printRecords(r: RecallResult): void {
   printLine('');
   printLine(
     table(
-      ['#', 'SCORE', 'RECORD', 'OBSERVED', 'SPEAKER', 'KIND', 'TEXT'],
+      ['#', 'SCORE', 'MATCH', 'RECORD', 'OBSERVED', 'SPEAKER', 'KIND', 'TEXT'],
       r.records.map((x) => [
         `R${x.rank}`,
         x.score.toFixed(4),
+        x.relevance.toFixed(2),
         x.recordId,
         x.observedAt,
         x.speaker,

@@ -13,6 +13,10 @@ export function registerRecall(program: Command): void {
     .requiredOption('--query <text>', 'what the agent is about to do or asks')
     .option('--k <n>', `at most this many notes and records together (1-${MAX_K})`, '10')
     .option('--token-budget <n>', 'at most this many context tokens (approx. characters / 4)')
+    .option(
+      '--min-relevance <x>',
+      'leave out notes and records matching the query less than this (0..1); nothing this relevant → an empty answer',
+    )
     .option('--as-of <iso>', 'point-in-time recall for audits: what was active at this instant')
     .option('--task-id <id>', 'log the returned note versions in memory usage for this task')
     .option(

@@ -240,4 +240,25 @@ describe('selectFused', () => {
       ).map((i) => i.id);
     expect(shortRanked(200)).toEqual(shortRanked(undefined));
   });
+
+  it('gives each record its relevance and, under minRelevance, leaves out the records that match less', () => {
+    const hybrid = { ...DEFAULT_FUSION_POLICY, weights: { notes: 1, recordVector: 0, recordText: 0, recordHybrid: 1 } };
+    const close = { ...record('R1', 'Melanie went to a pottery class.'), distance: 0.1, speaker: 'Melanie' };
+    const far = { ...record('R2', 'The weather was nice.'), distance: 0.9 };
+    const query = 'When did Melanie go to the pottery class?';
+    const select = (minRelevance?: number) =>
+      selectFused(
+        [],
+        { vector: [close, far], text: [close] },
+        { k: 10, tokenBudget: undefined, policy: hybrid, query, minRelevance },
+      );
+    const all = select();
+    const relevance = all.items.map((i) => (i.type === 'record' ? i.record.relevance : -1));
+    expect(relevance[0]).toBeGreaterThan(0.5);
+    expect(relevance[1]).toBeLessThan(0.2);
+    const kept = select(0.5);
+    expect(rankingOf(kept).map((i) => i.id)).toEqual(['R1']);
+    expect(kept.belowMinRelevance).toBe(1);
+    expect(select(0.99).items).toEqual([]);
+  });
 });
