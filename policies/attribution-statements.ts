@@ -72,11 +72,12 @@ export function preferences(ep: Episode): Finding[] {
     if (!isUserSpeech(r) || contradictsTool(ep, i)) return [];
     const ctx = contextOf(ep, r);
     // "Never give up!" to a friend is encouragement; only an agent takes standing instructions.
+    const inDialogue = agent ? partOfAnExchange(ep, i) : () => false;
     return statementsOf(r.record.text ?? '')
       .map((s) => (LIKING.test(s) ? selected(s, ctx) : s))
       .filter((s): s is string => s !== undefined)
       .filter((s) => statesPreference(s, agent) && (agent || FIRST_PERSON.test(s)) && !PREFERENCE_POINTS_BACK.test(s))
-      .filter((s) => !(agent && !STANDING.test(s) && (PAYMENT_CHOICE.test(s) || choiceForThisTask(s))))
+      .filter((s) => !(agent && !STANDING.test(s) && (PAYMENT_CHOICE.test(s) || choiceForThisTask(s) || inDialogue(s))))
       .map((s) => ({ type: 'stated_preference' as const, episodeKey: ep.key, summary: s, evidence: [r] }));
   });
 }
@@ -106,6 +107,39 @@ function choiceForThisTask(sentence: string): boolean {
   const beside = sentence.replace(PREFERENCE_MARKERS, ' ');
   return WISHED_PREFERENCE.test(sentence) || REQUEST.test(beside) || BEST_ON_OFFER.test(sentence);
 }
+/**
+ * A preference told to an agent as part of an exchange about the task at hand: the answer to
+ * the agent's last question that names what is preferred ("… basic economy, economy, or
+ * business?" → "I prefer economy class."), one the message asks the agent to act on ("I prefer
+ * flights that depart after 8am. Could you check again?"), or one that holds only on a condition
+ * ("I prefer basic economy if it's cheaper"). The choice is for this booking.
+ */
+function partOfAnExchange(ep: Episode, at: number): (sentence: string) => boolean {
+  const message = ep.records[at]?.record.text ?? '';
+  const asks = sentences(message).some((s) => s.trim().endsWith('?') || REQUEST_OPENER.test(s.trim()));
+  const question = lastAgentQuestion(ep, at);
+  return (sentence) => {
+    if (asks || CONDITION.test(sentence)) return true;
+    if (question === undefined) return false;
+    const named = new Set(contentTokens(question));
+    return contentTokens(sentence).some((t) => named.has(t) && !PREFERENCE_WORDS.has(t));
+  };
+}
+const CONDITION = /\b(?:if|unless|as long as|provided)\b/i;
+const PREFERENCE_WORDS = new Set(['prefer', 'preference', 'like', 'would', 'want']);
+
+/** The question the agent's message just before `at` ends with (its last sentence with a question mark), if any. */
+function lastAgentQuestion(ep: Episode, at: number): string | undefined {
+  for (let j = at - 1; j >= 0; j--) {
+    const r = ep.records[j]?.record;
+    if (!r || r.kind === 'tool_call' || r.kind === 'tool_result') continue;
+    if (r.kind !== 'agent_message') return undefined;
+    const asked = sentences(r.text ?? '').filter((s) => s.includes('?'));
+    return asked.length > 0 ? asked.join(' ') : undefined;
+  }
+  return undefined;
+}
+
 const WISHED_PREFERENCE = /\bI(?:'d|\u2019d| would)\s+(?:\w+\s+)?(?:prefer|rather|like|want)\b/i;
 const BEST_ON_OFFER =
   /\bthe (?:cheapest|earliest|latest|shortest|fastest|quickest|lowest|highest|longest|nearest|closest|best|most|least)\b/i;

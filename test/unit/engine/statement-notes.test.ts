@@ -31,12 +31,12 @@ function message(userId: string, text: string, minute: number, extra: Partial<Ra
 }
 
 /** Jon says something to Gina after she spoke; with `agent`, customer-7 tells an assistant. */
-async function claimsOf(text: string, agent = false): Promise<string[]> {
+async function claimsOf(text: string, agent = false, agentSays = 'How can I help?'): Promise<string[]> {
   const records = agent
     ? [
         message('customer-7', 'Hi.', 0, { taskId: 't-1', taskType: 'airline' }),
         {
-          ...message('customer-7', 'How can I help?', 1, { taskId: 't-1', taskType: 'airline' }),
+          ...message('customer-7', agentSays, 1, { taskId: 't-1', taskType: 'airline' }),
           kind: 'agent_message' as const,
           source: 'agent' as const,
           userId: undefined,
@@ -237,6 +237,22 @@ describe('messages that leave notes, and their claims', () => {
     ['I always prefer the cheapest economy option.', ['customer-7 always prefers the cheapest economy option.']],
   ])('to an agent, a standing preference: %s', async (text, claims) => {
     expect(await claimsOf(text, true)).toEqual(claims);
+  });
+
+  it('to an agent: a preference given in an exchange about this booking is a choice, not a standing preference', async () => {
+    const cabin = 'Which cabin class would you like: basic economy, economy, or business?';
+    // The answer to the agent's question about what is preferred.
+    expect(await claimsOf('I prefer economy class.', true, cabin)).toEqual([]);
+    // A question about something else leaves a preference the customer volunteers standing.
+    expect(await claimsOf('I prefer aisle seats.', true, cabin)).toEqual(['customer-7 prefers aisle seats.']);
+    // One the same message asks the agent to act on, and one that holds on a condition.
+    expect(
+      await claimsOf(
+        'I prefer flights that depart after 8am and before 9pm. Could you check again for options within that timeframe?',
+        true,
+      ),
+    ).toEqual([]);
+    expect(await claimsOf("I prefer basic economy if it's cheaper.", true)).toEqual([]);
   });
 
   it("to an agent: the customer's id is kept, the reason for this cancellation is not", async () => {
