@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { redactContent, redactText } from '../../../policies/redaction-fields.ts';
-import type { NoteVersion } from '../../contracts/note.ts';
+import type { NoteStatus, NoteVersion } from '../../contracts/note.ts';
 import { selectAuditHead, insertAuditEntries } from '../audit/queries.ts';
 import { auditKeyOf, type Db, type Queryable } from '../db.ts';
 import { BatchKeyReuseError } from '../errors.ts';
@@ -27,6 +27,15 @@ export interface WriteGuard {
   fenceRun?: boolean;
 }
 
+/** What {@link applyNoteBatch} did: the stored result, and what it wrote when it wrote now. */
+export interface AppliedBatch extends BatchResult {
+  /**
+   * The status of each version this call wrote, by `noteId#version`. Absent when the batch had
+   * been applied before (a retry): then the result is the stored one and the caller reads statuses.
+   */
+  written?: ReadonlyMap<string, NoteStatus>;
+}
+
 /**
  * Commits a batch of note operations in one transaction, idempotent on (runId, batchNo):
  * a replay of an applied batch writes nothing and returns the stored result. Each op writes one
@@ -39,7 +48,7 @@ export async function applyNoteBatch(
   batch: NoteBatch,
   now: () => Date = () => new Date(),
   guard: WriteGuard = {},
-): Promise<BatchResult> {
+): Promise<AppliedBatch> {
   const b = NoteBatch.parse(batch);
   // Parsed ops have their keys in schema order, so plain JSON is already a canonical form.
   // The actor is left out: a retry is the same batch even if it names its attempt differently.
@@ -74,7 +83,8 @@ export async function applyNoteBatch(
       changes: plan.changes,
     };
     await insertAppliedBatch(tx, { result, opsHash });
-    return result;
+    const written = new Map(plan.versions.map((v) => [versionKey(v.noteId, v.version), v.status] as const));
+    return { ...result, written };
   });
 }
 
