@@ -1,5 +1,6 @@
 import {
   applyNoteBatch,
+  applyNoteBatchWriting,
   assertRunNotFenced,
   NoteOp,
   selectErasedAmong,
@@ -71,15 +72,15 @@ export async function commitBatch(ports: Pick<Ports, 'db'>, input: CommitBatchIn
   const stored = await storedOps(ports, { ...input, batchNo });
   const ops = stored.flatMap((op) => (input.staged ? stagedForm(op) : [op]));
   if (ops.length === 0) return { committed: 0, quarantined: 0, changes: [] };
-  const result = await applyNoteBatch(
+  const applied = await applyNoteBatchWriting(
     ports.db,
     { tenantId: input.tenantId, runId: input.runId, batchNo, actor: input.actor, ops },
     undefined,
     { fenceRun: true },
   );
   const quarantined = ops.filter((o) => o.op === 'create' && o.status === 'quarantined').length;
-  const changes = await describeChanges(ports, input.tenantId, result);
-  return { committed: result.changes.length - quarantined, quarantined, changes };
+  const changes = await describeChanges(ports, input.tenantId, applied);
+  return { committed: applied.result.changes.length - quarantined, quarantined, changes };
 }
 
 /**
@@ -91,7 +92,7 @@ async function describeChanges(
   tenantId: string,
   applied: AppliedBatch,
 ): Promise<CommittedChange[]> {
-  const { changes } = applied;
+  const { changes } = applied.result;
   const status = applied.written ?? (await writtenStatus(ports, tenantId, changes));
   return changes.map((c) => ({
     noteId: c.noteId,
@@ -105,7 +106,7 @@ async function describeChanges(
 async function writtenStatus(
   ports: Pick<Ports, 'db'>,
   tenantId: string,
-  changes: AppliedBatch['changes'],
+  changes: AppliedBatch['result']['changes'],
 ): Promise<ReadonlyMap<string, string>> {
   const keys = changes.map((c) => ({ noteId: c.noteId, version: c.toVersion }));
   const versions = await withTenant(ports.db, tenantId, (tx) => selectVersions(tx, { tenantId, keys }));

@@ -27,11 +27,12 @@ export interface WriteGuard {
   fenceRun?: boolean;
 }
 
-/** What {@link applyNoteBatch} did: the stored result, and what it wrote when it wrote now. */
-export interface AppliedBatch extends BatchResult {
+/** What {@link applyNoteBatchWriting} did: the batch's result, and what it wrote when it wrote now. */
+export interface AppliedBatch {
+  result: BatchResult;
   /**
    * The status of each version this call wrote, by `noteId#version`. Absent when the batch had
-   * been applied before (a retry): then the result is the stored one and the caller reads statuses.
+   * been applied before (a retry): the result is the stored one, and a caller reads statuses.
    */
   written?: ReadonlyMap<string, NoteStatus>;
 }
@@ -48,6 +49,16 @@ export async function applyNoteBatch(
   batch: NoteBatch,
   now: () => Date = () => new Date(),
   guard: WriteGuard = {},
+): Promise<BatchResult> {
+  return (await applyNoteBatchWriting(db, batch, now, guard)).result;
+}
+
+/** {@link applyNoteBatch}, also telling the status of each version it wrote (a commit reports them). */
+export async function applyNoteBatchWriting(
+  db: Db,
+  batch: NoteBatch,
+  now: () => Date = () => new Date(),
+  guard: WriteGuard = {},
 ): Promise<AppliedBatch> {
   const b = NoteBatch.parse(batch);
   // Parsed ops have their keys in schema order, so plain JSON is already a canonical form.
@@ -59,7 +70,7 @@ export async function applyNoteBatch(
     const applied = await selectAppliedBatch(tx, b);
     if (applied) {
       if (applied.opsHash !== opsHash) throw new BatchKeyReuseError(b.tenantId, b.runId, b.batchNo);
-      return applied.result;
+      return { result: applied.result };
     }
     await assertTenantWritable(tx, { tenantId: b.tenantId, ...(guard.lockHolder ? { holder: guard.lockHolder } : {}) });
     if (guard.fenceRun) await assertRunNotFenced(tx, { tenantId: b.tenantId, runId: b.runId });
@@ -84,7 +95,7 @@ export async function applyNoteBatch(
     };
     await insertAppliedBatch(tx, { result, opsHash });
     const written = new Map(plan.versions.map((v) => [versionKey(v.noteId, v.version), v.status] as const));
-    return { ...result, written };
+    return { result, written };
   });
 }
 
