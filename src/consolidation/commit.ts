@@ -1,5 +1,6 @@
 import {
   applyNoteBatch,
+  applyNoteBatchWriting,
   assertRunNotFenced,
   NoteOp,
   selectErasedAmong,
@@ -7,7 +8,7 @@ import {
   selectRunBatches,
   selectVersions,
   withTenant,
-  type NoteChange,
+  type AppliedBatch,
   type ParsedNoteOp,
 } from '../db/index.ts';
 import { FailureType } from '../contracts/failure-types.ts';
@@ -71,26 +72,28 @@ export async function commitBatch(ports: Pick<Ports, 'db'>, input: CommitBatchIn
   const stored = await storedOps(ports, { ...input, batchNo });
   const ops = stored.flatMap((op) => (input.staged ? stagedForm(op) : [op]));
   if (ops.length === 0) return { committed: 0, quarantined: 0, changes: [] };
-  const result = await applyNoteBatch(
+  const applied = await applyNoteBatchWriting(
     ports.db,
     { tenantId: input.tenantId, runId: input.runId, batchNo, actor: input.actor, ops },
     undefined,
     { fenceRun: true },
   );
   const quarantined = ops.filter((o) => o.op === 'create' && o.status === 'quarantined').length;
-  const changes = await describeChanges(ports, input.tenantId, result.changes);
-  return { committed: result.changes.length - quarantined, quarantined, changes };
+  const changes = await describeChanges(ports, input.tenantId, applied);
+  return { committed: applied.result.changes.length - quarantined, quarantined, changes };
 }
 
-/** Each change with the status of the version it wrote (no claim: see CommittedChange). */
+/**
+ * Each change with the status of the version it wrote (no claim: see CommittedChange): known
+ * from the write itself, read back only when a retry found the batch applied before.
+ */
 async function describeChanges(
   ports: Pick<Ports, 'db'>,
   tenantId: string,
-  changes: NoteChange[],
+  applied: AppliedBatch,
 ): Promise<CommittedChange[]> {
-  const keys = changes.map((c) => ({ noteId: c.noteId, version: c.toVersion }));
-  const versions = await withTenant(ports.db, tenantId, (tx) => selectVersions(tx, { tenantId, keys }));
-  const status = new Map(versions.map((v) => [`${v.noteId}#${v.version}`, v.status]));
+  const { changes } = applied.result;
+  const status = applied.written ?? (await writtenStatus(ports, tenantId, changes));
   return changes.map((c) => ({
     noteId: c.noteId,
     action: c.action,
@@ -98,6 +101,16 @@ async function describeChanges(
     toVersion: c.toVersion,
     status: status.get(`${c.noteId}#${c.toVersion}`) ?? 'unknown',
   }));
+}
+
+async function writtenStatus(
+  ports: Pick<Ports, 'db'>,
+  tenantId: string,
+  changes: AppliedBatch['result']['changes'],
+): Promise<ReadonlyMap<string, string>> {
+  const keys = changes.map((c) => ({ noteId: c.noteId, version: c.toVersion }));
+  const versions = await withTenant(ports.db, tenantId, (tx) => selectVersions(tx, { tenantId, keys }));
+  return new Map(versions.map((v) => [`${v.noteId}#${v.version}`, v.status]));
 }
 
 /** Approve: activate staged notes and apply held changes. Reject: retire staged notes, drop held changes. */
@@ -138,14 +151,18 @@ export async function resolveStaged(ports: Pick<Ports, 'db'>, input: ResolveStag
   return { changed };
 }
 
-async function storedOps(ports: Pick<Ports, 'db'>, k: BatchKey): Promise<ParsedNoteOp[]> {
+/**
+ * The batch's operations as replay stored them. Not parsed here: `applyNoteBatch` parses the
+ * batch it is given (a batch's operations are a few hundred kilobytes of evidence lists).
+ */
+async function storedOps(ports: Pick<Ports, 'db'>, k: BatchKey): Promise<NoteOp[]> {
   const stored = await withTenant(ports.db, k.tenantId, (tx) => selectRunBatch(tx, k));
   if (!stored) throw new PermanentFailure(`run ${k.runId} has no replayed batch ${k.batchNo}`, FailureType.RunNotFound);
-  return stored.ops.map((o) => NoteOp.parse(o));
+  return stored.ops as NoteOp[];
 }
 
 /** In a staged run only new notes are written now (as staged); quarantined ones are final anyway. */
-function stagedForm(op: ParsedNoteOp): ParsedNoteOp[] {
+function stagedForm(op: NoteOp): NoteOp[] {
   if (op.op !== 'create') return [];
   return [op.status === 'quarantined' ? op : { ...op, status: 'staged' }];
 }

@@ -25,7 +25,7 @@ export { dropSchema } from './drop-schema.ts';
 export * from './errors.ts';
 
 // Notes: versions, batches of operations, history.
-export { applyNoteBatch } from './notes/apply-batch.ts';
+export { applyNoteBatch, applyNoteBatchWriting, type AppliedBatch } from './notes/apply-batch.ts';
 export {
   getNote,
   listNotes,

@@ -21,6 +21,15 @@ export interface PlannedEpisodeRow {
 
 const Parts = z.array(z.object({ objectKey: z.string(), lines: z.array(z.number().int()) }));
 
+// Row schemas are built once: building a zod schema costs more than parsing one row with it.
+const EpisodeRow = z
+  .object({ episode_key: z.string(), parts: Parts })
+  .transform((x) => ({ key: x.episode_key, parts: x.parts }));
+const BatchRow = z
+  .object({ batch_no: intColumn, ops: z.array(z.unknown()), summary: z.unknown() })
+  .transform((x) => ({ batchNo: x.batch_no, ops: x.ops, summary: x.summary }));
+const StoredBatchRow = z.object({ ops: z.array(z.unknown()), summary: z.unknown() });
+
 export async function insertRunEpisodes(
   tx: Queryable,
   p: { tenantId: string; runId: string; episodes: PlannedEpisodeRow[] },
@@ -67,12 +76,7 @@ export async function selectBatchEpisodes(
     `SELECT episode_key, parts FROM run_episodes WHERE run_id = $1 AND batch_no = $2 ORDER BY seq`,
     [p.runId, p.batchNo],
   );
-  return rows.map((r) =>
-    z
-      .object({ episode_key: z.string(), parts: Parts })
-      .transform((x) => ({ key: x.episode_key, parts: x.parts }))
-      .parse(r),
-  );
+  return rows.map((r) => EpisodeRow.parse(r));
 }
 
 export interface StoredBatch {
@@ -99,9 +103,7 @@ export async function selectRunBatch(
     p.runId,
     p.batchNo,
   ]);
-  return rows[0] === undefined
-    ? undefined
-    : z.object({ ops: z.array(z.unknown()), summary: z.unknown() }).parse(rows[0]);
+  return rows[0] === undefined ? undefined : StoredBatchRow.parse(rows[0]);
 }
 
 export async function selectRunBatches(
@@ -112,12 +114,7 @@ export async function selectRunBatches(
     `SELECT batch_no, ops, summary FROM run_batches WHERE run_id = $1 ORDER BY batch_no`,
     [p.runId],
   );
-  return rows.map((r) =>
-    z
-      .object({ batch_no: intColumn, ops: z.array(z.unknown()), summary: z.unknown() })
-      .transform((x) => ({ batchNo: x.batch_no, ops: x.ops, summary: x.summary }))
-      .parse(r),
-  );
+  return rows.map((r) => BatchRow.parse(r));
 }
 
 export async function insertRejections(

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { redactContent, redactText } from '../../../policies/redaction-fields.ts';
-import type { NoteVersion } from '../../contracts/note.ts';
+import type { NoteStatus, NoteVersion } from '../../contracts/note.ts';
 import { selectAuditHead, insertAuditEntries } from '../audit/queries.ts';
 import { auditKeyOf, type Db, type Queryable } from '../db.ts';
 import { BatchKeyReuseError } from '../errors.ts';
@@ -27,6 +27,16 @@ export interface WriteGuard {
   fenceRun?: boolean;
 }
 
+/** What {@link applyNoteBatchWriting} did: the batch's result, and what it wrote when it wrote now. */
+export interface AppliedBatch {
+  result: BatchResult;
+  /**
+   * The status of each version this call wrote, by `noteId#version`. Absent when the batch had
+   * been applied before (a retry): the result is the stored one, and a caller reads statuses.
+   */
+  written?: ReadonlyMap<string, NoteStatus>;
+}
+
 /**
  * Commits a batch of note operations in one transaction, idempotent on (runId, batchNo):
  * a replay of an applied batch writes nothing and returns the stored result. Each op writes one
@@ -40,6 +50,16 @@ export async function applyNoteBatch(
   now: () => Date = () => new Date(),
   guard: WriteGuard = {},
 ): Promise<BatchResult> {
+  return (await applyNoteBatchWriting(db, batch, now, guard)).result;
+}
+
+/** {@link applyNoteBatch}, also telling the status of each version it wrote (a commit reports them). */
+export async function applyNoteBatchWriting(
+  db: Db,
+  batch: NoteBatch,
+  now: () => Date = () => new Date(),
+  guard: WriteGuard = {},
+): Promise<AppliedBatch> {
   const b = NoteBatch.parse(batch);
   // Parsed ops have their keys in schema order, so plain JSON is already a canonical form.
   // The actor is left out: a retry is the same batch even if it names its attempt differently.
@@ -50,7 +70,7 @@ export async function applyNoteBatch(
     const applied = await selectAppliedBatch(tx, b);
     if (applied) {
       if (applied.opsHash !== opsHash) throw new BatchKeyReuseError(b.tenantId, b.runId, b.batchNo);
-      return applied.result;
+      return { result: applied.result };
     }
     await assertTenantWritable(tx, { tenantId: b.tenantId, ...(guard.lockHolder ? { holder: guard.lockHolder } : {}) });
     if (guard.fenceRun) await assertRunNotFenced(tx, { tenantId: b.tenantId, runId: b.runId });
@@ -74,7 +94,8 @@ export async function applyNoteBatch(
       changes: plan.changes,
     };
     await insertAppliedBatch(tx, { result, opsHash });
-    return result;
+    const written = new Map(plan.versions.map((v) => [versionKey(v.noteId, v.version), v.status] as const));
+    return { result, written };
   });
 }
 

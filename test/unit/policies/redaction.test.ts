@@ -58,6 +58,9 @@ describe('redact', () => {
     ['card_number', 'card 4111-1111-1111-1111 ok', 'card [REDACTED_CARD] ok'],
     ['ssn', 'SSN 123-45-6789', 'SSN [REDACTED_SSN]'],
     ['phone', 'call +49 30 12345678 now', 'call [REDACTED_PHONE] now'],
+    // Texts without a decimal digit skip the phone matcher: digits of other scripts still count.
+    ['phone (fullwidth digits)', 'call +４４ ２０ ７９４６ ０９５８ now', 'call [REDACTED_PHONE] now'],
+    ['phone (Arabic-Indic digits)', 'ring +٤٤ ٢٠ ٧٩٤٦ ٠٩٥٨', 'ring [REDACTED_PHONE]'],
     ['high_entropy_token', 'secret Zx8Qp2Lm9Rt4Vb7Nc3Kd6Hf1Js5Gw0Ty', 'secret [REDACTED_SECRET]'],
   ])('%s', (_rule, text, out) => {
     const r = redact(text);
