@@ -1,4 +1,4 @@
-import { withTenant, type Db, type Queryable } from '../db/index.ts';
+import { withTenant, type Db, type Queryable, type TenantOptions } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import {
   indexScanSettings,
@@ -47,11 +47,32 @@ export function startedNow<T>(p: Promise<T>): Promise<T> {
 }
 
 /**
- * Both candidate channels in one transaction under the tenant, so row-level security scopes every
- * read even if a predicate were missing. The full-text channel and the tenant's model are read
- * while the query is being embedded; the transaction stays open until its vector is there, and
- * then one statement reads the vector channel and the distances of the full-text rows: after the
- * vector arrives, the notes cost that statement and the COMMIT, no transaction set-up.
+ * Statements under the tenant around the query's embedding: `before` needs no vector, `after`
+ * does. On PostgreSQL one transaction runs both, holding its connection while the model works,
+ * so once the vector is there only `after`'s statements and the COMMIT remain (no BEGIN, no
+ * role and tenant settings). PGlite has one connection for every reader: there `before` runs in
+ * a transaction of its own that ends at once, and `after` in a second one once the vector is there.
+ */
+async function aroundVector<A, T>(
+  db: Db,
+  tenantId: string,
+  vector: PendingVector,
+  before: (tx: Queryable) => Promise<A>,
+  after: (tx: Queryable, read: A, queryVector: number[]) => Promise<T>,
+  options?: TenantOptions,
+): Promise<T> {
+  if (db.driver === 'postgres') {
+    return withTenant(db, tenantId, async (tx) => after(tx, await before(tx), await vector), options);
+  }
+  const [queryVector, read] = await Promise.all([vector, withTenant(db, tenantId, before, options)]);
+  return withTenant(db, tenantId, (tx) => after(tx, read, queryVector), options);
+}
+
+/**
+ * Both candidate channels, under the tenant, so row-level security scopes every read even if a
+ * predicate were missing. The full-text channel and the tenant's model are read while the query
+ * is being embedded; once its vector is there, one statement reads the vector channel and the
+ * distances of the full-text rows (`aroundVector`).
  */
 export async function readCandidates(
   db: Db,
@@ -59,10 +80,11 @@ export async function readCandidates(
   p: TextParams,
   vector: PendingVector,
 ): Promise<CandidateRead> {
-  return withTenant(db, p.tenantId, async (tx) => {
-    const model = await selectProjectionModel(tx, p.tenantId);
-    const text = await selectTextCandidates(tx, { ...p, queryVector: null });
-    const queryVector = await vector;
+  const before = async (tx: Queryable) => ({
+    model: await selectProjectionModel(tx, p.tenantId),
+    text: await selectTextCandidates(tx, { ...p, queryVector: null }),
+  });
+  return aroundVector(db, p.tenantId, vector, before, async (tx, { model, text }, queryVector) => {
     if (model !== null && model !== embedder.name) {
       // Vectors of another model are not comparable with this query's: full text only until a reindex switches.
       return {
@@ -175,23 +197,20 @@ export async function readRecordChannels(db: Db, p: RecordTextParams, vector: Pe
     (rows) => (textRead = rows),
     () => undefined,
   );
-  return withTenant(
-    db,
-    p.tenantId,
-    async (tx) => {
-      const q = { ...p, queryVector: await vector };
-      const early = textRead?.map((r) => r.recordId) ?? [];
-      const first = await selectRecordVectorChannel(tx, q, false, early);
-      const rows = first.rows.length < p.limit ? await selectRecordVectorCandidates(tx, q, true) : first.rows;
-      const distances = new Map<string, number | null>(first.known);
-      for (const r of rows) distances.set(r.recordId, r.distance);
-      const found = await text;
-      const missing = found.filter((r) => !distances.has(r.recordId)).map((r) => r.recordId);
-      for (const [id, d] of await selectRecordDistances(tx, q, missing)) distances.set(id, d);
-      return { vector: rows, text: found.map((r) => ({ ...r, distance: distances.get(r.recordId) ?? null })) };
-    },
-    { settings: indexScanSettings(p.limit) },
-  );
+  const nothing = async () => undefined;
+  const read = async (tx: Queryable, _: unknown, queryVector: number[]): Promise<RecordChannels> => {
+    const q = { ...p, queryVector };
+    const early = textRead?.map((r) => r.recordId) ?? [];
+    const first = await selectRecordVectorChannel(tx, q, false, early);
+    const rows = first.rows.length < p.limit ? await selectRecordVectorCandidates(tx, q, true) : first.rows;
+    const distances = new Map<string, number | null>(first.known);
+    for (const r of rows) distances.set(r.recordId, r.distance);
+    const found = await text;
+    const missing = found.filter((r) => !distances.has(r.recordId)).map((r) => r.recordId);
+    for (const [id, d] of await selectRecordDistances(tx, q, missing)) distances.set(id, d);
+    return { vector: rows, text: found.map((r) => ({ ...r, distance: distances.get(r.recordId) ?? null })) };
+  };
+  return aroundVector(db, p.tenantId, vector, nothing, read, { settings: indexScanSettings(p.limit) });
 }
 
 /** The record channels for a query already embedded. */
