@@ -20,7 +20,7 @@ export { openDb, type OpenDbOptions } from './open-db.ts';
 export { createPgDb, type PgDbOptions } from './pg-driver.ts';
 export { createPgliteDb, wrapPglite, type PgliteDbOptions } from './pglite-driver.ts';
 export { runMigrations, readStoredEmbeddingDimension, MIGRATIONS_DIR, type MigrateOptions } from './migrate.ts';
-export { withTenant, APP_ROLE } from './tenant.ts';
+export { withTenant, APP_ROLE, type TenantOptions } from './tenant.ts';
 export { dropSchema } from './drop-schema.ts';
 export * from './errors.ts';
 

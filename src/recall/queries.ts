@@ -255,7 +255,7 @@ export interface VectorChannelPlan {
  * hnsw.ef_search and hnsw.iterative_scan, so the settings made in the same statement apply
  * (test/integration/recall.test.ts checks that they do). The first column, n, is the count; a LEFT JOIN keeps one row with it when no note qualifies.
  */
-export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOptions = {}): string {
+export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOptions = {}, withKnown = false): string {
   // No ts_rank here: the exact read would compute it for every row of the tenant; it is
   // computed below for the rows chosen, from their full-text vectors carried along.
   const rows = (gate: string): string => `SELECT r.tenant_id, r.note_id, r.version,
@@ -270,7 +270,7 @@ export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOption
   const viaIndex = `(${rows(`(SELECT n FROM s) > ${cap}`)}
      ORDER BY r.embedding <=> $4::vector LIMIT $6::int)`;
   const exactly = `(SELECT * FROM (${rows(`(SELECT n FROM s) <= ${cap}`)} OFFSET 0) e ORDER BY e.distance LIMIT $6::int)`;
-  return `WITH s AS MATERIALIZED (
+  const channel = `WITH s AS MATERIALIZED (
     SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS iterative,
            set_config('hnsw.ef_search', '${efSearchSetting(plan.efSearch)}', true) AS ef_search,
            (SELECT count(*)::int FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1::text LIMIT ${cap + 1}) x) AS n),
@@ -283,7 +283,28 @@ export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOption
       FROM c JOIN note_versions v ON v.tenant_id = c.tenant_id AND v.note_id = c.note_id AND v.version = c.version,
            (SELECT ${TSQUERY} AS q) q) x ON true
    ORDER BY x.distance, x.note_id`;
+  if (!withKnown) return channel;
+  const at = opts.visibleToUser ? 8 : 7;
+  return `WITH chosen AS MATERIALIZED (${channel})
+  SELECT false AS known, * FROM chosen
+  UNION ALL
+  ${KNOWN_DISTANCES_ROWS(at)}
+  ORDER BY known, distance, note_id`;
 }
+
+/**
+ * The distances of the versions named by $at (note ids) and $at+1 (versions), as rows of the vector
+ * channel's shape: the key and the distance, every other column null, `known` true. `selectNoteDistances`'
+ * expression, so the same values.
+ */
+const KNOWN_DISTANCES_ROWS = (at: number): string => {
+  const columns = VERSION_COLUMNS.split(',').map((c) => c.trim());
+  const keyed = columns.map((c) => (c === 'v.note_id' || c === 'v.version' ? c : 'NULL'));
+  return `SELECT true, NULL, ${keyed.join(', ')}, (v.embedding <=> $4::vector)::float8, NULL
+    FROM unnest($${at}::text[], $${at + 1}::int[]) AS k(note_id, version)
+    JOIN note_versions v ON v.tenant_id = $1::text AND v.note_id = k.note_id AND v.version = k.version
+   WHERE v.embedding IS NOT NULL`;
+};
 
 const RowCount = z.object({ n: z.number() });
 
@@ -293,11 +314,27 @@ export async function selectCurrentVectorChannel(
   p: CandidateParams,
   plan: VectorChannelPlan,
   opts: SqlOptions = {},
-): Promise<{ rows: CandidateRow[]; exact: boolean }> {
-  const { rows } = await tx.query(currentVectorChannelSql(plan, userOptions(p, opts)), params(p));
-  const n = RowCount.parse(rows[0]).n;
-  const found = rows.filter((r) => (r as { note_id: unknown }).note_id !== null);
-  return { rows: parseRows(found), exact: n <= plan.exactUpTo };
+  known?: readonly VersionKey[],
+): Promise<{ rows: CandidateRow[]; exact: boolean; known: Map<string, number | null> }> {
+  const folded = known !== undefined && known.length > 0;
+  const args = folded ? [...params(p), known.map((k) => k.noteId), known.map((k) => k.version)] : params(p);
+  const { rows } = await tx.query(currentVectorChannelSql(plan, userOptions(p, opts), folded), args);
+  const isKnown = (r: unknown) => (r as { known?: boolean }).known === true;
+  const channel = rows.filter((r) => !isKnown(r));
+  const n = RowCount.parse(channel[0]).n;
+  const found = channel.filter((r) => (r as { note_id: unknown }).note_id !== null);
+  // Every key asked for is answered: a version without a vector has no distance (null).
+  const distances = new Map<string, number | null>((known ?? []).map((k) => [noteKey(k.noteId, k.version), null]));
+  for (const r of rows.filter(isKnown).map((x) => NoteDistance.parse(x))) {
+    distances.set(noteKey(r.note_id, r.version), r.distance);
+  }
+  return { rows: parseRows(found), exact: n <= plan.exactUpTo, known: distances };
+}
+
+/** A note version's key: which version's distance to read. */
+export interface VersionKey {
+  noteId: string;
+  version: number;
 }
 
 /**
@@ -310,7 +347,7 @@ export async function selectNoteDistances(
   tx: Queryable,
   tenantId: string,
   queryVector: number[],
-  keys: ReadonlyArray<{ noteId: string; version: number }>,
+  keys: readonly VersionKey[],
 ): Promise<Map<string, number>> {
   if (keys.length === 0) return new Map();
   const { rows } = await tx.query(

@@ -1,4 +1,4 @@
-import { withTenant, type Db, type Queryable } from '../db/index.ts';
+import { withTenant, type Db, type Queryable, type TenantOptions } from '../db/index.ts';
 import type { Embedder } from '../embeddings/embedder.ts';
 import {
   indexScanSettings,
@@ -18,7 +18,9 @@ import {
   selectRecordDistances,
   selectRecordTextCandidates,
   selectRecordVectorCandidates,
+  selectRecordVectorChannel,
   type RecordParams,
+  type RecordRow,
   type RecordTextParams,
 } from './record-queries.ts';
 
@@ -45,10 +47,32 @@ export function startedNow<T>(p: Promise<T>): Promise<T> {
 }
 
 /**
- * Both candidate channels, each transaction under the tenant, so row-level security scopes every
- * read even if a predicate were missing. The full-text channel and the tenant's model are read
- * while the query is being embedded; the vector channel, and the distances of the full-text
- * rows, once its vector is there.
+ * Statements under the tenant around the query's embedding: `before` needs no vector, `after`
+ * does. On PostgreSQL one transaction runs both, holding its connection while the model works,
+ * so once the vector is there only `after`'s statements and the COMMIT remain (no BEGIN, no
+ * role and tenant settings). PGlite has one connection for every reader: there `before` runs in
+ * a transaction of its own that ends at once, and `after` in a second one once the vector is there.
+ */
+async function aroundVector<A, T>(
+  db: Db,
+  tenantId: string,
+  vector: PendingVector,
+  before: (tx: Queryable) => Promise<A>,
+  after: (tx: Queryable, read: A, queryVector: number[]) => Promise<T>,
+  options?: TenantOptions,
+): Promise<T> {
+  if (db.driver === 'postgres') {
+    return withTenant(db, tenantId, async (tx) => after(tx, await before(tx), await vector), options);
+  }
+  const [queryVector, read] = await Promise.all([vector, withTenant(db, tenantId, before, options)]);
+  return withTenant(db, tenantId, (tx) => after(tx, read, queryVector), options);
+}
+
+/**
+ * Both candidate channels, under the tenant, so row-level security scopes every read even if a
+ * predicate were missing. The full-text channel and the tenant's model are read while the query
+ * is being embedded; once its vector is there, one statement reads the vector channel and the
+ * distances of the full-text rows (`aroundVector`).
  */
 export async function readCandidates(
   db: Db,
@@ -56,40 +80,42 @@ export async function readCandidates(
   p: TextParams,
   vector: PendingVector,
 ): Promise<CandidateRead> {
-  const first = withTenant(db, p.tenantId, async (tx) => {
-    const model = await selectProjectionModel(tx, p.tenantId);
-    return { model, text: await selectTextCandidates(tx, { ...p, queryVector: null }) };
+  const before = async (tx: Queryable) => ({
+    model: await selectProjectionModel(tx, p.tenantId),
+    text: await selectTextCandidates(tx, { ...p, queryVector: null }),
   });
-  const [queryVector, { model, text }] = await Promise.all([vector, first]);
-  if (model !== null && model !== embedder.name) {
-    // Vectors of another model are not comparable with this query's: full text only until a reindex switches.
-    return {
-      vector: [],
-      text,
-      vectorPath: 'none' as const,
-      warning: `vector similarity skipped: this tenant's notes are embedded by ${model}, the query by ${embedder.name} (reindex to switch)`,
-    };
-  }
-  return withTenant(db, p.tenantId, async (tx) => {
-    const read = await readVectorChannel(tx, { ...p, queryVector });
-    const rows = await withNoteDistances(tx, p.tenantId, queryVector, text, read.rows);
+  return aroundVector(db, p.tenantId, vector, before, async (tx, { model, text }, queryVector) => {
+    if (model !== null && model !== embedder.name) {
+      // Vectors of another model are not comparable with this query's: full text only until a reindex switches.
+      return {
+        vector: [],
+        text,
+        vectorPath: 'none' as const,
+        warning: `vector similarity skipped: this tenant's notes are embedded by ${model}, the query by ${embedder.name} (reindex to switch)`,
+      };
+    }
+    const read = await readVectorChannel(tx, { ...p, queryVector }, text);
+    const rows = await withNoteDistances(tx, p.tenantId, queryVector, text, read.rows, read.known);
     return { vector: read.rows, text: rows, vectorPath: read.path, warning: undefined };
   });
 }
 
 /**
  * Rows read without the query's vector, each with its distance: a row the vector channel also
- * returned takes that one, the others are read (`selectNoteDistances`); no vector, no distance.
+ * returned takes that one, then the distances already read (`known`), the others are read
+ * (`selectNoteDistances`); no vector, no distance.
  */
 export async function withNoteDistances(
   tx: Queryable,
   tenantId: string,
   queryVector: number[],
   rows: CandidateRow[],
-  known: CandidateRow[] = [],
+  channel: CandidateRow[] = [],
+  known: ReadonlyMap<string, number | null> = new Map(),
 ): Promise<CandidateRow[]> {
   const key = (r: CandidateRow) => noteKey(r.version.noteId, r.version.version);
-  const distances = new Map(known.map((r) => [key(r), r.distance]));
+  const distances = new Map<string, number | null>(known);
+  for (const r of channel) distances.set(key(r), r.distance);
   const missing = rows.filter((r) => !distances.has(key(r))).map((r) => r.version);
   for (const [k, d] of await selectNoteDistances(tx, tenantId, queryVector, missing)) distances.set(k, d);
   return rows.map((r) => ({ ...r, distance: distances.get(key(r)) ?? null }));
@@ -108,30 +134,43 @@ export interface VectorRead {
   /** The first read's rows: the index read's, before any fallback. */
   firstRead: CandidateRow[];
   fellBack: boolean;
+  /** Distances of the `known` rows passed in (null: no vector), read by the same statement (a current read only). */
+  known: Map<string, number | null>;
 }
 
 /**
  * The vector channel inside the caller's tenant transaction: an exact scan for a small tenant,
  * else the HNSW index with iterative scan bounds, and the exact scan again when the index
- * returned fewer rows than asked. A current read is one statement (selectCurrentVectorChannel).
+ * returned fewer rows than asked. A current read is one statement (selectCurrentVectorChannel),
+ * which also reads the distances of `known` (rows another channel read without the vector).
  */
-export async function readVectorChannel(tx: Queryable, p: CandidateParams): Promise<VectorRead> {
+export async function readVectorChannel(
+  tx: Queryable,
+  p: CandidateParams,
+  known: readonly CandidateRow[] = [],
+): Promise<VectorRead> {
   // ef_search twice the rows read: at ef_search = limit a tenant's graph search now and then
   // settled in the wrong region and returned none of the true top 10 (docs/BENCHMARKS.md).
   const efSearch = 2 * p.limit;
   let first: CandidateRow[];
+  let distances = new Map<string, number | null>();
   if (p.pointInTime) {
     await setIndexScanSettings(tx, efSearch);
     first = await selectVectorCandidates(tx, p, false);
   } else {
-    const read = await selectCurrentVectorChannel(tx, p, { efSearch, exactUpTo: EXACT_READ_UP_TO });
-    if (read.exact) return { rows: read.rows, path: 'exact', firstRead: read.rows, fellBack: false };
+    const plan = { efSearch, exactUpTo: EXACT_READ_UP_TO };
+    const keys = known.map((r) => r.version);
+    const read = await selectCurrentVectorChannel(tx, p, plan, {}, keys);
+    distances = read.known;
+    if (read.exact) return { rows: read.rows, path: 'exact', firstRead: read.rows, fellBack: false, known: distances };
     first = read.rows;
   }
   // Fewer rows than asked means the index scan gave up (hnsw.max_scan_tuples) or the tenant
   // has fewer eligible notes: an exact scan tells the two apart and never misses a row.
-  if (first.length >= p.limit) return { rows: first, path: 'hnsw', firstRead: first, fellBack: false };
-  return { rows: await selectVectorCandidates(tx, p, true), path: 'exact', firstRead: first, fellBack: true };
+  if (first.length >= p.limit)
+    return { rows: first, path: 'hnsw', firstRead: first, fellBack: false, known: distances };
+  const rows = await selectVectorCandidates(tx, p, true);
+  return { rows, path: 'exact', firstRead: first, fellBack: true, known: distances };
 }
 
 /** Union of the two channels by (note, version); both carry distance and rank, so either copy will do. */
@@ -144,29 +183,34 @@ export function mergeCandidates(a: CandidateRow[], b: CandidateRow[]): Candidate
 /**
  * The record index's two channels, each in a tenant transaction of its own so they run at once:
  * full-text matches (read while the query is being embedded) and the nearest records by vector
- * (only those embedded by the query's model; the index scan settings are set with the tenant),
- * then the distances of the full-text rows the vector channel did not return.
+ * (only those embedded by the query's model; the index scan settings are set with the tenant).
+ * The vector channel's transaction is opened while the query is being embedded too, so once the
+ * vector is there it runs one statement, which also reads the distances of the full-text rows
+ * when those are already read; else they are read after them (`selectRecordDistances`).
  */
 export async function readRecordChannels(db: Db, p: RecordTextParams, vector: PendingVector): Promise<RecordChannels> {
   const text = startedNow(
     withTenant(db, p.tenantId, (tx) => selectRecordTextCandidates(tx, { ...p, queryVector: null })),
   );
-  const queryVector = await vector;
-  return withTenant(
-    db,
-    p.tenantId,
-    async (tx) => {
-      const q = { ...p, queryVector };
-      const first = await selectRecordVectorCandidates(tx, q, false);
-      const rows = first.length < p.limit ? await selectRecordVectorCandidates(tx, q, true) : first;
-      const distances = new Map(rows.map((r) => [r.recordId, r.distance]));
-      const found = await text;
-      const missing = found.filter((r) => !distances.has(r.recordId)).map((r) => r.recordId);
-      for (const [id, d] of await selectRecordDistances(tx, q, missing)) distances.set(id, d);
-      return { vector: rows, text: found.map((r) => ({ ...r, distance: distances.get(r.recordId) ?? null })) };
-    },
-    { settings: indexScanSettings(p.limit) },
+  let textRead: RecordRow[] | undefined;
+  void text.then(
+    (rows) => (textRead = rows),
+    () => undefined,
   );
+  const nothing = async () => undefined;
+  const read = async (tx: Queryable, _: unknown, queryVector: number[]): Promise<RecordChannels> => {
+    const q = { ...p, queryVector };
+    const early = textRead?.map((r) => r.recordId) ?? [];
+    const first = await selectRecordVectorChannel(tx, q, false, early);
+    const rows = first.rows.length < p.limit ? await selectRecordVectorCandidates(tx, q, true) : first.rows;
+    const distances = new Map<string, number | null>(first.known);
+    for (const r of rows) distances.set(r.recordId, r.distance);
+    const found = await text;
+    const missing = found.filter((r) => !distances.has(r.recordId)).map((r) => r.recordId);
+    for (const [id, d] of await selectRecordDistances(tx, q, missing)) distances.set(id, d);
+    return { vector: rows, text: found.map((r) => ({ ...r, distance: distances.get(r.recordId) ?? null })) };
+  };
+  return aroundVector(db, p.tenantId, vector, nothing, read, { settings: indexScanSettings(p.limit) });
 }
 
 /** The record channels for a query already embedded. */

@@ -88,31 +88,36 @@ export async function recall(
     return v;
   });
   const params = { ...candidateParams(req, at), userId: options.visibleToUser };
-  // Notes and records are read in transactions of their own at once: recall waits for the slower, not the sum.
-  const [, read, records, standing] = await Promise.all([
-    vector,
-    req.include.includes('notes') ? readCandidates(db, embedder, params, vector) : NO_NOTES,
-    req.include.includes('records')
-      ? readRecordChannels(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) }, vector)
-      : NO_RECORDS,
-    req.include.includes('notes') ? readStandingPreferences(db, params, vector) : [],
-  ]);
-  goOn();
-  const merged = withoutDiscredited(mergeCandidates(read.vector, read.text));
-  const scoring: ScoringContext = {
+  const scoring = (read: CandidateRead): ScoringContext => ({
     query: req.query,
     at,
     embedder,
     policy,
     vectorPath: read.vectorPath,
     requestedLevels: normalizeScopes(req.scope)?.map((s) => s.level),
+  });
+  // The notes are ranked as soon as they are read, while the record channels may still be running.
+  const rankNotes = (read: CandidateRead) => {
+    const merged = withoutDiscredited(mergeCandidates(read.vector, read.text));
+    const scored = scoreCandidates(merged.rows, scoring(read));
+    const assembly = assembleContext(
+      scored.filter((c) => c.parts.score > 0),
+      { k: Math.max(req.k, fusion.depth.notes), tokenBudget: undefined, policy },
+    );
+    return { read, merged, assembly, settled: settleConflicts(assembly.items) };
   };
-  const scored = scoreCandidates(merged.rows, scoring);
-  const assembly = assembleContext(
-    scored.filter((c) => c.parts.score > 0),
-    { k: Math.max(req.k, fusion.depth.notes), tokenBudget: undefined, policy },
-  );
-  const settled = settleConflicts(assembly.items);
+  // Notes and records are read in transactions of their own at once: recall waits for the slower, not the sum.
+  const [, { read, merged, assembly, settled }, records, standing] = await Promise.all([
+    vector,
+    (req.include.includes('notes') ? readCandidates(db, embedder, params, vector) : Promise.resolve(NO_NOTES)).then(
+      rankNotes,
+    ),
+    req.include.includes('records')
+      ? readRecordChannels(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) }, vector)
+      : NO_RECORDS,
+    req.include.includes('notes') ? readStandingPreferences(db, params, vector) : [],
+  ]);
+  goOn();
   const selection = selectFused(settled.items, records, {
     k: req.k,
     tokenBudget: req.tokenBudget,
@@ -122,7 +127,7 @@ export async function recall(
     similarityFloor: embedder.similarityFloor ?? 0,
   });
   const notes = recalledNotes(selection);
-  const preferences = standingPreferences(standing, notes, scoring);
+  const preferences = standingPreferences(standing, notes, scoring(read));
   goOn();
   const usageLogged = await logUsage(db, req, [...notes, ...preferences], now);
   return {

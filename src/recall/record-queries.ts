@@ -58,9 +58,10 @@ const eligible = (user: boolean): string => `${ELIGIBLE}${user ? ' AND r.user_id
 const TSQUERY = `replace(plainto_tsquery('simple', $5::text)::text, ' & ', ' | ')::tsquery`;
 
 /** The columns a candidate is returned with, read only for the rows a channel returns. */
+const DISTANCE = `CASE WHEN r.embedding_model = $7::text THEN (r.embedding <=> $4::vector)::float8 END`;
 const SELECTED = `r.record_id, r.object_key, r.line, r.content_hash, r.session_id, r.user_id, r.agent_id, r.kind,
        r.observed_at, r.speaker, r.text, r.told,
-       CASE WHEN r.embedding_model = $7::text THEN (r.embedding <=> $4::vector)::float8 END AS distance`;
+       ${DISTANCE} AS distance`;
 
 /** The chosen ids joined back to their rows (the tenant's primary key). */
 const CHOSEN = `JOIN record_index r ON r.tenant_id = $1::text AND r.record_id = c.record_id`;
@@ -68,18 +69,31 @@ const CHOSEN = `JOIN record_index r ON r.tenant_id = $1::text AND r.record_id = 
 /**
  * Nearest records by cosine; `exact` forces an exact scan (see the note channel's twin). The scan
  * sorts ids alone; the returned rows' columns and ts_rank are read for the `limit` chosen only.
+ * With `withKnown`, the same statement also returns the distances of the records named by the
+ * parameter after the common ones (rows another channel read without the vector): their id and
+ * distance only, `known` true, after the nearest.
  */
-export function recordVectorSql(exact: boolean, user = false): string {
+export function recordVectorSql(exact: boolean, user = false, withKnown = false): string {
   const order = exact ? `(r.embedding <=> $4::vector) + 0` : `r.embedding <=> $4::vector`;
-  return `WITH c AS MATERIALIZED (
+  const nearest = `WITH c AS MATERIALIZED (
     SELECT r.record_id
       FROM record_index r
      WHERE r.embedding IS NOT NULL AND r.embedding_model = $7::text AND ${eligible(user)}
      ORDER BY ${order}
      LIMIT $6::int)
-  SELECT ${SELECTED}, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
+  SELECT ${SELECTED}, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank`;
+  if (!withKnown)
+    return `${nearest}
     FROM c ${CHOSEN}
    ORDER BY distance, r.record_id`;
+  return `${nearest}, false AS known
+    FROM c ${CHOSEN}
+  UNION ALL
+  SELECT r.record_id, ${'NULL, '.repeat(11)}${DISTANCE}, NULL, true
+    FROM record_index r
+   WHERE r.tenant_id = $1::text AND r.record_id = ANY($${user ? 9 : 8}::text[])
+     AND r.embedding IS NOT NULL AND r.embedding_model = $7::text
+  ORDER BY known, distance, record_id`;
 }
 
 /**
@@ -172,8 +186,27 @@ export async function selectRecordVectorCandidates(
   p: RecordParams,
   exact: boolean,
 ): Promise<RecordRow[]> {
-  const { rows } = await tx.query(recordVectorSql(exact, p.userId !== undefined), params(p));
-  return rows.map((r) => Row.parse(r));
+  return (await selectRecordVectorChannel(tx, p, exact, [])).rows;
+}
+
+/**
+ * The nearest records (selectRecordVectorCandidates) and, in the same statement, the distances of
+ * `known` records (selectRecordDistances' values): one round trip for both.
+ */
+export async function selectRecordVectorChannel(
+  tx: Queryable,
+  p: RecordParams,
+  exact: boolean,
+  known: readonly string[],
+): Promise<{ rows: RecordRow[]; known: Map<string, number | null> }> {
+  const folded = known.length > 0;
+  const args = folded ? [...params(p), known] : params(p);
+  const { rows } = await tx.query(recordVectorSql(exact, p.userId !== undefined, folded), args);
+  const isKnown = (r: unknown) => (r as { known?: boolean }).known === true;
+  // Every id asked for is answered: a record without a vector of the query's model has no distance (null).
+  const distances = new Map<string, number | null>(known.map((id) => [id, null]));
+  for (const r of rows.filter(isKnown).map((x) => RecordDistance.parse(x))) distances.set(r.record_id, r.distance);
+  return { rows: rows.filter((r) => !isKnown(r)).map((r) => Row.parse(r)), known: distances };
 }
 
 export async function selectRecordTextCandidates(tx: Queryable, p: RecordTextParams): Promise<RecordRow[]> {

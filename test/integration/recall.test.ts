@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NoteContent } from '../../src/contracts/note.ts';
 import { applyNoteBatch, type Db, type NoteOp, openDb, withTenant } from '../../src/db/index.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
+import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { createHashingEmbedder } from '../../src/embeddings/hashing.ts';
 import { recall } from '../../src/recall/recall.ts';
 import {
@@ -16,6 +17,7 @@ import {
 import { STACK } from '../../src/stack/endpoints.ts';
 import { createOp, freshNoteId, freshTenant } from '../helpers/notes.ts';
 import { dropSchema, openOwnerDb, stackDatabase } from '../helpers/pipeline.ts';
+import { gatedEmbedder, loggingDb } from '../helpers/gated-recall.ts';
 
 // Real PostgreSQL + pgvector, a fresh schema per run. The hashing embedder gives stable vectors:
 // these tests check eligibility, isolation, budget and logging, not retrieval quality.
@@ -571,5 +573,73 @@ describe('recall: iterative index scan', () => {
       { now },
     );
     expect(scoped.notes.length).toBe(K);
+  });
+});
+
+describe('recall: the question embedded while the database is read', () => {
+  // On PostgreSQL the notes' transaction stays open while the model works (src/recall/read-candidates.ts).
+  const claims = [
+    'Quarterly invoices are exported to the auditors as CSV.',
+    'The auditors want the invoices by the fifth.',
+  ];
+  const ask = (tenantId: string, e: Embedder, store: Db = db, signal?: AbortSignal) =>
+    recall(
+      store,
+      e,
+      { tenantId, query: 'invoices exported to the auditors', k: 5 },
+      { now, ...(signal ? { signal } : {}) },
+    );
+
+  it('reads full text before the vector is there and answers as it does with the vector first', async () => {
+    const t = freshTenant();
+    await commit(t, [
+      await embeddedCreate(claims[0] as string),
+      await embeddedCreate(claims[1] as string, {}, { embed: false }),
+    ]);
+    const first = await ask(t, embedder);
+    const statements: string[] = [];
+    let vectorsSent = 0;
+    const gate = gatedEmbedder(embedder);
+    const asked = ask(
+      t,
+      gate.embedder,
+      loggingDb(db, statements, () => (vectorsSent += 1)),
+    );
+    // The notes' full text and the records' BM25, both sent while the question's vector is held back.
+    await expect.poll(() => statements.filter((s) => s.includes('plainto_tsquery')).length).toBe(2);
+    expect(vectorsSent).toBe(0);
+    gate.release();
+    expect(await asked).toEqual(first);
+    expect(first.notes.map((n) => n.claim).sort()).toEqual([...claims].sort());
+  });
+
+  it('ends its transactions when the embedding fails or the deadline passes while it waits', async () => {
+    const t = freshTenant();
+    await commit(t, [await embeddedCreate(claims[0] as string)]);
+    // More failed recalls than the pool has connections: a transaction left open would starve the last recall.
+    for (let i = 0; i < 12; i++) {
+      const statements: string[] = [];
+      const gate = gatedEmbedder(embedder);
+      const asked = ask(t, gate.embedder, loggingDb(db, statements));
+      await expect.poll(() => statements.some((s) => s.includes('plainto_tsquery'))).toBe(true);
+      gate.fail(new Error('embedding server unavailable'));
+      await expect(asked).rejects.toThrow('embedding server unavailable');
+    }
+    const statements: string[] = [];
+    let vectorsSent = 0;
+    const gate = gatedEmbedder(embedder);
+    const deadline = new AbortController();
+    const late = ask(
+      t,
+      gate.embedder,
+      loggingDb(db, statements, () => (vectorsSent += 1)),
+      deadline.signal,
+    );
+    await expect.poll(() => statements.some((s) => s.includes('plainto_tsquery'))).toBe(true);
+    deadline.abort(new Error('deadline passed'));
+    gate.release();
+    await expect(late).rejects.toThrow('deadline passed');
+    expect(vectorsSent).toBe(0);
+    expect((await ask(t, embedder)).notes.map((n) => n.claim)).toEqual([claims[0]]);
   });
 });

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { DEFAULT_FUSION_POLICY } from '../../policies/fusion.ts';
@@ -24,7 +25,10 @@ import { tenantFor } from './runner.ts';
  * model embedding it inside recall, beside the question's embedding alone (what the dense
  * baseline's time mostly is), with the ratio of their 50th and 95th percentiles.
  *
- *   node --import tsx tools/eval/recall-profile.ts --schema nocturne_eval_locomo_… --cases 1 [--live]
+ * With `--answers FILE`, every answer (notes, records, ranking, scores, reasons) is written to
+ * FILE, one JSON line per question, to compare two builds' answers byte for byte.
+ *
+ *   node --import tsx tools/eval/recall-profile.ts --schema nocturne_eval_locomo_… --cases 1 [--live] [--answers FILE]
  */
 
 type Timings = Map<string, number[]>;
@@ -35,8 +39,8 @@ const add = (t: Timings, key: string, ms: number) => t.set(key, [...(t.get(key) 
 function labelOf(sql: string): string {
   const s = sql.replace(/\s+/g, ' ').trim();
   if (s.includes('FROM record_index r, q')) return 'record text (BM25)';
+  if (s.includes('FROM record_index r') && s.includes('LIMIT $6::int')) return 'record vector';
   if (s.includes('record_id = ANY')) return 'record distances (full-text rows)';
-  if (s.includes('FROM record_index r')) return 'record vector';
   if (s.includes('note_recall') || s.includes('note_versions')) return `note: ${s.slice(0, 40)}`;
   return s.slice(0, 40);
 }
@@ -100,9 +104,20 @@ async function profileLive(db: Db, live: Embedder, t: Timings, tenantId: string,
   let start = performance.now();
   await live.embed([query.text], { kind: 'query' });
   add(t, 'embedding the question alone', performance.now() - start);
+  // When the question's vector arrived inside recall: what recall spends after it is the gap to close.
+  let arrived = 0;
+  const timedLive: Embedder = {
+    ...live,
+    embed: (texts, options) =>
+      live.embed(texts, options).finally(() => {
+        arrived = performance.now();
+      }),
+  };
   start = performance.now();
-  await recall(db, live, { tenantId, query: query.text, k: 10 }, { now: () => new Date(query.askedAt) });
-  add(t, 'recall, question embedded inside', performance.now() - start);
+  await recall(db, timedLive, { tenantId, query: query.text, k: 10 }, { now: () => new Date(query.askedAt) });
+  const end = performance.now();
+  add(t, 'recall, question embedded inside', end - start);
+  add(t, 'recall, after the vector arrived', end - arrived);
 }
 
 function reportLive(t: Timings): void {
@@ -131,7 +146,12 @@ function report(t: Timings, questions: number): void {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { schema: { type: 'string' }, cases: { type: 'string' }, live: { type: 'boolean' } },
+    options: {
+      schema: { type: 'string' },
+      cases: { type: 'string' },
+      live: { type: 'boolean' },
+      answers: { type: 'string' },
+    },
   });
   const { db, embedder, cases } = await openKeptLocomo(values);
   const live = values.live ? createModelEmbedder(parseConfig(process.env).embedding) : undefined;
@@ -139,19 +159,22 @@ async function main(): Promise<void> {
   const steps: Timings = new Map();
   const liveTimes: Timings = new Map();
   let questions = 0;
+  const answers: string[] = [];
   for (const { evalCase } of cases) {
     const tenantId = tenantFor('locomo', evalCase.caseId);
     for (const query of evalCase.queries) {
       await embedder.embed([query.text], { kind: 'query' });
       const options = { now: () => new Date(query.askedAt) };
       const start = performance.now();
-      await recall(timedDb(db, recallTimes), embedder, { tenantId, query: query.text, k: 10 }, options);
+      const answer = await recall(timedDb(db, recallTimes), embedder, { tenantId, query: query.text, k: 10 }, options);
+      answers.push(JSON.stringify(answer));
       add(recallTimes, 'recall (total, vector embedded before)', performance.now() - start);
       await profileRanking(db, embedder, steps, tenantId, query.text, query.askedAt);
       if (live) await profileLive(db, live, liveTimes, tenantId, query);
       questions += 1;
     }
   }
+  if (values.answers) writeFileSync(values.answers, answers.map((a) => `${a}\n`).join(''));
   process.stdout.write(`${questions} questions\n`);
   report(recallTimes, questions);
   report(steps, questions);

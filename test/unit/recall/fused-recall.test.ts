@@ -1,9 +1,6 @@
 import { monotonicFactory } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
-import type { Db, Queryable } from '../../../src/db/index.ts';
-import { overDriver, unscoped } from '../../../src/db/unscoped.ts';
-import type { Embedder } from '../../../src/embeddings/embedder.ts';
 import { recall } from '../../../src/recall/index.ts';
 import { readRecordCandidates } from '../../../src/recall/read-candidates.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
@@ -14,6 +11,7 @@ import {
   portsForThisFile,
   preferenceSession,
 } from '../../helpers/use-cases.ts';
+import { gatedEmbedder, loggingDb } from '../../helpers/gated-recall.ts';
 
 // Recall over notes and the raw-record index together, on PGlite and a file archive: a
 // consolidation writes the note, indexing projects the records, recall fuses both.
@@ -173,37 +171,3 @@ describe('fused recall', () => {
     await expect(asked).rejects.toThrow('embedding server unavailable');
   });
 });
-
-/** The embedder, holding back query vectors until released (or failing them). */
-function gatedEmbedder(inner: Embedder): { embedder: Embedder; release(): void; fail(error: Error): void } {
-  let open: (value: void) => void = () => undefined;
-  let refuse: (error: Error) => void = () => undefined;
-  const gate = new Promise<void>((resolve, reject) => {
-    open = resolve;
-    refuse = reject;
-  });
-  return {
-    embedder: {
-      ...inner,
-      embed: async (texts, options) => {
-        if (options?.kind === 'query') await gate;
-        return inner.embed(texts, options);
-      },
-    },
-    release: () => open(),
-    fail: (error) => refuse(error),
-  };
-}
-
-/** The store, noting each statement's text as it is sent, and calling `onVector` for one sent with a vector. */
-function loggingDb(db: Db, log: string[], onVector: () => void = () => undefined): Db {
-  const inner = unscoped(db);
-  const logged = (q: Queryable): Queryable => ({
-    query: (text, params) => {
-      log.push(text);
-      if (params?.some((p) => typeof p === 'string' && /^\[-?\d/.test(p))) onVector();
-      return q.query(text, params);
-    },
-  });
-  return overDriver(db, { ...inner, ...logged(inner), transaction: (fn) => inner.transaction((tx) => fn(logged(tx))) });
-}
