@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb, withTenant } from '../../src/db/index.ts';
+import { unscoped } from '../../src/db/unscoped.ts';
 import { STACK } from '../../src/stack/endpoints.ts';
 import { describeDbContract } from '../helpers/db-contract.ts';
 import { freshTenant } from '../helpers/notes.ts';
@@ -34,6 +35,34 @@ describe('postgres driver', () => {
       release();
       expect(await first).not.toBe(second);
     } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('postgres schema', () => {
+  it('keeps the vectors recall scans in their rows: the index, projection (partitions included) and versions store MAIN', async () => {
+    const db = await openDb(stackDatabase(), { dimension: DIMENSION, schema });
+    const owner = openOwnerDb(schema);
+    try {
+      const { rows } = await unscoped(owner).query(
+        `SELECT c.relname AS table, a.attstorage AS storage
+           FROM pg_attribute a
+           JOIN pg_class c ON c.oid = a.attrelid
+           JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = $1 AND a.attname = 'embedding' AND NOT a.attisdropped AND c.relkind IN ('r', 'p')
+          ORDER BY c.relname`,
+        [schema],
+      );
+      // The embedding cache is read by content hash, one row at a time: its vectors may live out of line.
+      const columns = (rows as Array<{ table: string; storage: string }>).filter((c) => c.table !== 'embedding_cache');
+      const tables = columns.map((c) => c.table);
+      expect(tables).toEqual(expect.arrayContaining(['note_recall', 'note_versions', 'record_index']));
+      // The projection's partitions carry the column too, and take the setting with it.
+      expect(tables.filter((t) => t.startsWith('note_recall_')).length).toBeGreaterThan(0);
+      expect(columns.filter((c) => c.storage !== 'm')).toEqual([]);
+    } finally {
+      await owner.close();
       await db.close();
     }
   });
