@@ -86,16 +86,30 @@ type ScopeLevel = (typeof SCOPE_LEVELS)[number];
 
 const clamp01 = (x: number): number => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
 
-export function scoreCandidate(input: ScoreInput, policy: RecallScorePolicy = DEFAULT_RECALL_SCORE_POLICY): ScoreParts {
+/**
+ * How well a text matches the query, 0..1, from its cosine (rescaled from the model's floor) and
+ * its word match, weighed by the policy; `textShare` scales the word match's weight (recall's
+ * record ranking lowers it for long records). Notes and raw records are matched alike by it.
+ */
+export function relevanceOf(
+  input: { vectorSimilarity: number | null; lexical: number; similarityFloor?: number; textShare?: number },
+  policy: RecallScorePolicy = DEFAULT_RECALL_SCORE_POLICY,
+): { vector: number; text: number; relevance: number } {
   const w = policy.weights;
   // Cosine similarity below zero carries no evidence of relevance; an unembedded claim competes on text alone.
   const floor = input.similarityFloor ?? 0;
   const vector = input.vectorSimilarity === null ? 0 : clamp01((input.vectorSimilarity - floor) / (1 - floor));
   const text = clamp01(input.lexical);
+  const textWeight = w.text * (input.textShare ?? 1);
+  return { vector, text, relevance: (w.vector * vector + textWeight * text) / (w.vector + textWeight) };
+}
+
+export function scoreCandidate(input: ScoreInput, policy: RecallScorePolicy = DEFAULT_RECALL_SCORE_POLICY): ScoreParts {
+  const w = policy.weights;
+  const { vector, text, relevance } = relevanceOf(input, policy);
   const confidence = clamp01(input.confidence);
   const importance = clamp01(input.importance);
   const decay = clamp01(decayFactor(input.kind, input.lastConfirmedAt, input.at));
-  const relevance = (w.vector * vector + w.text * text) / (w.vector + w.text);
   const prior =
     (w.confidence * confidence + w.importance * importance + w.decay * decay) / (w.confidence + w.importance + w.decay);
   const breadth = input.broaderThanRequest ? policy.broadScopeFactor : 1;

@@ -1,10 +1,5 @@
 import { isLesson, reciprocalRankFusion, type FusionPolicy, type Fused } from '../../policies/fusion.ts';
-import {
-  approxTokens,
-  candidateMatches,
-  DEFAULT_RECALL_SCORE_POLICY,
-  lengthNormalized,
-} from '../../policies/recall-score.ts';
+import { approxTokens, candidateMatches, lengthNormalized, relevanceOf } from '../../policies/recall-score.ts';
 import { embeddedText } from '../../policies/record-recall.ts';
 import { updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
 import type { AssembledItem } from './assemble.ts';
@@ -184,13 +179,17 @@ function recordRelevance(
     told.map((t) => t.length),
     policy.recordLengthNorm ?? 0,
   );
-  // The notes' relevance weights (policies/recall-score.ts), so both are ranked alike.
-  const { vector, text } = DEFAULT_RECALL_SCORE_POLICY.weights;
-  const words = text * wordMatchShare(told, policy.recordTextSpan);
+  // The notes' relevance (policies/recall-score.ts), so both are ranked alike.
+  const textShare = wordMatchShare(told, policy.recordTextSpan);
   return new Map(
     rows.map((r, i) => {
-      const cosine = r.distance === null ? 0 : Math.max(0, (1 - r.distance - floor) / (1 - floor));
-      return [r.recordId, { row: r, relevance: (vector * cosine + words * (lexical[i] as number)) / (vector + words) }];
+      const { relevance } = relevanceOf({
+        vectorSimilarity: r.distance === null ? null : 1 - r.distance,
+        lexical: lexical[i] as number,
+        similarityFloor: floor,
+        textShare,
+      });
+      return [r.recordId, { row: r, relevance }];
     }),
   );
 }

@@ -99,15 +99,16 @@ export async function recall(
   // The notes are ranked as soon as they are read, while the record channels may still be running.
   const rankNotes = (read: CandidateRead) => {
     const merged = withoutDiscredited(mergeCandidates(read.vector, read.text));
-    const scored = scoreCandidates(merged.rows, scoring(read));
+    const context = scoring(read);
+    const scored = scoreCandidates(merged.rows, context);
     const assembly = assembleContext(
       scored.filter((c) => c.parts.score > 0),
       { k: Math.max(req.k, fusion.depth.notes), tokenBudget: undefined, policy },
     );
-    return { read, merged, assembly, settled: settleConflicts(assembly.items) };
+    return { read, context, merged, assembly, settled: settleConflicts(assembly.items) };
   };
   // Notes and records are read in transactions of their own at once: recall waits for the slower, not the sum.
-  const [, { read, merged, assembly, settled }, records, standing] = await Promise.all([
+  const [, { read, context, merged, assembly, settled }, records, standing] = await Promise.all([
     vector,
     (req.include.includes('notes') ? readCandidates(db, embedder, params, vector) : Promise.resolve(NO_NOTES)).then(
       rankNotes,
@@ -127,7 +128,7 @@ export async function recall(
     similarityFloor: embedder.similarityFloor ?? 0,
   });
   const notes = recalledNotes(selection);
-  const preferences = standingPreferences(standing, notes, scoring(read));
+  const preferences = standingPreferences(standing, notes, context);
   goOn();
   const usageLogged = await logUsage(db, req, [...notes, ...preferences], now);
   return {
