@@ -63,6 +63,16 @@ export function embeddedText(record: { kind: RecordKind; speaker: string; text: 
 }
 
 /**
+ * A question told the way records and notes are: in the third person with the asker's name
+ * ("when does my sprint end?" asked by u-dan → "when does u-dan's sprint end?"), so that the
+ * asker's own words, stored as "u-dan: u-dan's sprint ends …", match it by meaning and by word.
+ * A question that names no one in the first person comes back as it was.
+ */
+export function toldQuestion(query: string, askedBy: string | undefined): string {
+  return askedBy === undefined ? query : toThirdPerson(query, { speaker: askedBy });
+}
+
+/**
  * BM25 for the record channel's full-text ranking (src/recall/record-queries.ts): the usual
  * constants (Robertson et al.; k1 in 1.2–2.0, b 0.75), not tuned here.
  */

@@ -93,8 +93,14 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
     const lower = token.toLowerCase();
     const previous = previousWord(tokens, i);
     if (lower === 'i') {
-      out.push(voices.speaker);
-      if (!partOfCompoundSubject(tokens, i)) i = agreeVerb(tokens, i, out);
+      if (previous !== undefined && Object.hasOwn(INVERTED_AUXILIARY, previous)) {
+        // A question or an inversion ("did I say", "have I used"): the auxiliary agrees, the verb stays.
+        agreeAuxiliary(out, previous);
+        out.push(voices.speaker);
+      } else {
+        out.push(voices.speaker);
+        if (!partOfCompoundSubject(tokens, i)) i = agreeVerb(tokens, i, out);
+      }
     } else if (voices.listener === undefined && /^you/.test(lower)) {
       out.push(token);
     } else if (lower in CONTRACTED) {
@@ -136,6 +142,35 @@ function agreeVerb(tokens: string[], i: number, out: string[]): number {
     j++;
   }
   return j - 1;
+}
+
+/**
+ * Auxiliaries that come before "I" in a question or an inversion, and their form before a name:
+ * "do I" → "does Caroline", "am I" → "is Caroline"; "did", "can", "should" stay.
+ */
+const INVERTED_AUXILIARY: Record<string, string | undefined> = {
+  do: 'does',
+  "don't": "doesn't",
+  have: 'has',
+  "haven't": "hasn't",
+  am: 'is',
+  ...Object.fromEntries(
+    "did didn't can can't could couldn't will won't would wouldn't should shouldn't shall may might must was wasn't"
+      .split(' ')
+      .map((w) => [w, undefined]),
+  ),
+};
+
+/** Rewrites the auxiliary last written to `out` (keeping its capital) as it agrees with a name. */
+function agreeAuxiliary(out: string[], auxiliary: string): void {
+  const agreed = INVERTED_AUXILIARY[auxiliary];
+  if (agreed === undefined) return;
+  for (let j = out.length - 1; j >= 0; j--) {
+    const token = out[j] as string;
+    if (token.toLowerCase() !== auxiliary) continue;
+    out[j] = /^[A-Z]/.test(token) ? agreed.charAt(0).toUpperCase() + agreed.slice(1) : agreed;
+    return;
+  }
 }
 
 /** "painted", "moved" are past; "need", "feed" are not. */

@@ -42,6 +42,7 @@ function toolsServer(
         include: z.array(z.enum(['notes', 'records'])).optional(),
         tokenBudget: z.number().int().optional(),
         minRelevance: z.number().min(0).max(1).optional(),
+        askedBy: z.string().optional(),
         taskId: z.string().optional(),
       },
     },

@@ -65,7 +65,9 @@ export function createApiService(deps: ApiServiceDeps) {
           'forbidden',
           'asOf (point-in-time recall) needs an audit token (NOCTURNE_AUDIT_TOKENS); this is an agent token',
         );
-      const parsed = RecallRequest.safeParse({ tenantId, ...body });
+      // A user-bound token's user is who asks, unless the body says otherwise.
+      const asker = caller.userId ? { askedBy: caller.userId } : {};
+      const parsed = RecallRequest.safeParse({ tenantId, ...asker, ...body });
       if (!parsed.success) throw new ApiFailure(400, 'invalid_request', describeRequestIssues(parsed.error.issues));
       assertTenant(parsed.data.tenantId, tenantId);
       try {

@@ -34,6 +34,13 @@ export const RecallRequest = z.strictObject({
    * instead of returning the least unrelated items. Absent → nothing is left out for its match.
    */
   minRelevance: z.number().min(0).max(1).optional(),
+  /**
+   * Who asks: the user whose "I", "me" and "my" the query speaks of, named as the records name
+   * them (their `userId`). The query is then matched told in the third person, the way records
+   * and notes are told ("when is my deadline?" → "when is u-dan's deadline?"). Absent → the
+   * query is matched as written; on the HTTP API a user-bound token's user asks.
+   */
+  askedBy: z.string().trim().min(1).max(256).optional(),
   /** Point-in-time recall for audits: what the store knew at this instant (records observed later are left out). */
   asOf: IsoDateTime.optional(),
   /** When given, the returned versions are logged in memory usage for this task. */
@@ -131,6 +138,8 @@ export type RankedItem = z.infer<typeof RankedItem>;
 export const RecallResult = z.object({
   tenantId: z.string(),
   query: z.string(),
+  /** The query as it was matched: told in the third person when the request says who asks. */
+  matchedAs: z.string().optional(),
   /** The instant the answer is for: now, or the requested asOf. */
   at: IsoDateTime,
   asOf: IsoDateTime.nullable(),

@@ -7,6 +7,7 @@ import {
   scoreCandidate,
   type RecallScorePolicy,
 } from '../../policies/recall-score.ts';
+import { toldQuestion } from '../../policies/record-recall.ts';
 import { contentTokens } from '../../policies/text.ts';
 import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.ts';
 import { formatIssues } from '../contracts/format-issues.ts';
@@ -66,7 +67,8 @@ export function candidateLimit(k: number): number {
  * (policies/recall-conflicts.ts). Records a returned note cites are not repeated, and records
  * observed after the answer's instant are left out. Every read runs inside withTenant, so
  * row-level security scopes it to the tenant even if a predicate were missing. With `taskId`,
- * the returned note versions are logged in memory usage (idempotently).
+ * the returned note versions are logged in memory usage (idempotently). With `askedBy`, the query
+ * is matched told in the third person as that user, the way records and notes are told.
  */
 export async function recall(
   db: Db,
@@ -75,6 +77,8 @@ export async function recall(
   options: RecallOptions = {},
 ): Promise<RecallResult> {
   const req = parseRequest(request);
+  // What is matched: the query told as records and notes are, when the request says who asks.
+  const question = toldQuestion(req.query, req.askedBy);
   const policy = options.policy ?? DEFAULT_RECALL_SCORE_POLICY;
   const fusion = options.fusion ?? DEFAULT_FUSION_POLICY;
   const now = (options.now ?? (() => new Date()))();
@@ -83,13 +87,13 @@ export async function recall(
   // The question is embedded while the statements that need no vector (full text, the tenant's
   // model, standing preferences) run; the vector channels start when it is there. Once the
   // caller's deadline passes, no statement that waits for the vector starts.
-  const vector = embed(embedder, req.query).then(([v]) => {
+  const vector = embed(embedder, question).then(([v]) => {
     goOn();
     return v;
   });
-  const params = { ...candidateParams(req, at), userId: options.visibleToUser };
+  const params = { ...candidateParams(req, question, at), userId: options.visibleToUser };
   const scoring = (read: CandidateRead): ScoringContext => ({
-    query: req.query,
+    query: question,
     at,
     embedder,
     policy,
@@ -124,7 +128,7 @@ export async function recall(
     tokenBudget: req.tokenBudget,
     minRelevance: req.minRelevance,
     policy: fusion,
-    query: req.query,
+    query: question,
     similarityFloor: embedder.similarityFloor ?? 0,
   });
   const notes = recalledNotes(selection);
@@ -134,6 +138,7 @@ export async function recall(
   return {
     tenantId: req.tenantId,
     query: req.query,
+    matchedAs: question,
     at: at.toISOString(),
     asOf: req.asOf ?? null,
     embedder: embedder.name,
@@ -222,14 +227,14 @@ function parseRequest(request: RecallRequest): ParsedRecallRequest {
   return req;
 }
 
-function candidateParams(req: ParsedRecallRequest, at: Date): TextParams {
+function candidateParams(req: ParsedRecallRequest, question: string, at: Date): TextParams {
   return {
     tenantId: req.tenantId,
     at: at.toISOString(),
     pointInTime: req.asOf !== undefined,
     scopes: normalizeScopes(req.scope),
     queryVector: null,
-    queryText: contentTokens(req.query).join(' '),
+    queryText: contentTokens(question).join(' '),
     limit: candidateLimit(req.k),
   };
 }

@@ -414,6 +414,30 @@ describe('recall: context assembly', () => {
     await expect(ask('refunds', 1.5)).rejects.toThrow(/minRelevance/);
   });
 
+  it('matches a first-person question as the asker: askedBy tells "my" as the user it names', async () => {
+    const t = freshTenant();
+    await commit(t, [
+      await embeddedCreate("u-dan's first sprint ends on 12 March 2024."),
+      await embeddedCreate("u-mia's first sprint ends on 2 April 2024."),
+    ]);
+    const ask = (askedBy?: string) =>
+      recall(
+        db,
+        embedder,
+        { tenantId: t, query: 'When does my first sprint end?', k: 2, ...(askedBy ? { askedBy } : {}) },
+        { now },
+      );
+
+    const mia = await ask('u-mia');
+    expect(mia.query).toBe('When does my first sprint end?');
+    expect(mia.matchedAs).toBe("When does u-mia's first sprint end?");
+    expect(mia.notes[0]!.claim).toBe("u-mia's first sprint ends on 2 April 2024.");
+    const dan = await ask('u-dan');
+    expect(dan.notes[0]!.claim).toBe("u-dan's first sprint ends on 12 March 2024.");
+    // Not told who asks: the question is matched as written.
+    expect((await ask()).matchedAs).toBe('When does my first sprint end?');
+  });
+
   it('logs returned versions in memory usage once per task', async () => {
     const t = freshTenant();
     await commit(t, [

@@ -18,6 +18,10 @@ const ABLATIONS = {
     describe: 'recall leaves raw records out: notes (and digests) only',
     recall: (request) => ({ ...request, include: ['notes'] }),
   },
+  asker: {
+    describe: 'recall is not told who asks: a question in the first person is matched as written',
+    recall: ({ askedBy: _asker, ...request }) => request,
+  },
 } satisfies Record<string, Ablation>;
 
 export type AblationName = keyof typeof ABLATIONS;

@@ -32,6 +32,8 @@ export interface EvalQuery {
   goldEvidence: string[];
   /** The dataset says the memory cannot answer it (LoCoMo category 5, BEAM abstention). */
   unanswerable: boolean;
+  /** Who asks, when the question is a speaker's own ("my deadline"): passed to recall as `askedBy`. */
+  askedBy?: string;
   /** BEAM knowledge updates: the updated information should rank above the original. */
   update?: { original: string[]; updated: string[] };
 }

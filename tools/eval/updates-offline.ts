@@ -81,7 +81,7 @@ async function nocturneRanked(
     const recalled = await recall(
       kept.db,
       kept.embedder,
-      { tenantId: tenantFor('beam', evalCase.caseId), query: query.text, k: 10 },
+      { tenantId: tenantFor('beam', evalCase.caseId), query: query.text, k: 10, askedBy: query.askedBy },
       { now: () => new Date(query.askedAt), fusion },
     );
     ranked.push([fusion.name, fusedItems(recalled, byRecordId, cutoff)]);

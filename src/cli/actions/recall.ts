@@ -16,6 +16,7 @@ export interface RecallOpts {
   k: string;
   tokenBudget?: string;
   minRelevance?: string;
+  askedBy?: string;
   asOf?: string;
   taskId?: string;
   scope: string[];
@@ -31,6 +32,7 @@ export async function recallCommand(opts: RecallOpts): Promise<void> {
     k: parseInteger('--k', opts.k),
     ...(opts.tokenBudget !== undefined ? { tokenBudget: parseInteger('--token-budget', opts.tokenBudget) } : {}),
     ...(opts.minRelevance !== undefined ? { minRelevance: parseShare('--min-relevance', opts.minRelevance) } : {}),
+    ...(opts.askedBy !== undefined ? { askedBy: opts.askedBy } : {}),
     ...(opts.asOf !== undefined ? { asOf: opts.asOf } : {}),
     ...(opts.taskId !== undefined ? { taskId: opts.taskId } : {}),
     ...(opts.scope.length > 0 ? { scope: opts.scope.map(parseScope) } : {}),
@@ -86,6 +88,7 @@ function printResult(r: RecallResult): void {
   for (const w of r.warnings) warn(`warning: ${w}`);
   const when = r.asOf ? `as of ${r.asOf}` : `at ${r.at}`;
   printLine(`tenant ${r.tenantId}  ${when}  embedder ${r.embedder}  policy ${r.policy}  fusion ${r.fusion ?? '-'}`);
+  if (r.matchedAs !== undefined && r.matchedAs !== r.query) printLine(`matched as: ${r.matchedAs}`);
   printPreferences(r);
   if (r.ranking.length === 0) {
     const below = r.stats.belowMinRelevance;

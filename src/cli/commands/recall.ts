@@ -17,6 +17,10 @@ export function registerRecall(program: Command): void {
       '--min-relevance <x>',
       'leave out notes and records matching the query less than this (0..1); nothing this relevant → an empty answer',
     )
+    .option(
+      '--asked-by <user>',
+      'the user asking: the query\'s "I" and "my" are matched as this user (their userId in the records)',
+    )
     .option('--as-of <iso>', 'point-in-time recall for audits: what was active at this instant')
     .option('--task-id <id>', 'log the returned note versions in memory usage for this task')
     .option(

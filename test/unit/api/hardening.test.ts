@@ -198,6 +198,18 @@ describe('user-bound tokens', () => {
     expect((await app().get(USER_1, `/v1/notes/${noteId}`)).status).toBe(200);
   });
 
+  it('ask as their user: a question in the first person is matched as that user', async () => {
+    const matchedAs = async (token: string, body: Record<string, unknown>) =>
+      ((await (await app().recall(token, body)).json()) as { matchedAs: string }).matchedAs;
+    expect(await matchedAs(USER_1, { query: 'How do I like my reports?' })).toBe(
+      "How does user-1 like user-1's reports?",
+    );
+    expect(await matchedAs(AGENT, { query: 'How do I like my reports?' })).toBe('How do I like my reports?');
+    expect(await matchedAs(AGENT, { query: 'How do I like my reports?', askedBy: 'user-2' })).toBe(
+      "How does user-2 like user-2's reports?",
+    );
+  });
+
   it("never see another user's notes or records, by recall or by id", async () => {
     const everything = await recalled(AGENT);
     expect(everything.notes.map((n) => n.noteId)).toContain(noteId);

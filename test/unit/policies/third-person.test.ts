@@ -32,6 +32,13 @@ describe('toThirdPerson names the speaker and keeps every content word', () => {
     ['You are right and I agree', 'Melanie is right and Caroline agrees'],
     ['We went camping', 'Caroline and others went camping'],
     ['The museum opens at nine', 'The museum opens at nine'],
+    // Questions: the auxiliary before "I" agrees with the name, the verb after it stays.
+    ['How long did I say the project takes?', 'How long did Caroline say the project takes?'],
+    ['Have I used Bootstrap before?', 'Has Caroline used Bootstrap before?'],
+    ['Do I like my job?', "Does Caroline like Caroline's job?"],
+    ['Am I on the list?', 'Is Caroline on the list?'],
+    ["Why don't I get refunds?", "Why doesn't Caroline get refunds?"],
+    ['Can I change my seat?', "Can Caroline change Caroline's seat?"],
   ])('%s', (text, expected) => expect(toThirdPerson(text, voices)).toBe(expected));
 
   it.each([

@@ -161,6 +161,8 @@ function toQueries(
         queryId,
         category,
         text: q.question,
+        // The chat's user asks about their own project ("when does my first sprint end?").
+        askedBy: USER,
         askedAt,
         goldEvidence,
         unanswerable,
