@@ -98,10 +98,12 @@ export function queryWords(query: string): Set<string> {
 }
 
 function focusOf(view: UpdateView, query: ReadonlySet<string>): Focus | undefined {
+  // The speaker's own name says who, not what about: a question told as its asker holds it too.
+  const named = new Set(contentTokens(view.speaker ?? '').map(stemWord));
   let best: { words: Set<string>; tokens: string[] } | undefined;
   for (const sentence of sentences(view.text)) {
     const tokens = contentTokens(sentence);
-    const words = new Set(tokens.map(stemWord).filter((t) => query.has(t)));
+    const words = new Set(tokens.map(stemWord).filter((t) => query.has(t) && !named.has(t)));
     if (!best || words.size > best.words.size) best = { words, tokens };
   }
   const at = Date.parse(view.observedAt);

@@ -38,6 +38,12 @@ describe('updatesFirst: a newer value of what the query asks about is read first
     expect(order([original, assistant], zoteroQuery)).toEqual(['march', 'reply']);
   });
 
+  it("does not count the asker's own name as a word of the subject (a question told as u-ana)", () => {
+    const older = item('march', MARCH, "u-ana's Zotero library has 45 sources.");
+    const newer = item('may', MAY, 'u-ana booked 2 flights to Lisbon for the Zotero workshop.');
+    expect(order([older, newer], "How many sources are in u-ana's Zotero library?")).toEqual(['march', 'may']);
+  });
+
   it('keeps the order when the better-ranked statement is already the newer one', () => {
     expect(order([update, original, unrelated], zoteroQuery)).toEqual(['may', 'march', 'essay']);
   });
