@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { EVAL_DATASETS } from '../choices.ts';
+import { ABLATION_NAMES } from '../eval/ablations.ts';
 import type { EvalOpts } from './actions/eval.ts';
 
 export function registerEval(program: Command): void {
@@ -29,7 +30,10 @@ export function registerEval(program: Command): void {
       "notes drawn (fixed seed) into notes-sample.md from the run's notes; 0 for none",
       '50',
     )
-    .option('--ablate <list>', 'comma-separated pipeline switches to turn off for this run: records')
+    .option(
+      '--ablate <list>',
+      `comma-separated pipeline switches to turn off for this run: ${ABLATION_NAMES.join(', ')}`,
+    )
     .option('--out <dir>', 'where report.md, summary.json and the recall@k chart go', 'var/eval')
     .option('--keep', "keep the evaluation's note schema (to inspect notes) instead of dropping it")
     .option(
