@@ -14,10 +14,8 @@ import { contentTokens, jaccard, sentences } from './text.ts';
  * "Speaks of what the query asks about" is read in the one sentence of each item that shares the
  * most words with the query (its focus); the two must be said by the same speaker, their focuses
  * must share at least UPDATE_SHARED_QUERY_WORDS of the query's words and be alike apart from
- * their numbers (or share UPDATE_CLOSE_QUERY_WORDS of the query's words), and each must hold a
- * number (an amount, a count, a date, a time of day) the other lacks. Of several updates the one
- * sharing the most query words moves; a later version alike in its words may then move above it.
- * Nothing is dropped, and no item moves more than UPDATE_REACH places.
+ * their numbers, and each must hold a number (an amount, a count, a date, a time of day) the
+ * other lacks. Nothing is dropped, and no item moves more than UPDATE_REACH places.
  *
  * On by default (`FusionPolicy.updatesFirst`, since `rrf-v4`). Chosen on BEAM's tuning chats 1–5
  * with `tools/eval/updates-offline.ts --schema` (Nocturne's own ranking, `recordTextSpan` 200):
@@ -27,13 +25,6 @@ import { contentTokens, jaccard, sentences } from './text.ts';
  * item in the top five that answered the question fell out of it. A looser rule that
  * also took a sentence saying a value changed ("has now reached 165") as an update without the
  * likeness ordered 6 of 10 at 43.3%.
- *
- * Once questions were told as their asker (`askedBy`), the rule ordered 5 of 10 on chats 1–5 at
- * R@5 49.2%. Three shared query words standing in for the likeness, the candidate sharing the most
- * of them chosen, and a later alike version allowed above the moved one: 7 of 10 at 47.1%
- * (reporting chats 6–10: 6 of 10 at 48.4%, from 5 at 49.3%). Without the later version: 7 of 10
- * at 48.8%, but of three versions of a value in a row the middle one came first; the newest
- * should. Three shared words alone, the newest candidate moving: 4 of 10 at 47.5%.
  */
 
 /** Query words two items' focus sentences must share to be about the same thing. @default 2 */
@@ -50,14 +41,6 @@ export const UPDATE_REACH = 10;
  * number is not a restatement. @default 0.2
  */
 export const UPDATE_FOCUS_SIMILARITY = 0.2;
-
-/**
- * Focus sentences that share this many of the query's words speak of the same thing however
- * unlike the rest of them is ("I'm kinda struggling to keep all my sources organized, now that my
- * Zotero library has 45 sources…" and "I've added 52 sources to my Zotero library, how can I…").
- * @default 3
- */
-export const UPDATE_CLOSE_QUERY_WORDS = 3;
 
 /** What the rule reads of a recalled item. */
 export interface UpdateView {
@@ -135,55 +118,39 @@ function focusOf(view: UpdateView, query: ReadonlySet<string>): Focus | undefine
   };
 }
 
-/** How many of the query's words two focus sentences share. */
-function sharedWords(a: Focus, b: Focus): number {
-  let shared = 0;
-  for (const w of a.words) if (b.words.has(w)) shared++;
-  return shared;
-}
-
 /** Whether `newer` restates what `older` says of the query's subject with another value. */
-function updates(newer: Focus, older: Focus, alike: boolean): boolean {
+function updates(newer: Focus, older: Focus): boolean {
   if (newer.at <= older.at) return false;
   if (newer.speaker !== older.speaker) return false;
-  const shared = sharedWords(newer, older);
+  let shared = 0;
+  for (const w of newer.words) if (older.words.has(w)) shared++;
   if (shared < UPDATE_SHARED_QUERY_WORDS) return false;
-  const close = !alike && shared >= UPDATE_CLOSE_QUERY_WORDS;
-  if (!close && jaccard([...newer.all], [...older.all]) < UPDATE_FOCUS_SIMILARITY) return false;
+  if (jaccard([...newer.all], [...older.all]) < UPDATE_FOCUS_SIMILARITY) return false;
   const lacks = (a: Focus, b: Focus) => [...a.values].some((v) => !b.values.has(v));
   return lacks(newer, older) && lacks(older, newer);
 }
 
 /**
- * `ranked` best first; above each older item, the item below it (within UPDATE_REACH places)
- * that updates it and shares the most of the query's words with it, the better-ranked of equals;
- * an item is moved once at most. Stable otherwise.
+ * `ranked` best first; above each older item, the newest item below it (within UPDATE_REACH
+ * places) that updates it; an item is moved once at most. Stable otherwise.
  */
 export function updatesFirst<T>(ranked: readonly T[], query: string, view: (item: T) => UpdateView): T[] {
   const words = queryWords(query);
-  const items = ranked.map((item) => ({ item, focus: focusOf(view(item), words), moved: false, passed: false }));
+  const items = ranked.map((item) => ({ item, focus: focusOf(view(item), words) }));
   for (let i = 0; i < items.length; i++) {
     const older = items[i]?.focus;
-    if (!older || items[i]?.passed) continue;
-    // Of the items that update it, the one most about what the query asks (a message that merely
-    // holds some of its words and another number is less alike than the restatement); of equals,
-    // the better-ranked.
-    let best: { index: number; shared: number } | undefined;
+    if (!older) continue;
+    let newest: number | undefined;
     for (let j = i + 1; j < Math.min(items.length, i + 1 + UPDATE_REACH); j++) {
       const candidate = items[j]?.focus;
-      if (!candidate || items[j]?.moved || !updates(candidate, older, items[i]?.moved === true)) continue;
-      const shared = sharedWords(candidate, older);
-      if (!best || shared > best.shared) best = { index: j, shared };
+      if (!candidate || !updates(candidate, older)) continue;
+      if (newest === undefined || candidate.at > (items[newest]?.focus?.at ?? 0)) newest = j;
     }
-    if (best === undefined) continue;
+    if (newest === undefined) continue;
     // The newer item moves up to just above the older one; what stood between them moves down one place.
-    const [moved] = items.splice(best.index, 1) as [(typeof items)[number]];
-    (items[i] as (typeof items)[number]).passed = true; // the older item, now one place down, keeps its place
-    moved.moved = true;
-    items.splice(i, 0, moved);
-    // The moved item stands for the older one now: a still newer version below, alike in its
-    // words too, may move above it (an item moves once at most, so this ends).
-    i--;
+    const [moved] = items.splice(newest, 1);
+    items.splice(i, 0, moved as (typeof items)[number]);
+    i++; // the older item, now one place down, keeps its place: an item moves once at most
   }
   return items.map((x) => x.item);
 }

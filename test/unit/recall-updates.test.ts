@@ -73,20 +73,6 @@ describe('updatesFirst: a newer value of what the query asks about is read first
     expect(order([original, other], zoteroQuery)).toEqual(['march', 'pages']);
   });
 
-  it('takes a message that shares three of the query words and holds another count for an update, however unlike the rest', () => {
-    const struggling = item(
-      'march',
-      MARCH,
-      "I'm kinda struggling to keep all my sources organized, now that my Zotero library has 45 sources, tagged by theme and date.",
-    );
-    const added = item(
-      'may',
-      MAY,
-      "I've added 52 sources to my Zotero library, how can I efficiently organize them for my essay?",
-    );
-    expect(order([struggling, unrelated, added], zoteroQuery)).toEqual(['may', 'march', 'essay']);
-  });
-
   it('swaps the oldest of three versions with the newest: the current value is read first', () => {
     const april = item('april', APRIL, 'My Zotero library has 48 sources, tagged by theme.');
     expect(order([original, april, update], zoteroQuery)[0]).toBe('may');
