@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { EVAL_DATASETS } from '../choices.ts';
-import { ABLATION_NAMES } from '../eval/ablations.ts';
+import { ABLATION_NAMES, EVAL_DATASETS } from '../choices.ts';
 import type { EvalOpts } from './actions/eval.ts';
 
 export function registerEval(program: Command): void {

@@ -1,4 +1,5 @@
 import type { RecallRequest } from '../../src/recall/contract.ts';
+import { ABLATION_NAMES, type AblationName } from '../choices.ts';
 
 /**
  * Named switches that turn one part of the pipeline off for a run (`nocturne eval --ablate`), so
@@ -22,10 +23,9 @@ const ABLATIONS = {
     describe: 'recall is not told who asks: a question in the first person is matched as written',
     recall: ({ askedBy: _asker, ...request }) => request,
   },
-} satisfies Record<string, Ablation>;
+} satisfies Record<AblationName, Ablation>;
 
-export type AblationName = keyof typeof ABLATIONS;
-export const ABLATION_NAMES = Object.keys(ABLATIONS) as AblationName[];
+export { ABLATION_NAMES, type AblationName };
 
 /** `records,…` → the named switches; an unknown name is an error naming the known ones. */
 export function parseAblations(text: string): AblationName[] {
