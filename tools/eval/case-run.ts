@@ -116,12 +116,7 @@ class Asker {
     }
     const t0 = performance.now();
     const recalled = await this.pipeline.recall(
-      {
-        tenantId: this.opts.tenantId,
-        query: query.text,
-        k: this.opts.depth,
-        ...(query.askedBy !== undefined ? { askedBy: query.askedBy } : {}),
-      },
+      { tenantId: this.opts.tenantId, query: query.text, k: this.opts.depth, askedBy: query.askedBy },
       new Date(query.askedAt),
     );
     out.push(
