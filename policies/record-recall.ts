@@ -33,21 +33,23 @@ export function recallableText(record: RecallableRecord): string | undefined {
   return text !== undefined && text.length >= MIN_RECALLABLE_CHARS ? text : undefined;
 }
 
+/** Records whose "I" is a person the index can name: what a user said, corrected or judged. */
+const SPOKEN_BY_USER: ReadonlySet<RecordKind> = new Set<RecordKind>(['user_message', 'user_correction', 'feedback']);
+
 /**
- * Who a record is matched as speaking: the user, else the role, else the kind. Indexed with the
- * text so a question that names a person ("what did Caroline…") finds that person's words.
+ * Who a record is matched as speaking: for what a user said, corrected or judged, the user; else
+ * the role ("assistant"), else the kind. An agent's reply or a tool's answer in a user's session
+ * is not the user's: told as theirs, it read as their own statement. Indexed with the text so a
+ * question that names a person ("what did Caroline…") finds that person's words.
  */
 export function speakerOf(record: RecallableRecord): string {
-  return record.userId ?? record.role ?? record.kind;
+  return (SPOKEN_BY_USER.has(record.kind) ? record.userId : undefined) ?? record.role ?? record.kind;
 }
 
 /** The string a record is embedded and matched as. */
 export function matchText(speaker: string, text: string): string {
   return `${speaker}: ${text}`;
 }
-
-/** Records whose "I" is a person the index can name: what a user said, corrected or judged. */
-const SPOKEN_BY_USER: ReadonlySet<RecordKind> = new Set<RecordKind>(['user_message', 'user_correction', 'feedback']);
 
 /**
  * The string a record is embedded as: its words told the way a note tells them, in the third

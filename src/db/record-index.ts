@@ -159,23 +159,30 @@ const Erased = z.object({ records: intColumn, objects: intColumn, cached: intCol
  * objects, and the cached vectors of the subject's own texts. Returns the hashes of those texts'
  * embedded strings (a record is embedded as a note would tell it, which the subject's words alone
  * do not give back), so the verification scan can check the cache once the rows are gone.
+ * A string another user's record is embedded as too (an agent's stock reply, spoken by its role)
+ * is not the subject's own: its vector stays, and the next indexing of that record needs it.
  */
 export async function deleteSubjectFromRecordIndex(
   tx: Queryable,
   p: { recordIds: readonly string[]; userId: string; needles: readonly string[] },
 ): Promise<{ records: number; objects: number; cached: number; hashes: string[] }> {
   const { rows } = await tx.query(
-    `WITH mine AS (
-       SELECT object_key, text_hash FROM record_index
+    `WITH mine AS MATERIALIZED (
+       SELECT record_id, object_key, text_hash FROM record_index
         WHERE record_id = ANY($1::text[]) OR user_id = $2
            OR EXISTS (SELECT 1 FROM unnest($3::text[]) x
                        WHERE length(x) > 0 AND strpos(text || ' ' || coalesce(told, ''), x) > 0)),
-     cached AS (DELETE FROM embedding_cache WHERE content_hash IN (SELECT text_hash FROM mine) RETURNING 1),
+     own AS (
+       SELECT DISTINCT m.text_hash FROM mine m
+        WHERE NOT EXISTS (SELECT 1 FROM record_index o
+                           WHERE o.text_hash = m.text_hash
+                             AND NOT EXISTS (SELECT 1 FROM mine x WHERE x.record_id = o.record_id))),
+     cached AS (DELETE FROM embedding_cache WHERE content_hash IN (SELECT text_hash FROM own) RETURNING 1),
      objects AS (DELETE FROM record_index_objects WHERE object_key IN (SELECT object_key FROM mine) RETURNING 1),
      records AS (DELETE FROM record_index WHERE object_key IN (SELECT object_key FROM mine) RETURNING 1)
      SELECT (SELECT count(*) FROM records) AS records, (SELECT count(*) FROM objects) AS objects,
             (SELECT count(*) FROM cached) AS cached,
-            (SELECT coalesce(array_agg(DISTINCT text_hash), '{}') FROM mine) AS hashes`,
+            (SELECT coalesce(array_agg(text_hash), '{}') FROM own) AS hashes`,
     [p.recordIds, p.userId, p.needles],
   );
   return Erased.parse(rows[0]);

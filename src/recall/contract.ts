@@ -104,7 +104,7 @@ export const RecalledRecord = z.object({
   rank: z.number().int().min(1),
   recordId: z.string(),
   evidence: EvidenceRef,
-  /** Who spoke: the user, else the role, else the kind (redacted like the text). */
+  /** Who spoke: the user for what a user said, else the role ("assistant"), else the kind (redacted like the text). */
   speaker: z.string(),
   userId: z.string().nullable(),
   agentId: z.string(),

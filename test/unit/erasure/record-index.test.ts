@@ -8,6 +8,7 @@ import { eraseArchiveObjects } from '../../../src/erasure/objects.ts';
 import { scrubSubjectData, verifyErasure } from '../../../src/erasure/scrub.ts';
 import { prepareErasure } from '../../../src/erasure/work.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
+import { matchText } from '../../../policies/record-recall.ts';
 import {
   archiveRecords,
   consolidate,
@@ -18,6 +19,8 @@ import {
 
 // Erasure covers the raw-record index and the embedding cache: the subject's rows go, the
 // scan checks both tables, and indexing again brings back only the other users' records.
+// The agent's reply is the same words in both sessions, spoken by the agent's role: its vector
+// is Bob's too, so it stays cached and is no finding about Alice.
 
 const ports = portsForThisFile();
 
@@ -29,6 +32,13 @@ const vectorOf = (dimension: number): number[] => Array.from({ length: dimension
 
 const saying = (records: RawRecordInput[], text: string): RawRecordInput[] =>
   records.map((r) => (r.kind === 'user_message' ? { ...r, text } : r));
+
+const cachedHashes = (tenantId: string): Promise<string[]> =>
+  withTenant(ports.db, tenantId, async (tx) =>
+    (await tx.query(`SELECT content_hash FROM embedding_cache`)).rows.map(
+      (r) => (r as { content_hash: string }).content_hash,
+    ),
+  );
 
 async function indexedTexts(tenantId: string): Promise<{ texts: string[]; cached: number }> {
   return withTenant(ports.db, tenantId, async (tx) => {
@@ -57,13 +67,16 @@ describe('erasure and the record index', () => {
     await eraseArchiveObjects(ports, { ...subject, objectKeys: prepared.objectKeys });
     const scrubbed = await scrubSubjectData(ports, subject);
     expect(scrubbed.recordIndexRowsDeleted).toBe(4);
-    expect(scrubbed.embeddingCacheRowsDeleted).toBe(2);
+    expect(scrubbed.embeddingCacheRowsDeleted).toBe(1);
     expect(await verifyErasure(ports, subject)).toMatchObject({ clean: true, database: [] });
+    const reply = textHash(matchText('assistant', 'Understood. | Month | Total |'));
+    expect(await cachedHashes(tenantId)).toContain(reply);
 
     await indexRecords(ports, { tenantId });
     const after = await indexedTexts(tenantId);
     expect(after.texts).toContain(BOB);
     expect(after.texts.join(' ')).not.toContain('locker');
+    expect(after.cached).toBe(2); // Bob's message and the shared reply: nothing embedded again for Alice
     expect(await verifyErasure(ports, subject)).toMatchObject({ clean: true });
   });
 

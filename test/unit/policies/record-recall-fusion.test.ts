@@ -27,8 +27,15 @@ describe('recallableText', () => {
 
 describe('speakerOf', () => {
   it.each([
-    ['the user when known', { kind: 'agent_message', userId: 'Caroline', role: 'assistant' }, 'Caroline'],
+    ['the user, for what the user said', { kind: 'user_message', userId: 'Caroline', role: 'user' }, 'Caroline'],
+    ['the user, for a correction', { kind: 'user_correction', userId: 'Caroline' }, 'Caroline'],
+    [
+      "the role, for an agent's reply in the user's session",
+      { kind: 'agent_message', userId: 'Caroline', role: 'assistant' },
+      'assistant',
+    ],
     ['else the role', { kind: 'agent_message', role: 'assistant' }, 'assistant'],
+    ["the kind, for a tool's answer in the user's session", { kind: 'tool_result', userId: 'Caroline' }, 'tool_result'],
     ['else the kind', { kind: 'tool_result' }, 'tool_result'],
   ] as Array<[string, RecallableRecord, string]>)('%s', (_name, record, expected) =>
     expect(speakerOf(record)).toBe(expected),
