@@ -73,7 +73,8 @@ export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBe
       ...summarize(corpus, paths, outcomes),
     };
   } finally {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => client.end());
+    if (process.env.KEEP_BENCH_SCHEMA) console.error("kept schema " + schema); else await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
     await db.close();
   }
 }
