@@ -8,7 +8,7 @@ import type { TenantPlan } from './recall-bench-data.ts';
  * and its latency against a plain unfiltered ANN query over every note version.
  */
 export interface RecallBenchOptions {
-  /** PostgreSQL URL; the bench works in a schema of its own and drops it. */
+  /** PostgreSQL URL; the bench works in a schema of its own and drops it (unless `keep`). */
   url: string;
   /** @default 100000 */
   notes?: number;
@@ -24,6 +24,9 @@ export interface RecallBenchOptions {
   seed?: number;
   /** Distance ratios of the synthetic vectors (see GEOMETRIES). @default 'e5' */
   geometry?: GeometryName;
+  /** Keep the schema (its name goes to `onKept`) to inspect plans afterwards. @default false */
+  keep?: boolean;
+  onKept?: (schema: string) => void;
   onProgress?: (phase: string, done: number, total: number) => void;
 }
 

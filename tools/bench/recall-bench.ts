@@ -73,8 +73,12 @@ export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBe
       ...summarize(corpus, paths, outcomes),
     };
   } finally {
-    if (process.env.KEEP_BENCH_SCHEMA) console.error("kept schema " + schema); else await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    try {
+      if (opts.keep) opts.onKept?.(schema);
+      else await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    } finally {
+      await client.end();
+    }
     await db.close();
   }
 }

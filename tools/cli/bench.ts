@@ -93,6 +93,7 @@ function registerRecallBench(bench: Command): void {
     .option('--queries <n>', 'queries per tenant', positiveInt('--queries'), 25)
     .option('--k <n>', 'k of recall@k', positiveInt('--k'), 10)
     .option('--geometry <name>', `distance ratios of the synthetic vectors: ${GEOMETRY_NAMES.join(' or ')}`, 'e5')
+    .option('--keep', "keep the bench's schema (named on stderr) to inspect plans, instead of dropping it")
     .option('--json', 'one JSON document on stdout')
     .action(async (opts: RecallBenchOptions) => (await import('./actions/bench-recall.ts')).recallBenchCommand(opts));
 }

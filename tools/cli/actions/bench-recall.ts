@@ -11,6 +11,7 @@ export interface RecallBenchOptions {
   queries: number;
   k: number;
   geometry: string;
+  keep?: boolean;
   json?: boolean;
 }
 
@@ -31,6 +32,9 @@ export async function recallBenchCommand(opts: RecallBenchOptions): Promise<void
     k: opts.k,
     geometry: opts.geometry as GeometryName,
     dimension: config.embedding.dimension,
+    keep: opts.keep === true,
+    onKept: (schema) =>
+      process.stderr.write(`bench recall: kept schema ${schema} (drop it with DROP SCHEMA "${schema}" CASCADE)\n`),
     onProgress: (phase, done, total) => {
       const bar = bars.get(phase) ?? bars.set(phase, progress(`bench recall: ${phase}`)).get(phase);
       bar?.update(done, total);
