@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDb, withTenant } from '../../src/db/index.ts';
+import { insertIndexedRecords, openDb, withTenant } from '../../src/db/index.ts';
+import { textHash } from '../../src/embeddings/cached.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
 import { STACK } from '../../src/stack/endpoints.ts';
 import { describeDbContract } from '../helpers/db-contract.ts';
@@ -63,6 +64,52 @@ describe('postgres schema', () => {
       expect(columns.filter((c) => c.storage !== 'm')).toEqual([]);
     } finally {
       await owner.close();
+      await db.close();
+    }
+  });
+});
+
+describe('postgres record index', () => {
+  it("keeps a record's full-text vector in its row, beside the vector (BM25 reads it for every pooled row)", async () => {
+    const db = await openDb(stackDatabase(), { dimension: DIMENSION, schema });
+    const tenantId = freshTenant('record-inline');
+    // About the size of a conversational turn: the row is over PostgreSQL's default 2 kB target.
+    const text = 'Caroline went to the LGBTQ support group yesterday and said it was powerful, '.repeat(3);
+    try {
+      const toasted = await withTenant(db, tenantId, async (tx) => {
+        await insertIndexedRecords(tx, {
+          tenantId,
+          model: 'test',
+          records: [
+            {
+              recordId: 'r-1',
+              objectKey: 'raw/t.jsonl.gz',
+              line: 1,
+              contentHash: 'a'.repeat(64),
+              sessionId: 's-1',
+              userId: 'Caroline',
+              agentId: 'agent',
+              taskType: null,
+              kind: 'user_message',
+              observedAt: '2023-05-08T13:56:00.000Z',
+              speaker: 'Caroline',
+              text,
+              told: `Caroline: ${text}`,
+              textHash: textHash(`Caroline: ${text}`),
+              embedding: Array.from({ length: DIMENSION }, (_, i) => Math.sin(i + 1)),
+            },
+          ],
+        });
+        const { rows } = await tx.query(
+          `SELECT pg_column_size(r.*) AS bytes, pg_column_toast_chunk_id(fts) IS NOT NULL AS fts_out,
+                  pg_column_toast_chunk_id(embedding) IS NOT NULL AS vector_out
+             FROM record_index r WHERE record_id = 'r-1'`,
+        );
+        return rows[0] as { bytes: number; fts_out: boolean; vector_out: boolean };
+      });
+      expect(toasted.bytes).toBeGreaterThan(2100);
+      expect(toasted).toMatchObject({ fts_out: false, vector_out: false });
+    } finally {
       await db.close();
     }
   });
