@@ -20,7 +20,7 @@ import type { EvalCase, EvalQuery, QueryOutcome, RetrievedItem } from './types.t
 
 /**
  * The knowledge-update rule (policies/recall-updates.ts) on BEAM, for each chat split (1–5,
- * 6–10): evidence recall@5/@10 and how often the update ranks above the original in the top 10,
+ * 6–10): evidence recall@1/@5/@10 and how often the update ranks above the original in the top 10,
  * with and without the rule. Without the stack, on BM25's ranking of the raw turns. With
  * `--schema`, also on Nocturne's own ranking: recall over the note schema a
  * `nocturne eval --dataset beam --keep` run left (its tenants, the same question times), once
@@ -31,6 +31,7 @@ import type { EvalCase, EvalQuery, QueryOutcome, RetrievedItem } from './types.t
  */
 
 interface Tally {
+  r1: number[];
   r5: number[];
   r10: number[];
   ordered: number[];
@@ -53,9 +54,11 @@ const turnItems = (ranked: readonly Turn[]): RetrievedItem[] =>
 
 function score(tally: Tally, query: EvalQuery, ranked: readonly RetrievedItem[]): void {
   const outcome = { items: ranked.slice(0, 10) } as unknown as QueryOutcome;
+  const r1 = evidenceRecall(query, outcome, 1);
   const r5 = evidenceRecall(query, outcome, 5);
   const r10 = evidenceRecall(query, outcome, 10);
   const order = updateOrder(query, outcome, 10);
+  if (r1) tally.r1.push(r1.fraction);
   if (r5) tally.r5.push(r5.fraction);
   if (r10) tally.r10.push(r10.fraction);
   if (order) tally.ordered.push(order.ordered);
@@ -107,7 +110,7 @@ async function main(): Promise<void> {
   const kept = values.schema ? await openKept(values.schema) : undefined;
   const tallies = new Map<string, Tally>();
   const tally = (key: string) =>
-    tallies.get(key) ?? (tallies.set(key, { r5: [], r10: [], ordered: [] }).get(key) as Tally);
+    tallies.get(key) ?? (tallies.set(key, { r1: [], r5: [], r10: [], ordered: [] }).get(key) as Tally);
   for (const [i, evalCase] of cases.entries()) {
     const split = i < 5 ? 'chats 1-5' : 'chats 6-10';
     const cutoff = cutoffInstant(evalCase, CUTOFF);
@@ -130,7 +133,7 @@ async function main(): Promise<void> {
   const sum = (x: number[]) => x.reduce((a, b) => a + b, 0);
   for (const [name, t] of tallies)
     process.stdout.write(
-      `${name}: evidence R@5 ${pct(t.r5)}, R@10 ${pct(t.r10)} (${t.r5.length} questions); update above original @10 ${sum(t.ordered)}/${t.ordered.length}\n`,
+      `${name}: evidence R@1 ${pct(t.r1)}, R@5 ${pct(t.r5)}, R@10 ${pct(t.r10)} (${t.r5.length} questions); update above original @10 ${sum(t.ordered)}/${t.ordered.length}\n`,
     );
 }
 
