@@ -15,7 +15,8 @@ import { contentTokens, jaccard, sentences } from './text.ts';
  * most words with the query (its focus); the two must be said by the same speaker, their focuses
  * must share at least UPDATE_SHARED_QUERY_WORDS of the query's words and be alike apart from
  * their numbers, and each must hold a number (an amount, a count, a date, a time of day) the
- * other lacks. Nothing is dropped, and no item moves more than UPDATE_REACH places.
+ * other lacks, but no more than UPDATE_MAX_CHANGED_VALUES of them. Nothing is dropped, and no item
+ * moves more than UPDATE_REACH places.
  *
  * On by default (`FusionPolicy.updatesFirst`, since `rrf-v4`). Chosen on BEAM's tuning chats 1–5
  * with `tools/eval/updates-offline.ts --schema` (Nocturne's own ranking, `recordTextSpan` 200):
@@ -36,7 +37,12 @@ import { contentTokens, jaccard, sentences } from './text.ts';
  * With agent replies spoken by their role, on all 10 chats: 8 of the 64 pairs this rule's other
  * conditions admit below the older item are a question's (original, update); Jaccard >= 0.2 admits
  * 5 of them and 11 others, >= 0.13 admits 7 and 23, the overlap coefficient >= 0.3 admits 6 and 31.
- * No word likeness separates them (docs/EVALUATION.md).
+ * No word likeness separates them (docs/EVALUATION.md). What does: the others are mostly worked
+ * examples and lists, whose focus sentences differ in many values. At most 3 changed values a side,
+ * chosen on chats 1–5 (`tools/eval/updates-offline.ts --schema`, Nocturne's ranking): R@1 20.8 → 21.0%,
+ * R@10 61.0 → 62.1%, R@5 52.6% either way, updates ordered 5 of 10 either way; on chats 6–10, not
+ * tuned on: R@1 19.9 → 20.5%, R@5 48.4 → 48.7%, 5 of 10 either way. With the cap, likeness 0.13
+ * ordered 6 + 3 of 10 and cost about 3 points of R@1 on both halves.
  */
 
 /** Query words two items' focus sentences must share to be about the same thing. @default 2 */
@@ -53,6 +59,12 @@ export const UPDATE_REACH = 10;
  * number is not a restatement. @default 0.2
  */
 export const UPDATE_FOCUS_SIMILARITY = 0.2;
+
+/**
+ * Each focus sentence may hold at most this many values the other lacks: a restatement changes a
+ * value or two ("45 sources" → "52 sources"), a worked example or a list of figures changes many.
+ */
+export const UPDATE_MAX_CHANGED_VALUES = 3;
 
 /** What the rule reads of a recalled item. */
 export interface UpdateView {
@@ -138,8 +150,9 @@ function updates(newer: Focus, older: Focus): boolean {
   for (const w of newer.words) if (older.words.has(w)) shared++;
   if (shared < UPDATE_SHARED_QUERY_WORDS) return false;
   if (jaccard([...newer.all], [...older.all]) < UPDATE_FOCUS_SIMILARITY) return false;
-  const lacks = (a: Focus, b: Focus) => [...a.values].some((v) => !b.values.has(v));
-  return lacks(newer, older) && lacks(older, newer);
+  const changed = (a: Focus, b: Focus) => [...a.values].filter((v) => !b.values.has(v)).length;
+  const [added, dropped] = [changed(newer, older), changed(older, newer)];
+  return added > 0 && dropped > 0 && Math.max(added, dropped) <= UPDATE_MAX_CHANGED_VALUES;
 }
 
 /**

@@ -57,6 +57,15 @@ describe('updatesFirst: a newer value of what the query asks about is read first
     expect(order([original, noValue], zoteroQuery)).toEqual(['march', 'june']);
   });
 
+  it('does not take a worked example full of other figures for an update of one value', () => {
+    const example = item(
+      'worked',
+      MAY,
+      'My Zotero library sources: 12 from 2019, 18 from 2021, 9 from 2023 and 13 from 2024, tagged by theme.',
+    );
+    expect(order([original, unrelated, example], zoteroQuery)).toEqual(['march', 'essay', 'worked']);
+  });
+
   it('does not move an item with the same value: a restatement is not an update', () => {
     const same = item('june', '2024-06-01T09:00:00.000Z', 'My Zotero library still has 45 sources tagged by theme.');
     expect(order([original, same], zoteroQuery)).toEqual(['march', 'june']);
