@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertIndexedRecords, openDb, withTenant } from '../../src/db/index.ts';
-import { textHash } from '../../src/embeddings/cached.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
 import { STACK } from '../../src/stack/endpoints.ts';
 import { describeDbContract } from '../helpers/db-contract.ts';
 import { freshTenant } from '../helpers/notes.ts';
+import { indexedRecordRow } from '../helpers/record-index.ts';
 import { dropSchema, openOwnerDb, stackDatabase } from '../helpers/pipeline.ts';
 
 // The real PostgreSQL + pgvector of the local stack. Each run migrates a schema of its own, so
@@ -81,23 +81,15 @@ describe('postgres record index', () => {
           tenantId,
           model: 'test',
           records: [
-            {
+            indexedRecordRow(DIMENSION, {
               recordId: 'r-1',
               objectKey: 'raw/t.jsonl.gz',
-              line: 1,
-              contentHash: 'a'.repeat(64),
               sessionId: 's-1',
-              userId: 'Caroline',
-              agentId: 'agent',
-              taskType: null,
-              kind: 'user_message',
               observedAt: '2023-05-08T13:56:00.000Z',
               speaker: 'Caroline',
               text,
-              told: `Caroline: ${text}`,
-              textHash: textHash(`Caroline: ${text}`),
               embedding: Array.from({ length: DIMENSION }, (_, i) => Math.sin(i + 1)),
-            },
+            }),
           ],
         });
         const { rows } = await tx.query(

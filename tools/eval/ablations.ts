@@ -25,8 +25,6 @@ const ABLATIONS = {
   },
 } satisfies Record<AblationName, Ablation>;
 
-export { ABLATION_NAMES, type AblationName };
-
 /** `records,…` → the named switches; an unknown name is an error naming the known ones. */
 export function parseAblations(text: string): AblationName[] {
   const names = text

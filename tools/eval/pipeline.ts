@@ -10,7 +10,8 @@ import { recall, type RecallRequest, type RecallResult } from '../../src/recall/
 import { connectTemporal, openArchiveStore, openNoteStore } from '../../src/runtime.ts';
 import { createWorker } from '../../src/worker.ts';
 import type { EmbeddingCache as VectorStore } from '../../src/embeddings/cached.ts';
-import { ablatedRecall, type AblationName } from './ablations.ts';
+import type { AblationName } from '../choices.ts';
+import { ablatedRecall } from './ablations.ts';
 import { countedEmbedder, emptyCounts, type EmbeddingCounts } from './embedding-counts.ts';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 

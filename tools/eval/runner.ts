@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import type { NoteVersion } from '../../src/contracts/note.ts';
 import { calibrateAbstention, type AbstentionThreshold } from './abstention.ts';
-import { describeAblations, type AblationName } from './ablations.ts';
+import type { AblationName } from '../choices.ts';
+import { describeAblations } from './ablations.ts';
 import { openEmbeddingCache, type EmbeddingCache } from './baselines/embedding-cache.ts';
 import { runCase } from './case-run.ts';
 import { selectCases, type PositionedCase } from './case-selection.ts';

@@ -9,6 +9,7 @@ import { scrubSubjectData, verifyErasure } from '../../../src/erasure/scrub.ts';
 import { prepareErasure } from '../../../src/erasure/work.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
 import { matchText } from '../../../policies/record-recall.ts';
+import { indexedRecordRow } from '../../helpers/record-index.ts';
 import {
   archiveRecords,
   consolidate,
@@ -28,7 +29,6 @@ const ALICE = 'My locker code is hidden under the blue mat in hall 3.';
 const BOB = 'Please send every invoice to the finance team in euros.';
 
 const HASH = 'a'.repeat(64);
-const vectorOf = (dimension: number): number[] => Array.from({ length: dimension }, (_, i) => (i === 0 ? 1 : 0));
 
 const saying = (records: RawRecordInput[], text: string): RawRecordInput[] =>
   records.map((r) => (r.kind === 'user_message' ? { ...r, text } : r));
@@ -128,23 +128,15 @@ describe('erasure and the record index', () => {
         tenantId,
         model: 'test',
         records: [
-          {
+          indexedRecordRow(ports.embedder.dimension, {
             recordId: 'r-told-only',
-            objectKey: 'raw/elsewhere.jsonl.gz',
-            line: 1,
             contentHash: HASH,
-            sessionId: 's-other',
             userId: 'u-bob',
-            agentId: 'agent',
-            taskType: null,
             kind: 'tool_result',
-            observedAt: '2026-01-01T00:00:00.000Z',
             speaker: 'tool',
             text: 'The lookup returned one row.',
             told: `tool: ${ALICE}`,
-            textHash: textHash(`tool: ${ALICE}`),
-            embedding: vectorOf(ports.embedder.dimension),
-          },
+          }),
         ],
       }),
     );
