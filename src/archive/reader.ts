@@ -55,6 +55,8 @@ export interface ReadOptions {
    * inflate it whole into it; objects it cannot hold are read as without it.
    */
   cache?: ArchiveObjectCache;
+  /** The erasure epoch of the object's tenant, for the cache (`ArchiveObjectCache.get`). */
+  erasureEpoch?: number;
 }
 
 export interface ReadStats {
@@ -151,7 +153,10 @@ export class ObjectReader implements AsyncIterable<ArchivedRecord> {
   private async *readSelected(lines: readonly number[]): AsyncGenerator<Item[]> {
     const cache = this.options.cache;
     const limit = this.options.verifyBufferBytes ?? DEFAULT_VERIFY_BUFFER_BYTES;
-    const inflated = cache && lines.length > 0 ? await cache.get(this.store, this.objectKey, limit) : undefined;
+    const inflated =
+      cache && lines.length > 0
+        ? await cache.get(this.store, this.objectKey, limit, this.options.erasureEpoch)
+        : undefined;
     if (inflated) {
       yield* this.selectedFromHeld(inflated, lines);
       return;

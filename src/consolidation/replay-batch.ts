@@ -10,6 +10,7 @@ import {
   insertRejections,
   insertRunBatch,
   lockRunAgainstErasure,
+  selectArchiveCacheEpoch,
   selectBatchEpisodes,
   selectRunBatch,
   withTenant,
@@ -81,16 +82,19 @@ export async function replayBatch(
     withTenant(ports.db, input.tenantId, (tx) => selectRunBatch(tx, key)),
   );
   if (stored) return stored.summary as ReplayBatchResult;
-  const planned = await timed(times, 'planned', () =>
-    withTenant(ports.db, input.tenantId, (tx) =>
-      selectBatchEpisodes(tx, { runId: input.runId, batchNo: input.batchNo }),
-    ),
+  const { planned, erasureEpoch } = await timed(times, 'planned', () =>
+    withTenant(ports.db, input.tenantId, async (tx) => ({
+      planned: await selectBatchEpisodes(tx, { runId: input.runId, batchNo: input.batchNo }),
+      // Read before any object: the worker's held objects are trusted only under this epoch.
+      erasureEpoch: ports.archiveCache ? await selectArchiveCacheEpoch(tx) : undefined,
+    })),
   );
+  const cached = { cache: ports.archiveCache, erasureEpoch };
   const { episodes, missingObjects } = await timed(times, 'archive', () =>
     loadEpisodes(ports.archive, input.tenantId, planned, {
       onObject: (objectKey) => progress.beat({ objectKey }),
       ...(input.window ? { window: input.window } : {}),
-      ...(ports.archiveCache ? { cache: ports.archiveCache } : {}),
+      ...cached,
     }),
   );
   const recalled = await timed(times, 'recalled', () => recalledByEpisode(ports.db, input.tenantId, episodes));
@@ -106,7 +110,7 @@ export async function replayBatch(
       ports.archive,
       proposals.flatMap((p) => p.content.evidence),
       episodes.flatMap((e) => e.records),
-      ports.archiveCache,
+      cached,
     ),
   );
   const validated = timedSync(times, 'validation', () => validateAll(proposals, input.tenantId, resolved));

@@ -108,6 +108,17 @@ export async function selectErasureEpoch(tx: Queryable): Promise<number> {
 }
 
 /**
+ * The epoch under which a worker may use archive objects it holds without asking the store
+ * again: the tenant's erasure epoch, or undefined while an erasure holds the lease (its rewrite
+ * may be half done, and a lease that expires unreleased would leave the epoch where it was).
+ * Every erasure takes the lease, bumping the epoch, before it touches an object.
+ */
+export async function selectArchiveCacheEpoch(tx: Queryable): Promise<number | undefined> {
+  if ((await liveLease(tx)) !== undefined) return undefined;
+  return selectErasureEpoch(tx);
+}
+
+/**
  * For writers without a run (the raw-record index): takes the tenant write lock and says whether
  * no erasure holds the lease and none started or ended since `epoch` was read.
  */

@@ -1,4 +1,4 @@
-import { readObject, type ArchiveObjectCache, type ArchiveStore } from '../archive/index.ts';
+import { readObject, type ArchiveObjectCache, type ArchiveStore, type ReadOptions } from '../archive/index.ts';
 import type { ArchivedRecord, Episode } from '../contracts/episode.ts';
 import type { EvidenceRef } from '../contracts/note.ts';
 import type { ResolvedRecord } from '../../policies/validation.ts';
@@ -36,6 +36,8 @@ export async function loadEpisodes(
     window?: { from?: string | undefined; to?: string | undefined };
     /** The worker's inflated objects: a run's batches read the same objects. */
     cache?: ArchiveObjectCache;
+    /** The tenant's erasure epoch, read before this call (`selectArchiveCacheEpoch`). */
+    erasureEpoch?: number | undefined;
   } = {},
 ): Promise<{ episodes: Episode[]; quarantined: number; missingObjects: string[] }> {
   const inWindow = windowFilter(options.window);
@@ -55,7 +57,7 @@ export async function loadEpisodes(
     const found: ArchivedRecord[] = [];
     const reader = readObject(store, objectKey, {
       lines: [...lines.keys()].sort((a, b) => a - b),
-      ...(options.cache ? { cache: options.cache } : {}),
+      ...cacheOptions(options),
     });
     try {
       for await (const r of reader) {
@@ -108,7 +110,7 @@ export async function resolveEvidence(
   store: ArchiveStore,
   refs: readonly EvidenceRef[],
   known: readonly ArchivedRecord[],
-  cache?: ArchiveObjectCache,
+  cached: { cache?: ArchiveObjectCache | undefined; erasureEpoch?: number | undefined } = {},
 ): Promise<Map<string, ResolvedRecord>> {
   const resolved = new Map<string, ResolvedRecord>();
   const at = (objectKey: string, line: number) => `${objectKey}#${line}`;
@@ -126,7 +128,7 @@ export async function resolveEvidence(
   await forEachLimited([...missing], READ_CONCURRENCY, async ([objectKey, lines]) => {
     try {
       const sorted = [...lines].sort((a, b) => a - b);
-      for await (const r of readObject(store, objectKey, { lines: sorted, ...(cache ? { cache } : {}) })) {
+      for await (const r of readObject(store, objectKey, { lines: sorted, ...cacheOptions(cached) })) {
         resolved.set(r.record.id, { record: r.record, contentHash: r.contentHash });
       }
     } catch (error) {
@@ -135,6 +137,15 @@ export async function resolveEvidence(
     }
   });
   return resolved;
+}
+
+/** The reader's cache options, leaving out what is not set. */
+function cacheOptions(o: {
+  cache?: ArchiveObjectCache | undefined;
+  erasureEpoch?: number | undefined;
+}): Pick<ReadOptions, 'cache' | 'erasureEpoch'> {
+  if (!o.cache) return {};
+  return o.erasureEpoch === undefined ? { cache: o.cache } : { cache: o.cache, erasureEpoch: o.erasureEpoch };
 }
 
 /** Inclusive bounds on observedAt; an absent bound is open. */

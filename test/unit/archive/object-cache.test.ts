@@ -9,13 +9,18 @@ import { objectKeyFor, putRawObject, tempStore } from './fixtures.ts';
 
 const KEY = objectKeyFor('acme');
 
-/** The store, counting the object reads (GETs) that reach it. */
-function counting(store: ArchiveStore): ArchiveStore & { gets: number } {
-  const counted = Object.create(store) as ArchiveStore & { gets: number };
+/** The store, counting the object reads (GETs) and identity checks (HEADs) that reach it. */
+function counting(store: ArchiveStore): ArchiveStore & { gets: number; heads: number } {
+  const counted = Object.create(store) as ArchiveStore & { gets: number; heads: number };
   counted.gets = 0;
+  counted.heads = 0;
   counted.getStream = (key) => {
     counted.gets += 1;
     return store.getStream(key);
+  };
+  counted.head = (key) => {
+    counted.heads += 1;
+    return store.head(key);
   };
   return counted;
 }
@@ -86,6 +91,36 @@ describe('ArchiveObjectCache', () => {
     const after = await readLines(counted, KEY, [1, 2], { cache });
     expect(after.records.map((r) => r.id)).toEqual([records[3]?.id, records[4]?.id]);
     expect(counted.gets).toBe(2);
+  });
+
+  it('skips the identity check only under the erasure epoch the copy was last checked under', async () => {
+    const records = generateRecords({ count: 4, seed: 5, withRecordedAt: true, tenantId: 'acme' });
+    await putRawObject(store, KEY, jsonl(records));
+    const counted = counting(store);
+    const cache = new ArchiveObjectCache();
+    await readLines(counted, KEY, [1], { cache, erasureEpoch: 3 });
+    await readLines(counted, KEY, [2], { cache, erasureEpoch: 3 });
+    expect({ gets: counted.gets, heads: counted.heads, unchecked: cache.stats.unchecked }).toEqual({
+      gets: 1,
+      heads: 1,
+      unchecked: 1,
+    });
+    // No epoch (an erasure holds the lease) or another one: the store is asked, and the copy re-tagged.
+    await readLines(counted, KEY, [3], { cache });
+    await readLines(counted, KEY, [3], { cache, erasureEpoch: 5 });
+    expect(counted.heads).toBe(3);
+    await readLines(counted, KEY, [4], { cache, erasureEpoch: 5 });
+    expect({ gets: counted.gets, heads: counted.heads, hits: cache.stats.hits }).toEqual({
+      gets: 1,
+      heads: 3,
+      hits: 4,
+    });
+
+    // Deleted under a new epoch (as every erasure bumps it first): reported missing.
+    await store.delete(KEY);
+    await expect(readLines(counted, KEY, [1], { cache, erasureEpoch: 6 })).rejects.toMatchObject({
+      name: 'ArchiveObjectNotFoundError',
+    });
   });
 
   it('reports a deleted object missing and lets its copy go', async () => {
