@@ -122,26 +122,40 @@ function undouble(w: string): string {
   return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w;
 }
 
+/** The unit a word or symbol names; only the table's own keys (not "constructor"). */
+function unitOf(word: string): string | undefined {
+  return Object.hasOwn(UNITS, word) ? UNITS[word] : undefined;
+}
+
 /**
  * The comparable forms of one token (an amount yields its number and, optionally, its unit); a
- * unit word right after a number (`100 dollars`) is optional too, elsewhere it is a word.
+ * unit word right after a number (`100 dollars`) is optional too, elsewhere it is a word. The
+ * result is shared: do not change it.
  */
-export function formsOf(token: string, previous?: string): Form[] {
+export function formsOf(token: string, previous?: string): readonly Form[] {
+  const unit = unitOf(token);
+  if (unit && token.length > 2) return [{ form: unit, optional: previous !== undefined && AMOUNT.test(previous) }];
+  return wordForms(token);
+}
+
+/**
+ * The forms of a token that is not a unit word, remembered: every cited record's words pass
+ * here in validation, and a tenant's vocabulary repeats far more than its texts do.
+ */
+const wordForms = memoByText((token: string): readonly Form[] => {
   const numberWord = NUMBER_WORDS.indexOf(token);
   if (numberWord >= 0) return [{ form: String(numberWord), optional: false }];
   const amount = AMOUNT.exec(token);
   if (amount) {
     const [, currency, digits, suffix] = amount as unknown as [string, string, string, string];
     const forms: Form[] = [{ form: canonicalNumber(digits), optional: false }];
-    const unit = UNITS[currency || suffix];
+    const unit = unitOf(currency || suffix);
     if (unit) forms.push({ form: unit, optional: true });
     else if (suffix) forms[0] = { form: `${canonicalNumber(digits)}${suffix}`, optional: false };
     return forms;
   }
-  const unit = UNITS[token];
-  if (unit && token.length > 2) return [{ form: unit, optional: previous !== undefined && AMOUNT.test(previous) }];
   return [{ form: stem(token), optional: false }];
-}
+}, 50_000);
 
 /**
  * The content tokens of a text with its numbers spelled out: what every comparison of words

@@ -48,4 +48,12 @@ describe('a phrase found in evidence modulo wording', () => {
   ])('%s → missing %j', (phrase, missing) => {
     expect(missingForms(phrase, evidence)).toEqual(missing);
   });
+
+  it('takes a word that names an object property for a word, not a unit', () => {
+    const forms = evidenceForms('the constructor field is required');
+    expect(forms.has('constructor')).toBe(true);
+    expect([...forms].every((f) => typeof f === 'string')).toBe(true);
+    expect(missingForms('the constructor', forms)).toEqual([]);
+    expect(missingForms('the constructor', evidenceForms('the valueOf field'))).toEqual(['constructor']);
+  });
 });
