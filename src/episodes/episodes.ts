@@ -1,4 +1,4 @@
-import { readObject, type ArchiveObjectCache, type ArchiveStore, type ReadOptions } from '../archive/index.ts';
+import { readObject, type ArchiveStore, type ReadOptions } from '../archive/index.ts';
 import type { ArchivedRecord, Episode } from '../contracts/episode.ts';
 import type { EvidenceRef } from '../contracts/note.ts';
 import type { ResolvedRecord } from '../../policies/validation.ts';
@@ -15,6 +15,12 @@ async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: 
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
+
+/**
+ * The worker's inflated objects (a run's batches read the same objects) and the tenant's erasure
+ * epoch read before this batch (`selectArchiveCacheEpoch`), under which held copies need no HEAD.
+ */
+export type CachedReads = Pick<ReadOptions, 'cache' | 'erasureEpoch'>;
 
 export interface PlannedEpisode {
   key: string;
@@ -34,11 +40,7 @@ export async function loadEpisodes(
   options: {
     onObject?: (objectKey: string) => void;
     window?: { from?: string | undefined; to?: string | undefined };
-    /** The worker's inflated objects: a run's batches read the same objects. */
-    cache?: ArchiveObjectCache;
-    /** The tenant's erasure epoch, read before this call (`selectArchiveCacheEpoch`). */
-    erasureEpoch?: number | undefined;
-  } = {},
+  } & CachedReads = {},
 ): Promise<{ episodes: Episode[]; quarantined: number; missingObjects: string[] }> {
   const inWindow = windowFilter(options.window);
   const wanted = new Map<string, Map<number, string>>();
@@ -57,7 +59,8 @@ export async function loadEpisodes(
     const found: ArchivedRecord[] = [];
     const reader = readObject(store, objectKey, {
       lines: [...lines.keys()].sort((a, b) => a - b),
-      ...cacheOptions(options),
+      cache: options.cache,
+      erasureEpoch: options.erasureEpoch,
     });
     try {
       for await (const r of reader) {
@@ -110,7 +113,7 @@ export async function resolveEvidence(
   store: ArchiveStore,
   refs: readonly EvidenceRef[],
   known: readonly ArchivedRecord[],
-  cached: { cache?: ArchiveObjectCache | undefined; erasureEpoch?: number | undefined } = {},
+  cached: CachedReads = {},
 ): Promise<Map<string, ResolvedRecord>> {
   const resolved = new Map<string, ResolvedRecord>();
   const at = (objectKey: string, line: number) => `${objectKey}#${line}`;
@@ -128,7 +131,11 @@ export async function resolveEvidence(
   await forEachLimited([...missing], READ_CONCURRENCY, async ([objectKey, lines]) => {
     try {
       const sorted = [...lines].sort((a, b) => a - b);
-      for await (const r of readObject(store, objectKey, { lines: sorted, ...cacheOptions(cached) })) {
+      for await (const r of readObject(store, objectKey, {
+        lines: sorted,
+        cache: cached.cache,
+        erasureEpoch: cached.erasureEpoch,
+      })) {
         resolved.set(r.record.id, { record: r.record, contentHash: r.contentHash });
       }
     } catch (error) {
@@ -137,15 +144,6 @@ export async function resolveEvidence(
     }
   });
   return resolved;
-}
-
-/** The reader's cache options, leaving out what is not set. */
-function cacheOptions(o: {
-  cache?: ArchiveObjectCache | undefined;
-  erasureEpoch?: number | undefined;
-}): Pick<ReadOptions, 'cache' | 'erasureEpoch'> {
-  if (!o.cache) return {};
-  return o.erasureEpoch === undefined ? { cache: o.cache } : { cache: o.cache, erasureEpoch: o.erasureEpoch };
 }
 
 /** Inclusive bounds on observedAt; an absent bound is open. */

@@ -3,7 +3,7 @@ import type { NoteStatus, NoteVersion } from '../../contracts/note.ts';
 import { chainAuditEntries } from '../audit/hash.ts';
 import type { AuditKey } from '../audit/keyed.ts';
 import { NoteAlreadyExistsError, NoteVersionConflictError, NoteVersionNotFoundError } from '../errors.ts';
-import { ContentChanges, type NoteChange, type ParsedNoteOp, type VersionAction } from './ops.ts';
+import { type NoteChange, type ParsedNoteOp, type VersionAction } from './ops.ts';
 
 /** A version to insert: the contract fields plus where its embedding comes from. */
 export interface VersionDraft extends Omit<NoteVersion, 'createdAt'> {

@@ -4,26 +4,11 @@ import type { FileArchiveStore } from '../../../src/archive/file-store.ts';
 import { ArchiveObjectCache } from '../../../src/archive/object-cache.ts';
 import { readObject, type ReadOptions } from '../../../src/archive/reader.ts';
 import type { ArchiveStore } from '../../../src/archive/store.ts';
+import { countingStore as counting } from '../../helpers/counting-store.ts';
 import { generateRecords } from '../../helpers/records.ts';
 import { objectKeyFor, putRawObject, tempStore } from './fixtures.ts';
 
 const KEY = objectKeyFor('acme');
-
-/** The store, counting the object reads (GETs) and identity checks (HEADs) that reach it. */
-function counting(store: ArchiveStore): ArchiveStore & { gets: number; heads: number } {
-  const counted = Object.create(store) as ArchiveStore & { gets: number; heads: number };
-  counted.gets = 0;
-  counted.heads = 0;
-  counted.getStream = (key) => {
-    counted.gets += 1;
-    return store.getStream(key);
-  };
-  counted.head = (key) => {
-    counted.heads += 1;
-    return store.head(key);
-  };
-  return counted;
-}
 
 /** What a targeted read hands out and sets aside, in a form two reads can be compared by. */
 async function readLines(store: ArchiveStore, key: string, lines: number[], options: ReadOptions = {}) {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createErasureActivities } from '../../../activities/erasure.ts';
 import { ArchiveObjectCache } from '../../../src/archive/object-cache.ts';
-import type { ArchiveStore } from '../../../src/archive/store.ts';
 import {
   insertErasureRequest,
   selectArchiveCacheEpoch,
@@ -17,6 +16,7 @@ import {
   portsForThisFile,
   preferenceSession,
 } from '../../helpers/use-cases.ts';
+import { countingStore } from '../../helpers/counting-store.ts';
 
 // A worker keeps the archive objects its batches inflated. An erasure (in this worker or any
 // other) rewrites an object without the subject's lines and deletes the old one: the next batch
@@ -30,17 +30,6 @@ const planned = (tenantId: string, runId: string) =>
 
 /** What a replay batch reads first: the epoch under which held objects need no HEAD. */
 const epochOf = (tenantId: string) => withTenant(ports.db, tenantId, (tx) => selectArchiveCacheEpoch(tx));
-
-/** The archive store, counting the HEADs asked of it. */
-function countingHeads(store: ArchiveStore): { store: ArchiveStore; heads: () => number } {
-  let heads = 0;
-  const counted = Object.create(store) as ArchiveStore;
-  counted.head = (key) => {
-    heads += 1;
-    return store.head(key);
-  };
-  return { store: counted, heads: () => heads };
-}
 
 async function erase(tenantId: string): Promise<void> {
   const ref = { tenantId, handle: await insertErasureRequest(ports.db, { tenantId, userId: SUBJECT }) };
@@ -64,7 +53,8 @@ describe('the worker-local archive cache and erasure', () => {
     const usersIn = (loaded: Awaited<ReturnType<typeof loadEpisodes>>) =>
       new Set(loaded.episodes.flatMap((e) => e.records.map((r) => r.record.userId)));
 
-    const { store, heads } = countingHeads(ports.archive);
+    const store = countingStore(ports.archive);
+    const heads = () => store.heads;
     const before = await epochOf(tenantId);
     expect(before).toBeDefined();
     const first = await loadEpisodes(store, tenantId, episodes, { cache, erasureEpoch: before });
@@ -108,7 +98,8 @@ describe('the worker-local archive cache and erasure', () => {
     const runId = `consolidate/${tenantId}/r1`;
     await planWholeArchive(ports, tenantId, runId);
     const episodes = await planned(tenantId, runId);
-    const { store, heads } = countingHeads(ports.archive);
+    const store = countingStore(ports.archive);
+    const heads = () => store.heads;
     await loadEpisodes(store, tenantId, episodes, { cache, erasureEpoch: await epochOf(tenantId) });
     const headsFirst = heads();
 
