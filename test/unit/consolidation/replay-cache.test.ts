@@ -42,8 +42,7 @@ async function runAll(ports: UseCasePorts) {
     workflowId: `consolidate/${TENANT}/run-1`,
     tenantId: TENANT,
     window: {},
-    // A change budget of 200 plans batches of 50 episodes: three batches here.
-    budget: { maxEpisodes: 150, maxLlmTokens: 0, maxNoteChanges: 200, deadlineSeconds: 600 },
+    budget: { maxEpisodes: 150, maxLlmTokens: 0, maxNoteChanges: 10_000, deadlineSeconds: 600 },
     trigger: 'backfill',
     mode: 'active',
     seed: 1,
