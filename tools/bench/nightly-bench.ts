@@ -109,9 +109,11 @@ async function measureSize(
           args: [{ date: RUN_DATE, concurrency, activeDays: 7 }],
         })) as NightlyResult;
         const wallSeconds = (Date.now() - started) / 1000;
-        log(`  done in ${wallSeconds.toFixed(1)} s; reading the histories of the nightly, its ${tenants} runs and their steps …`);
+        log(
+          `  done in ${wallSeconds.toFixed(1)} s; reading the histories of the nightly, its ${tenants} runs and their steps …`,
+        );
         const chains = [await readExecutionChain(client, workflowId)];
-        for (const t of tenantIds) chains.push(...(await readChild(client, t)));
+        for (const t of tenantIds) chains.push(...(await readRunAndSteps(client, t)));
         return measure(tenants, records, wallSeconds, result, chains);
       }),
     );
@@ -144,7 +146,7 @@ async function archiveTenants(config: Config, tenantIds: string[], records: numb
  * A tenant's consolidation and the indexing steps it started (its claims' vectors, its window's
  * records): the run waits for them, so their activities are part of its work, not orchestration.
  */
-async function readChild(client: Client, tenantId: string): Promise<ExecutionChain[]> {
+async function readRunAndSteps(client: Client, tenantId: string): Promise<ExecutionChain[]> {
   const workflowId = consolidationId(tenantId, RUN_DATE);
   const run = (await client.workflow.getHandle(workflowId).result()) as ConsolidateResult;
   const steps = [run.vectors?.workflowId, run.records?.workflowId].filter((id): id is string => id !== undefined);
