@@ -1,4 +1,4 @@
-import { DefaultLogger, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString, type LogLevel } from '@temporalio/worker';
 import { ulid } from 'ulid';
 import { fileURLToPath } from 'node:url';
 import { createActivities } from '../activities/index.ts';
@@ -17,10 +17,17 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', imp
 
 let runtimeInstalled = false;
 
-/** The SDK's runtime (and its log level) can be set once per process, before the first worker. */
+/**
+ * The SDK's runtime (and its log level) can be set once per process, before the first worker.
+ * Native (core) logs are forwarded to the TS logger, which writes to stderr: printed directly
+ * they would land on stdout, inside a command's `--json` output.
+ */
 function installRuntime(level: LogLevel): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger(level) });
+  Runtime.install({
+    logger: new DefaultLogger(level),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: level, other: 'ERROR' }), forward: {} } },
+  });
   runtimeInstalled = true;
 }
 

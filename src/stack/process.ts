@@ -34,7 +34,12 @@ export function runningPid(service: string, marker: string): number | undefined 
   } catch {
     return undefined;
   }
-  if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && cmdline(pid).includes(marker)) return pid;
+  const alive = Number.isInteger(pid) && pid > 0 && isAlive(pid);
+  const command = alive ? cmdline(pid) : '';
+  if (command.includes(marker)) return pid;
+  // An empty command line is a process between fork and exec, or one exiting: not (yet) ours to
+  // forget, so its pid file stays for the next look.
+  if (alive && command === '') return undefined;
   rmSync(pidFile(service), { force: true });
   return undefined;
 }

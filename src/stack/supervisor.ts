@@ -95,7 +95,9 @@ async function upOne(svc: Service, timeoutMs: number, log: (line: string) => voi
     );
   }
   await svc.start();
-  const pid = runningPid(svc.name, svc.marker);
+  // A process just spawned may not show its command line yet: look again for a moment.
+  let pid = runningPid(svc.name, svc.marker);
+  if (pid === undefined) await waitUntil(() => (pid = runningPid(svc.name, svc.marker)) !== undefined, 2_000);
   if (pid === undefined) throw new Error(`${svc.name} exited at once; log ${logFile(svc.name)}:\n${logTail(svc.name)}`);
   log(`${svc.name}: started (pid ${pid}), waiting for health`);
   const started = Date.now();
