@@ -89,3 +89,48 @@ export function chainReinforcement(p: Proposal, n: TrackedNote): Proposal | unde
   const content = reinforceNote(n, fresh, p.content.lastConfirmedAt);
   return { ...p, op: 'reinforce', expectedVersion, content };
 }
+
+/**
+ * One version for a note's confirmations in a row within one batch: a lesson that recurs in 20
+ * of a batch's episodes is confirmed 20 times, and each confirmation would write a version
+ * copying the note's whole evidence list. Each confirmation builds on the one before (one more
+ * source, more confidence, evidence joined), so the last holds them all: it alone is written,
+ * expecting the version the first expected (a note created in the batch is created with it), and
+ * a later change to the note in the batch expects one version fewer for each confirmation folded.
+ * Other notes' operations between them do not depend on this note's version.
+ */
+export function foldConfirmations(ops: readonly Proposal[]): Proposal[] {
+  const out: Proposal[] = [];
+  /** Per note: where its latest operation is in `out`, when that one may take a confirmation. */
+  const foldInto = new Map<string, number>();
+  const folded = new Map<string, number>();
+  for (const op of ops) {
+    const noteId = op.noteId;
+    if (noteId === undefined) {
+      out.push(op);
+      continue;
+    }
+    const at = foldInto.get(noteId);
+    if (op.op === 'reinforce' && at !== undefined) {
+      const into = out[at] as Proposal;
+      const times = (folded.get(noteId) ?? 0) + 1;
+      folded.set(noteId, times);
+      out[at] =
+        into.op === 'create'
+          ? { ...into, content: op.content }
+          : {
+              ...op,
+              expectedVersion: into.expectedVersion,
+              reason: `${op.reason} (${times + 1} confirmations in one batch)`,
+            };
+      continue;
+    }
+    const shift = folded.get(noteId) ?? 0;
+    const shifted =
+      shift > 0 && op.expectedVersion !== undefined ? { ...op, expectedVersion: op.expectedVersion - shift } : op;
+    if (op.op === 'reinforce' || op.op === 'create') foldInto.set(noteId, out.length);
+    else foldInto.delete(noteId);
+    out.push(shifted);
+  }
+  return out;
+}

@@ -17,10 +17,20 @@ import { listCandidates, type EpisodeCandidate } from '../episodes/candidates.ts
 import { nowOf, PermanentFailure, type Ports } from '../ports.ts';
 
 /**
- * Episodes per batch: one commit transaction each. Larger batches spread the fixed cost of
- * three activity round trips over more work; smaller ones stop closer to a change budget. @default 50
+ * Episodes per batch, from the run's change budget: one replay and one commit transaction each.
+ * Larger batches spread a batch's fixed cost (two activities, their workflow tasks, a commit's
+ * locks and audit head) over more work; smaller ones stop closer to the change budget, because a
+ * run stops before a batch whose changes would exceed it. A batch plans about one change per
+ * episode or more (1.3 on the demo sample), so batches of a quarter of the budget leave at most
+ * about a third of it unused, as 50 episodes do for the default of 200 changes.
  */
-export const EPISODES_PER_BATCH = 50;
+export function episodesPerBatch(budget: Pick<Budget, 'maxNoteChanges'>): number {
+  return Math.min(MAX_EPISODES_PER_BATCH, Math.max(MIN_EPISODES_PER_BATCH, Math.floor(budget.maxNoteChanges / 4)));
+}
+/** @default 50 */
+export const MIN_EPISODES_PER_BATCH = 50;
+/** A batch's replay and commit stay well within their activity timeouts (10 minutes, 30 seconds). @default 200 */
+export const MAX_EPISODES_PER_BATCH = 200;
 /** Episodes that a focused run's notes cite weigh this much more. @default 10 */
 export const FOCUS_BOOST = 10;
 /** A run's result lists at most this many changed versions; the run row has them all. @default 200 */
@@ -82,7 +92,11 @@ export async function planRun(ports: Pick<Ports, 'db' | 'archive'>, input: PlanR
       await insertRunEpisodes(tx, { tenantId: input.tenantId, runId: input.runId, episodes: rows });
     });
   }
-  return { candidates: candidates.length, sampled: rows.length, batches: Math.ceil(rows.length / EPISODES_PER_BATCH) };
+  return {
+    candidates: candidates.length,
+    sampled: rows.length,
+    batches: Math.ceil(rows.length / episodesPerBatch(input.budget)),
+  };
 }
 
 /** The seeded, weighted sample in batch order: the same input plans the same episodes. */
@@ -95,9 +109,10 @@ async function sampleEpisodes(
   const now = new Date(input.now);
   const weight = (c: EpisodeCandidate) => samplingWeight(c.signals, now) * (focused.has(c.key) ? FOCUS_BOOST : 1);
   const sample = weightedSample(candidates, weight, input.budget.maxEpisodes, input.seed);
+  const perBatch = episodesPerBatch(input.budget);
   return sample.map((c, seq) => ({
     seq,
-    batchNo: Math.floor(seq / EPISODES_PER_BATCH),
+    batchNo: Math.floor(seq / perBatch),
     key: c.key,
     parts: c.parts,
     weight: weight(c),

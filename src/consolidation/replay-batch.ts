@@ -1,4 +1,5 @@
 import { attributeEpisode } from '../../policies/attribution.ts';
+import { foldConfirmations } from '../../policies/lifecycle-chain.ts';
 import { feedbackProposals } from '../../policies/lifecycle-feedback.ts';
 import { successAfterRecall } from '../../policies/lifecycle-recall.ts';
 import { alreadyKnown, reconcile, type KnownNote } from '../../policies/reconcile.ts';
@@ -162,10 +163,12 @@ function batchOps(
     ...feedbackProposals(feedback, known),
   ];
   const episodeOf = new Map(episodes.flatMap((e) => e.records.map((r) => [r.record.id, e.key] as const)));
-  const reconciled = reconcile([...b.accepted, ...confirmed], known, () => ports.newId(), {
-    evidenceText: evidenceText(b.resolved),
-    episodeOf: (recordId) => episodeOf.get(recordId),
-  });
+  const reconciled = foldConfirmations(
+    reconcile([...b.accepted, ...confirmed], known, () => ports.newId(), {
+      evidenceText: evidenceText(b.resolved),
+      episodeOf: (recordId) => episodeOf.get(recordId),
+    }),
+  );
   const newQuarantines = b.quarantined.filter((p) => !alreadyKnown(p, known));
   const ops = [...reconciled, ...newQuarantines.map((p) => asNewQuarantinedNote(p, ports.newId()))].map(toNoteOp);
   return { ops, newQuarantines };

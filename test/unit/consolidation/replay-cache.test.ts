@@ -42,7 +42,8 @@ async function runAll(ports: UseCasePorts) {
     workflowId: `consolidate/${TENANT}/run-1`,
     tenantId: TENANT,
     window: {},
-    budget: { maxEpisodes: 150, maxLlmTokens: 0, maxNoteChanges: 10_000, deadlineSeconds: 600 },
+    // A change budget of 200 plans batches of 50 episodes: three batches here.
+    budget: { maxEpisodes: 150, maxLlmTokens: 0, maxNoteChanges: 200, deadlineSeconds: 600 },
     trigger: 'backfill',
     mode: 'active',
     seed: 1,

@@ -41,6 +41,22 @@ describe('consolidation use cases', () => {
     expect((await getRun(ports.db, { tenantId, runId: 'run-1' }))?.status).toBe('running');
   });
 
+  it('plan a run: batches follow the change budget, 50 episodes for a small one, up to 200 for a large one', async () => {
+    const tenantId = freshTenantId('batches');
+    await archiveRecords(ports, Array.from({ length: 120 }, () => preferenceSession(tenantId, 'u-alice')).flat());
+    const budget = (maxNoteChanges: number) => ({
+      ...planInput(tenantId, 'x').budget,
+      maxEpisodes: 500,
+      maxNoteChanges,
+    });
+    const small = await planRun(ports, { ...planInput(tenantId, 'run-small'), budget: budget(200) });
+    expect(small).toEqual({ candidates: 120, sampled: 120, batches: 3 });
+    const large = await planRun(ports, { ...planInput(tenantId, 'run-large'), budget: budget(5000) });
+    expect(large).toEqual({ candidates: 120, sampled: 120, batches: 1 });
+    const replayed = await replayBatch(ports, { runId: 'run-large', tenantId, batchNo: 0, llmTokensLeft: 0 });
+    expect(replayed.episodes).toBe(120);
+  });
+
   it('replay a batch: stores its operations, and a retry returns the stored summary without proposing again', async () => {
     const tenantId = freshTenantId('replay');
     await planned(tenantId, 'run-1');
