@@ -58,11 +58,12 @@ async function archiveFor(tenantId: string): Promise<void> {
   }
 }
 
+// 192 episodes; a change budget of 400 replays them in two batches of 100.
 const run = (tenantId: string) =>
   client.workflow.start('consolidateTenantWorkflow', {
     taskQueue: config.temporal.taskQueue,
     workflowId: `consolidate/${tenantId}/fault`,
-    args: [{ tenantId, trigger: 'manual', seed: 5, budget: { maxEpisodes: 1000, maxNoteChanges: 1000 } }],
+    args: [{ tenantId, trigger: 'manual', seed: 5, budget: { maxEpisodes: 1000, maxNoteChanges: 400 } }],
   });
 
 /** What recall would see, independent of generated note ids. */
