@@ -21,6 +21,12 @@ export const KEEPALIVE_INTERVAL_MS = 5000;
  * Heartbeats while one long call is pending (an embedding request on a slow CPU server, a model
  * writing notes): without it a call longer than the heartbeat timeout gets the attempt timed
  * out and retried while the first is still working, and the server's queue only grows.
+ *
+ * It stops waiting when the activity is cancelled (its workflow cancelled or terminated, the
+ * worker shutting down), failing with the SDK's CancelledFailure, so the use case goes no
+ * further: an indexing step stopped by an operator no longer embeds the rest of its objects, and
+ * a worker asked to stop is not held until every pending call has finished. The call itself is
+ * left to settle on its own; its result is dropped, and a retry redoes only what was not stored.
  */
 export async function whileHeartbeating<T>(
   work: Promise<T>,
@@ -28,11 +34,14 @@ export async function whileHeartbeating<T>(
   intervalMs = KEEPALIVE_INTERVAL_MS,
 ): Promise<T> {
   if (!inActivity()) return work;
+  const context = Context.current();
   const timer = setInterval(() => heartbeat(details), intervalMs);
   try {
-    return await work;
+    return await Promise.race([work, context.cancelled]);
   } finally {
     clearInterval(timer);
+    // A pending call's later failure has no reader once the race is lost.
+    work.catch(() => undefined);
   }
 }
 

@@ -43,6 +43,11 @@ export interface WorkerHandle {
   embedder: Embedder;
   /** Runs until shutdown (SIGINT/SIGTERM or `worker.shutdown()`), then closes every client. */
   run(): Promise<void>;
+  /**
+   * Runs while `fn` works (a benchmark, the demo), then shuts the worker down and closes every
+   * client: a Temporal connection left open keeps the process from exiting.
+   */
+  runUntil<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -93,6 +98,11 @@ export async function createWorker(
     log(
       `worker: task queue ${config.temporal.taskQueue} on ${config.temporal.address}, archive ${archive.location}, embeddings ${embedder.name}, notes ${engine.name}`,
     );
+    const closeClients = async () => {
+      await connection.close();
+      await archive.close();
+      if (!options.db) await db.close();
+    };
     return {
       worker,
       db,
@@ -101,9 +111,14 @@ export async function createWorker(
         try {
           await worker.run();
         } finally {
-          await connection.close();
-          await archive.close();
-          if (!options.db) await db.close();
+          await closeClients();
+        }
+      },
+      async runUntil(fn) {
+        try {
+          return await worker.runUntil(fn);
+        } finally {
+          await closeClients();
         }
       },
     };

@@ -101,7 +101,7 @@ export async function runConsolidateBench(opts: ConsolidateBenchOptions): Promis
   const phases: PhaseTimes = new Map();
   const handle = await createWorker(config, { db, log: () => {}, replayPhases: phases });
   try {
-    return await handle.worker.runUntil(() =>
+    return await handle.runUntil(() =>
       withTemporalClient(config, async (client) => {
         log(`consolidating ${records} records with a ${episodes}-episode budget …`);
         const s = await measureRun(client, config, phases, {

@@ -98,7 +98,7 @@ async function measureSize(
   const db = await openNoteStore(config);
   const handle = await createWorker(config, { db, log: () => {} });
   try {
-    return await handle.worker.runUntil(() =>
+    return await handle.runUntil(() =>
       withTemporalClient(config, async (client) => {
         log(`nightly run over ${tenants} tenants (${records} records each, ${concurrency} at once) …`);
         const workflowId = `nightly/bench-${id}`;

@@ -87,7 +87,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoReport> {
       const archived = await archiveSample(archive, dataDir);
       opts.log('3/6 starting a worker and consolidating each tenant …');
       const handle = await createWorker(config, { db, log: opts.log, embeddingFallback: 'lexical' });
-      const report = await handle.worker.runUntil(() =>
+      const report = await handle.runUntil(() =>
         withTemporalClient(config, (client) =>
           consolidateAndRollBack(client, config.temporal.taskQueue, db, archived, opts.log),
         ),

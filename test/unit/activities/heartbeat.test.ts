@@ -1,5 +1,6 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CancelledFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { whileHeartbeating } from '../../../activities/deps.ts';
 
@@ -29,5 +30,16 @@ describe('whileHeartbeating', () => {
       env.run(() => whileHeartbeating(Promise.reject(new Error('server gone')), undefined, 50)),
     ).rejects.toThrow('server gone');
     await expect(whileHeartbeating(Promise.resolve(7))).resolves.toBe(7);
+  });
+
+  it('stops waiting when the activity is cancelled, and the abandoned call failing later is no unhandled rejection', async () => {
+    const env = new MockActivityEnvironment();
+    let failLater: (error: Error) => void = () => {};
+    const pending = new Promise<string>((_, reject) => (failLater = reject));
+    const run = env.run(() => whileHeartbeating(pending, undefined, 50));
+    setTimeout(() => env.cancel('WORKER_SHUTDOWN'), 120);
+    await expect(run).rejects.toBeInstanceOf(CancelledFailure);
+    failLater(new Error('the server answered after all'));
+    await sleep(20);
   });
 });
