@@ -1,22 +1,27 @@
 /**
- * Remembers the results of a pure function of one string, at most `capacity` of them (the
- * oldest are forgotten first). Replay asks the same questions many times in a batch and across
- * batches: the text of a record cited by several proposals, the claim of every known note each
- * proposal is compared with. Results are shared between callers, so they must not be changed.
+ * Remembers the results of a pure function of one string: at least the last `capacity` texts
+ * asked for, at most twice as many. Replay asks the same questions many times in a batch and
+ * across batches: the text of a record cited by several proposals, the claim of every known note
+ * each proposal is compared with, each word of each text. Results are shared between callers, so
+ * they must not be changed.
+ *
+ * Two generations instead of a strict least-recently-used order: a hit in the newer one is a
+ * single look-up (reordering a Map on every hit cost more than most of the functions remembered);
+ * a hit in the older one moves the text to the newer; when the newer is full, it becomes the
+ * older and the older is dropped.
  */
 export function memoByText<T>(fn: (text: string) => T, capacity = 4096): (text: string) => T {
-  const memo = new Map<string, T>();
+  let recent = new Map<string, T>();
+  let older = new Map<string, T>();
   return (text) => {
-    const hit = memo.get(text);
-    if (hit !== undefined) {
-      // Most recently used last: the Map's insertion order is the eviction order.
-      memo.delete(text);
-      memo.set(text, hit);
-      return hit;
+    const hit = recent.get(text);
+    if (hit !== undefined) return hit;
+    const value = older.get(text) ?? fn(text);
+    if (recent.size >= capacity) {
+      older = recent;
+      recent = new Map();
     }
-    const value = fn(text);
-    memo.set(text, value);
-    if (memo.size > capacity) memo.delete(memo.keys().next().value as string);
+    recent.set(text, value);
     return value;
   };
 }

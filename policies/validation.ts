@@ -11,7 +11,7 @@ import { TEMPLATE_VOCABULARY } from './note-templates.ts';
 import { checkScopeBreadth } from './scope.ts';
 import { formatMention } from './dates.ts';
 import { invertsEvidence } from './meaning/negation.ts';
-import { evidenceForms, missingTokens, phraseTokens } from './meaning/normalize.ts';
+import { evidenceForms, missingTokens, phraseTokens, recordForms, unionOfForms } from './meaning/normalize.ts';
 import { checkStructure, TEMPLATE_CONNECTIVES, type MeaningFailure } from './meaning/structure.ts';
 import { absoluteDates, unsupportedPeriod } from './meaning/time.ts';
 import { recordText } from './text.ts';
@@ -177,20 +177,25 @@ export function claimSupport(claim: string, cited: readonly RawRecord[], structu
     (t) => !TEMPLATE_WORDS.has(t) && !TEMPLATE_VOCABULARY.has(t) && !t.startsWith('redacted_'),
   );
   // Who wrote a record, and for which task type, is part of what it shows (a claim may name them).
-  const shown = (r: RawRecord) => `${recordText(r)} ${r.userId ?? ''} ${r.agentId} ${r.taskType ?? ''}`;
-  const known = new Set(cited.flatMap((r) => [...evidenceForms(shown(r))]));
-  if (structure) for (const f of evidenceForms(structureText(structure))) known.add(f);
+  const ids = (r: RawRecord) => evidenceForms(`${r.userId ?? ''} ${r.agentId} ${r.taskType ?? ''}`);
+  const known = unionOfForms([
+    ...cited.flatMap((r) => [recordForms(r), ids(r)]),
+    ...(structure ? [evidenceForms(structureText(structure)), CONNECTIVE_FORMS] : []),
+  ]);
   const distinct = new Set(words);
   if (distinct.size === 0) return 1;
   const missing = new Set(missingTokens(words, known).map((m) => m.token));
   return (distinct.size - missing.size) / distinct.size;
 }
 
-/** The words a claim may take from its structure: its fields, and the connectives templates use. */
+/** The connectives templates put between a structure's fields: a claim may use them too. */
+const CONNECTIVE_FORMS = evidenceForms(TEMPLATE_CONNECTIVES);
+
+/** The words a claim may take from its structure: its fields (the connectives are CONNECTIVE_FORMS). */
 function structureText(s: ParsedNoteStructure): string {
   const conditions = s.conditions.map((c) => `${c.field} ${String(c.value)}`);
   const time = [s.time?.at, s.time?.until]
     .filter((t): t is string => !!t)
     .map((t) => formatMention({ at: new Date(t), precision: 'day' }));
-  return [s.subject.id, s.attribute, s.value, s.contrast ?? '', ...conditions, ...time, TEMPLATE_CONNECTIVES].join(' ');
+  return [s.subject.id, s.attribute, s.value, s.contrast ?? '', ...conditions, ...time].join(' ');
 }

@@ -1,4 +1,5 @@
-import { contentTokens } from '../text.ts';
+import type { RawRecord } from '../../src/contracts/raw-record.ts';
+import { contentTokens, recordText } from '../text.ts';
 import { memoByText } from '../memo.ts';
 
 /**
@@ -122,9 +123,12 @@ function undouble(w: string): string {
   return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w;
 }
 
-/** The unit a word or symbol names; only the table's own keys (not "constructor"). */
+/** The table as a Map: every token of every text is looked up here, and only the table's own keys count (not "constructor"). */
+const UNIT_OF = new Map(Object.entries(UNITS));
+
+/** The unit a word or symbol names. */
 function unitOf(word: string): string | undefined {
-  return Object.hasOwn(UNITS, word) ? UNITS[word] : undefined;
+  return UNIT_OF.get(word);
 }
 
 /**
@@ -179,6 +183,33 @@ export function textForms(text: string): Form[] {
  */
 export const evidenceForms: (text: string) => ReadonlySet<string> = memoByText(formsOfText, 2048);
 
+/** Forms to look a word up in: one text's (a Set), or several texts' at once (`unionOfForms`). */
+export interface Forms {
+  has(form: string): boolean;
+}
+
+/** The forms of several texts as one, without copying them into a new set. */
+export function unionOfForms(sets: readonly Forms[]): Forms {
+  if (sets.length === 1) return sets[0] as Forms;
+  return { has: (form) => sets.some((s) => s.has(form)) };
+}
+
+const formsByRecord = new WeakMap<RawRecord, ReadonlySet<string>>();
+
+/**
+ * The forms of a record's text (`evidenceForms(recordText(r))`), kept with the record: the
+ * records a batch cites are the same objects for every proposal citing them, so their text is
+ * neither collected nor looked up by its (long) value again.
+ */
+export function recordForms(record: RawRecord): ReadonlySet<string> {
+  let forms = formsByRecord.get(record);
+  if (forms === undefined) {
+    forms = evidenceForms(recordText(record));
+    formsByRecord.set(record, forms);
+  }
+  return forms;
+}
+
 function formsOfText(text: string): ReadonlySet<string> {
   const tokens = phraseTokens(text);
   const out = new Set<string>();
@@ -198,7 +229,7 @@ function formsOfText(text: string): ReadonlySet<string> {
  * The required forms of `phrase` that `evidence` lacks: an empty list means the phrase occurs
  * there modulo inflection, number format, units and compounding.
  */
-export function missingForms(phrase: string, evidence: ReadonlySet<string>): string[] {
+export function missingForms(phrase: string, evidence: Forms): string[] {
   return missingTokens(phraseTokens(phrase), evidence).flatMap(({ token, previous }) =>
     formsOf(token, previous)
       .filter((f) => !f.optional && !evidence.has(f.form))
@@ -209,7 +240,7 @@ export function missingForms(phrase: string, evidence: ReadonlySet<string>): str
 /** The tokens of a phrase (in order) that `evidence` does not bear out, each with the token before it. */
 export function missingTokens(
   tokens: readonly string[],
-  evidence: ReadonlySet<string>,
+  evidence: Forms,
 ): Array<{ token: string; previous: string | undefined }> {
   const shown = (t: string, previous?: string) => formsOf(t, previous).every((f) => f.optional || evidence.has(f.form));
   const missing: Array<{ token: string; previous: string | undefined }> = [];

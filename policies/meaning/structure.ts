@@ -3,7 +3,7 @@ import type { RawRecord } from '../../src/contracts/raw-record.ts';
 import { TEMPLATE_VOCABULARY } from '../note-templates.ts';
 import { recordText, wordTokens } from '../text.ts';
 import { polarityByForm, polarWords, TRANSPARENT, type PolarWord } from './negation.ts';
-import { evidenceForms, missingForms, stem, textForms } from './normalize.ts';
+import { evidenceForms, missingForms, recordForms, stem, textForms, unionOfForms, type Forms } from './normalize.ts';
 import { recordTool, subjectShown } from './subject.ts';
 import { mentionsOverlap, type TimeMention } from '../dates.ts';
 import { absoluteDates, dayOf, unsupportedPeriod, withoutTimeWords } from './time.ts';
@@ -35,9 +35,8 @@ export function checkStructure(s: ParsedNoteStructure, claim: string, cited: rea
   const texts = cited.map((r) => recordText(r));
   // A value written in the third person may name the speaker ("Caroline's kids" for "my kids");
   // a digest names its session, a lesson of several runs its task type.
-  const shown = (r: RawRecord, i: number) =>
-    `${texts[i]} ${r.userId ?? ''} ${r.agentId} ${r.sessionId} ${r.taskType ?? ''}`;
-  const evidence = new Set(cited.flatMap((r, i) => [...evidenceForms(shown(r, i))]));
+  const ids = (r: RawRecord) => evidenceForms(`${r.userId ?? ''} ${r.agentId} ${r.sessionId} ${r.taskType ?? ''}`);
+  const evidence = unionOfForms(cited.flatMap((r) => [recordForms(r), ids(r)]));
   const observedAt = cited[0]?.observedAt ?? new Date(0).toISOString();
   const value = withoutTimeWords(s.value, observedAt);
   if (!subjectShown(s.subject, cited)) {
@@ -54,12 +53,7 @@ export function checkStructure(s: ParsedNoteStructure, claim: string, cited: rea
   );
 }
 
-function checkValues(
-  s: ParsedNoteStructure,
-  value: string,
-  evidence: ReadonlySet<string>,
-  cited: readonly RawRecord[],
-) {
+function checkValues(s: ParsedNoteStructure, value: string, evidence: Forms, cited: readonly RawRecord[]) {
   const missing = unexplained(value, evidence, s.template === 'episode_summary');
   if (missing.length > 0)
     return fail('value_unsupported', `the value's ${missing.join(', ')} occur in no cited record`);
@@ -101,7 +95,7 @@ export const PASSAGE_MAX_MISSING = 0.1;
  * The value's forms the records do not bear out, beyond what a passage may miss. A digest frames
  * what it tells in template words ("talked", "called", "the run ended in"), however short it is.
  */
-function unexplained(value: string, evidence: ReadonlySet<string>, framed = false): string[] {
+function unexplained(value: string, evidence: Forms, framed = false): string[] {
   const size = new Set(textForms(value).filter((f) => !f.optional && !REWRITE_WORDS.has(f.form))).size;
   const passage = size >= PASSAGE_MIN_WORDS;
   const missing = [...new Set(missingForms(value, evidence))].filter(
@@ -114,7 +108,7 @@ function unexplained(value: string, evidence: ReadonlySet<string>, framed = fals
 function conditionShown(
   field: string,
   value: string | number | boolean,
-  evidence: ReadonlySet<string>,
+  evidence: Forms,
   cited: readonly RawRecord[],
 ): boolean {
   if (typeof value === 'boolean') return true;
