@@ -79,6 +79,11 @@ export async function createWorker(
   const db = options.db ?? (await openNoteStore(config));
   const engine = createEngine(config);
   const connection = await connectWorkerTransport(config);
+  const closeClients = async () => {
+    await connection.close();
+    await archive.close();
+    if (!options.db) await db.close();
+  };
   try {
     const worker = await Worker.create({
       connection,
@@ -98,11 +103,6 @@ export async function createWorker(
     log(
       `worker: task queue ${config.temporal.taskQueue} on ${config.temporal.address}, archive ${archive.location}, embeddings ${embedder.name}, notes ${engine.name}`,
     );
-    const closeClients = async () => {
-      await connection.close();
-      await archive.close();
-      if (!options.db) await db.close();
-    };
     return {
       worker,
       db,
@@ -123,9 +123,7 @@ export async function createWorker(
       },
     };
   } catch (error) {
-    await connection.close();
-    await archive.close();
-    if (!options.db) await db.close();
+    await closeClients();
     throw error;
   }
 }
