@@ -155,7 +155,7 @@ const LIKING = /^(?:\w+,?\s+){0,3}I (?:really |also |just |totally )?(?:like|lov
  */
 export function statedFacts(ep: Episode): Finding[] {
   const agent = withAgent(ep);
-  const kept: string[][] = [];
+  const kept: Array<readonly string[]> = [];
   return ep.records.flatMap((r, i) => {
     if (!isUserSpeech(r) || contradictsTool(ep, i)) return [];
     const ctx = contextOf(ep, r);
@@ -187,7 +187,7 @@ function contextOf(ep: Episode, r: ArchivedRecord): SentenceContext {
 export const RESTATEMENT_MIN_OVERLAP = 0.7;
 
 /** Whether the statement says again what one kept before says; records it as kept otherwise. */
-function restates(statement: string, kept: string[][]): boolean {
+function restates(statement: string, kept: Array<readonly string[]>): boolean {
   const words = contentTokens(statement);
   if (kept.some((k) => jaccard(k, words) >= RESTATEMENT_MIN_OVERLAP)) return true;
   kept.push(words);

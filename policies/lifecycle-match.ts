@@ -58,6 +58,9 @@ function correctionAcrossSlots(fresh: NoteContent, known: NoteContent): boolean 
   );
 }
 
+/** A value's compared form, per value: recall relates every pair of candidate notes of a slot. */
+const valueForm: (value: string) => string = memoByText(normalizePhrase);
+
 /**
  * Same slot (subject, attribute, conditions): the same value and polarity reinforce whatever the
  * wording; the opposite polarity of the same value contradicts; another value contradicts only
@@ -67,7 +70,7 @@ function correctionAcrossSlots(fresh: NoteContent, known: NoteContent): boolean 
 export function relateBySlot(a: NoteStructure, b: NoteStructure): Relation {
   if (slotKey(a) !== slotKey(b)) return 'unrelated';
   const exclusive = a.exclusive === true || b.exclusive === true;
-  const sameValue = normalizePhrase(a.value) === normalizePhrase(b.value);
+  const sameValue = valueForm(a.value) === valueForm(b.value);
   if (!sameValue) return exclusive ? 'contradicts' : 'unrelated';
   if ((a.polarity ?? 'positive') !== (b.polarity ?? 'positive')) return 'contradicts';
   if (!exclusive && differentDays(a.time?.at, b.time?.at)) return 'unrelated';

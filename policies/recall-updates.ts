@@ -1,4 +1,5 @@
-import { contentTokens, jaccard, sentences } from './text.ts';
+import { memoByText } from './memo.ts';
+import { contentTokens, jaccardOfSets, sentences } from './text.ts';
 
 /**
  * Knowledge updates at recall. People restate a fact with a new value long after they first
@@ -121,13 +122,29 @@ export function queryWords(query: string): Set<string> {
   );
 }
 
+interface SentenceWords {
+  tokens: readonly string[];
+  stems: readonly string[];
+}
+
+/** Each sentence's content tokens and their stems, per text: every question of a tenant reads the same records and notes. */
+const sentenceWords: (text: string) => readonly SentenceWords[] = memoByText((text) =>
+  sentences(text).map((sentence) => {
+    const tokens = contentTokens(sentence);
+    return { tokens, stems: tokens.map(stemWord) };
+  }),
+);
+
+const speakerWords: (speaker: string) => ReadonlySet<string> = memoByText(
+  (speaker) => new Set(contentTokens(speaker).map(stemWord)),
+);
+
 function focusOf(view: UpdateView, query: ReadonlySet<string>): Focus | undefined {
   // The speaker's own name says who, not what about: a question told as its asker holds it too.
-  const named = new Set(contentTokens(view.speaker ?? '').map(stemWord));
-  let best: { words: Set<string>; tokens: string[] } | undefined;
-  for (const sentence of sentences(view.text)) {
-    const tokens = contentTokens(sentence);
-    const words = new Set(tokens.map(stemWord).filter((t) => query.has(t) && !named.has(t)));
+  const named = speakerWords(view.speaker ?? '');
+  let best: { words: Set<string>; tokens: readonly string[] } | undefined;
+  for (const { tokens, stems } of sentenceWords(view.text)) {
+    const words = new Set(stems.filter((t) => query.has(t) && !named.has(t)));
     if (!best || words.size > best.words.size) best = { words, tokens };
   }
   const at = Date.parse(view.observedAt);
@@ -149,7 +166,7 @@ function updates(newer: Focus, older: Focus): boolean {
   let shared = 0;
   for (const w of newer.words) if (older.words.has(w)) shared++;
   if (shared < UPDATE_SHARED_QUERY_WORDS) return false;
-  if (jaccard([...newer.all], [...older.all]) < UPDATE_FOCUS_SIMILARITY) return false;
+  if (jaccardOfSets(newer.all, older.all) < UPDATE_FOCUS_SIMILARITY) return false;
   const changed = (a: Focus, b: Focus) => [...a.values].filter((v) => !b.values.has(v)).length;
   const [added, dropped] = [changed(newer, older), changed(older, newer)];
   return added > 0 && dropped > 0 && Math.max(added, dropped) <= UPDATE_MAX_CHANGED_VALUES;

@@ -1,5 +1,7 @@
 /** Plain-text helpers shared by the similarity, support and injection rules. */
 
+import { memoByText } from './memo.ts';
+
 const STOPWORDS = new Set(
   (
     'a an and are as at be been but by can did do does for from had has have i if in into is it its me my no not of on or our ' +
@@ -35,10 +37,16 @@ function segmentWords(run: string): string[] {
   return [...segmenter.segment(run)].filter((s) => s.isWordLike).map((s) => s.segment);
 }
 
-/** Word and number tokens, stopwords removed; keeps identifiers like `crm.export` and `$1,299.00` whole. */
-export function contentTokens(text: string): string[] {
-  return wordTokens(text).filter((t) => !STOPWORDS.has(t));
-}
+/**
+ * Word and number tokens, stopwords removed; keeps identifiers like `crm.export` and `$1,299.00`
+ * whole. Remembered per text: recall tokenizes the same claims and records for every channel,
+ * ranking step and question, and replay the same evidence for every proposal. The array is
+ * shared between callers, so it is read-only.
+ */
+export const contentTokens: (text: string) => readonly string[] = memoByText(
+  (text) => wordTokens(text).filter((t) => !STOPWORDS.has(t)),
+  8192,
+);
 
 /** Whether a token is a function word that carries no claim of its own. */
 export function isStopword(token: string): boolean {

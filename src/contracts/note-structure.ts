@@ -82,6 +82,18 @@ export function normalizePhrase(text: string): string {
  * times out for one tool says nothing of another).
  */
 export function slotKey(s: NoteStructure): string {
+  // Recall compares the slots of every pair of candidate notes: each structure's key is built once.
+  let key = slotKeys.get(s);
+  if (key === undefined) {
+    key = slotKeyOf(s);
+    slotKeys.set(s, key);
+  }
+  return key;
+}
+
+const slotKeys = new WeakMap<NoteStructure, string>();
+
+function slotKeyOf(s: NoteStructure): string {
   const conditions = (s.conditions ?? [])
     .map((c) => `${normalizePhrase(c.field)}${c.op}${normalizePhrase(String(c.value))}`)
     .sort()

@@ -18,6 +18,17 @@ export interface Queryable {
   query(text: string, params?: readonly unknown[]): Promise<QueryResult>;
 }
 
+/** Transaction-local settings, name and value, in the order they are made. */
+export type TransactionSettings = ReadonlyArray<readonly [name: string, value: string]>;
+
+/** The settings as one statement with bound parameters ($1 name, $2 value, …), for a driver that sends them so. */
+export function settingsStatement(settings: TransactionSettings): { text: string; params: string[] } {
+  return {
+    text: `SELECT ${settings.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`,
+    params: settings.flat(),
+  };
+}
+
 /**
  * What a driver offers: statements, transactions and sessions without any tenant. Only src/db's
  * own files (withTenant, the migration runner) and `unscoped.ts` (tools and tests) reach it.
@@ -26,9 +37,10 @@ export interface DbDriver extends Queryable {
   readonly driver: 'postgres' | 'pglite';
   /**
    * Runs `fn` inside BEGIN … COMMIT on one connection; any throw rolls back and is rethrown.
+   * `settings` are made transaction-local (`set_config(name, value, true)`) before `fn` runs.
    * The `Queryable` handed to `fn` must not escape it.
    */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, settings?: TransactionSettings): Promise<T>;
   /**
    * Runs `fn` on one dedicated connection outside any implicit transaction, for work that needs
    * session state (the migration runner's advisory lock, search_path and settings).

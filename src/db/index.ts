@@ -16,6 +16,7 @@
  *   a caller wants in one call (`getNote`, `getRun`). Named for their effect: `get…`, `apply…`.
  */
 export type { Db, Queryable, QueryResult, SessionConnection } from './db.ts';
+export { isoColumn } from './rows.ts';
 export { openDb, type OpenDbOptions } from './open-db.ts';
 export { createPgDb, type PgDbOptions } from './pg-driver.ts';
 export { createPgliteDb, wrapPglite, type PgliteDbOptions } from './pglite-driver.ts';

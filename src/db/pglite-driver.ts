@@ -1,7 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
-import { type Db, type Queryable, type QueryResult, type SessionConnection, wrapDriver } from './db.ts';
+import {
+  type Db,
+  type Queryable,
+  type QueryResult,
+  type SessionConnection,
+  settingsStatement,
+  type TransactionSettings,
+  wrapDriver,
+} from './db.ts';
 
 export interface PgliteDbOptions {
   /**
@@ -38,10 +46,14 @@ export function wrapPglite(pglite: PGlite): Db {
     },
     // PGlite has one connection; its transaction() queues other callers until this one ends,
     // which is what gives concurrent writers the same serialisation a server's locks give.
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      return pglite.transaction(async (tx) =>
-        fn({ query: async (text, params) => toResult(await tx.query(text, params as unknown[] | undefined)) }),
-      );
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>, settings: TransactionSettings = []): Promise<T> {
+      return pglite.transaction(async (tx) => {
+        if (settings.length > 0) {
+          const { text, params } = settingsStatement(settings);
+          await tx.query(text, params);
+        }
+        return fn({ query: async (text, params) => toResult(await tx.query(text, params as unknown[] | undefined)) });
+      });
     },
     // PGlite has a single session: this is the shared one, so callers run it before other work
     // (openDb migrates before handing the Db out).

@@ -17,7 +17,7 @@ export interface TenantOptions {
  * Runs `fn` in one transaction as the app role with `app.tenant_id` set, so row-level security
  * scopes every statement to the tenant. Every setting is transaction-local (set_config(…, true),
  * which for `role` is SET LOCAL ROLE): they end with COMMIT/ROLLBACK and never leak to the next
- * pool user. One statement sets them all, before `fn` runs any.
+ * pool user. They are made with the transaction's BEGIN (on a server, in the same message), before `fn` runs any statement.
  */
 export async function withTenant<T>(
   db: Db,
@@ -31,9 +31,5 @@ export async function withTenant<T>(
     ['app.tenant_id', tenant],
     ...Object.entries(options.settings ?? {}),
   ];
-  const sql = `SELECT ${settings.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`;
-  return driverOf(db).transaction(async (tx) => {
-    await tx.query(sql, settings.flat());
-    return fn(tx);
-  });
+  return driverOf(db).transaction(fn, settings);
 }

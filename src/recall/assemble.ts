@@ -50,7 +50,7 @@ export function assembleContext(
   for (const c of [...candidates].sort(byScore)) {
     if (kept.length >= opts.k) break;
     const tokenSet = new Set(contentTokens(c.version.claim));
-    const twin = kept.find((k) => jaccardOfSets(k.tokenSet, tokenSet) >= opts.policy.duplicateJaccard);
+    const twin = kept.find((k) => isDuplicate(k.tokenSet, tokenSet, opts.policy.duplicateJaccard));
     if (twin) {
       twin.duplicates.push({ noteId: c.version.noteId, version: c.version.version });
       duplicatesFolded++;
@@ -65,4 +65,14 @@ export function assembleContext(
     kept.push({ ...c, tokens: size, duplicates: [], tokenSet });
   }
   return { items: kept.map(({ tokenSet: _unused, ...item }) => item), tokens, duplicatesFolded, overBudget };
+}
+
+/**
+ * Jaccard similarity of at least `threshold`. It cannot reach it when one set is smaller than
+ * `threshold` times the other (the intersection is at most the smaller, the union at least the
+ * larger), so most pairs are decided without walking a set.
+ */
+function isDuplicate(a: ReadonlySet<string>, b: ReadonlySet<string>, threshold: number): boolean {
+  if (Math.min(a.size, b.size) < threshold * Math.max(a.size, b.size)) return false;
+  return jaccardOfSets(a, b) >= threshold;
 }

@@ -1,7 +1,7 @@
-import { toSql } from 'pgvector';
 import { z } from 'zod';
 import type { NoteScope, NoteVersion } from '../contracts/note.ts';
 import { NoteVersionRow, VERSION_COLUMNS, type Queryable } from '../db/index.ts';
+import { vectorParam } from './vector-param.ts';
 
 /** A candidate row: the version, its cosine distance to the query (null: not embedded) and its ts_rank. */
 export interface CandidateRow {
@@ -181,7 +181,7 @@ function params(p: TextParams): unknown[] {
     p.tenantId,
     p.at,
     p.scopes && p.scopes.length > 0 ? JSON.stringify(p.scopes) : null,
-    p.queryVector === null ? null : toSql(p.queryVector),
+    p.queryVector === null ? null : vectorParam(p.queryVector),
     p.queryText,
     p.limit,
     ...(p.userId !== undefined ? [p.userId] : []),
@@ -355,7 +355,7 @@ export async function selectNoteDistances(
        FROM unnest($3::text[], $4::int[]) AS k(note_id, version)
        JOIN note_versions v ON v.tenant_id = $1::text AND v.note_id = k.note_id AND v.version = k.version
       WHERE v.embedding IS NOT NULL`,
-    [tenantId, toSql(queryVector), keys.map((k) => k.noteId), keys.map((k) => k.version)],
+    [tenantId, vectorParam(queryVector), keys.map((k) => k.noteId), keys.map((k) => k.version)],
   );
   const parsed = rows.map((r) => NoteDistance.parse(r));
   return new Map(parsed.map((r) => [noteKey(r.note_id, r.version), r.distance]));

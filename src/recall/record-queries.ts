@@ -1,9 +1,9 @@
-import { toSql } from 'pgvector';
 import { z } from 'zod';
 import { RECORD_KINDS } from '../contracts/raw-record.ts';
 import type { NoteScope } from '../contracts/note.ts';
-import type { Queryable } from '../db/index.ts';
+import { isoColumn, type Queryable } from '../db/index.ts';
 import { RECORD_BM25, RECORD_TEXT_POOL_FACTOR, RECORD_TEXT_POOL_MAX } from '../../policies/record-recall.ts';
+import { vectorParam } from './vector-param.ts';
 
 /** A raw record from the record index (migration 0011), with its distance to the query and its ts_rank. */
 export interface RecordRow {
@@ -156,7 +156,7 @@ const Row = z
     user_id: z.string().nullable(),
     agent_id: z.string(),
     kind: z.enum(RECORD_KINDS),
-    observed_at: z.union([z.date(), z.string()]).transform((v) => new Date(v).toISOString()),
+    observed_at: isoColumn,
     speaker: z.string(),
     text: z.string(),
     told: z.string().nullable(),
@@ -183,7 +183,7 @@ const Row = z
 function params(p: RecordTextParams): unknown[] {
   const scopes = p.scopes && p.scopes.length > 0 ? JSON.stringify(p.scopes) : null;
   const user = p.userId !== undefined ? [p.userId] : [];
-  const vector = p.queryVector === null ? null : toSql(p.queryVector);
+  const vector = p.queryVector === null ? null : vectorParam(p.queryVector);
   return [p.tenantId, p.at, scopes, vector, p.queryText, p.limit, p.model, ...user];
 }
 
@@ -240,7 +240,7 @@ export async function selectRecordDistances(
        FROM record_index r
       WHERE r.tenant_id = $1::text AND r.record_id = ANY($4::text[])
         AND r.embedding IS NOT NULL AND r.embedding_model = $3::text`,
-    [p.tenantId, toSql(p.queryVector), p.model, recordIds],
+    [p.tenantId, vectorParam(p.queryVector), p.model, recordIds],
   );
   return new Map(rows.map((r) => RecordDistance.parse(r)).map((r) => [r.record_id, r.distance]));
 }

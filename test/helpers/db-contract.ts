@@ -401,6 +401,22 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         expect(noTenant).toEqual([0, 0, 0]);
       });
 
+      it('makes transaction settings before the first statement, quoted whatever they hold, and ends them with it', async () => {
+        const odd = `it's a \\ back'slash; SELECT 1`;
+        const read = `SELECT current_setting('app.probe', true) AS probe, current_user AS who`;
+        const inside = await unscoped(db).transaction(
+          async (tx) => (await tx.query(read)).rows[0],
+          [
+            ['app.probe', odd],
+            ['role', 'nocturne_app'],
+          ],
+        );
+        expect(inside).toEqual({ probe: odd, who: 'nocturne_app' });
+        const after = await unscoped(db).transaction(async (tx) => (await tx.query(read)).rows[0]);
+        expect(after).not.toEqual(inside);
+        expect((after as { probe: string | null }).probe ?? '').toBe('');
+      });
+
       it("refuses to write another tenant's rows", async () => {
         const [a, b] = [freshTenant('a'), freshTenant('b')];
         const error = await withTenant(db, a, (tx) =>

@@ -33,5 +33,9 @@ export function loggingDb(db: Db, log: string[], onVector: () => void = () => un
       return q.query(text, params);
     },
   });
-  return overDriver(db, { ...inner, ...logged(inner), transaction: (fn) => inner.transaction((tx) => fn(logged(tx))) });
+  return overDriver(db, {
+    ...inner,
+    ...logged(inner),
+    transaction: (fn, settings) => inner.transaction((tx) => fn(logged(tx)), settings),
+  });
 }

@@ -61,7 +61,7 @@ function timedDb(db: Db, timings: Timings): Db {
   const driver: ReturnType<typeof unscoped> = {
     ...inner,
     ...timed(inner),
-    transaction: (fn) => inner.transaction((tx) => fn(timed(tx))),
+    transaction: (fn, settings) => inner.transaction((tx) => fn(timed(tx)), settings),
   };
   return overDriver(db, driver);
 }

@@ -62,7 +62,7 @@ function lessonsTold(
   const byId = new Map(ep.records.map((r) => [r.record.id, r]));
   let value = header;
   const evidence: ArchivedRecord[] = [];
-  const told: string[][] = [];
+  const told: Array<readonly string[]> = [];
   for (const p of facts) {
     const fact = shorten(sentences(p.content.claim)[0] ?? p.content.claim);
     // The same failure met twice in one episode is one lesson in its digest.
