@@ -244,6 +244,11 @@ export interface VectorChannelPlan {
   efSearch: number;
   /** A tenant with at most this many projection rows is read exactly. */
   exactUpTo: number;
+  /**
+   * The read a recent count chose for this tenant (TenantSizes): the statement then runs it
+   * without counting. Absent: the statement counts and chooses.
+   */
+  path?: 'exact' | 'hnsw' | undefined;
 }
 
 /**
@@ -265,19 +270,25 @@ export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOption
        AND ${currentEligibleSql(opts)}
        AND ${gate}`;
   const cap = Math.trunc(plan.exactUpTo);
+  // With the path known, the gate only makes the settings come first (a one-time filter on s).
+  const known = plan.path !== undefined;
+  const gate = (counted: string) => (known ? `(SELECT ef_search FROM s) IS NOT NULL` : `(SELECT n FROM s) ${counted}`);
   // The index serves ORDER BY embedding <=> $4. The exact read sorts by the distance it has
   // computed once per row; OFFSET 0 keeps that subquery apart, so the index cannot serve it.
-  const viaIndex = `(${rows(`(SELECT n FROM s) > ${cap}`)}
+  const viaIndex = `(${rows(gate(`> ${cap}`))}
      ORDER BY r.embedding <=> $4::vector LIMIT $6::int)`;
-  const exactly = `(SELECT * FROM (${rows(`(SELECT n FROM s) <= ${cap}`)} OFFSET 0) e ORDER BY e.distance LIMIT $6::int)`;
+  const exactly = `(SELECT * FROM (${rows(gate(`<= ${cap}`))} OFFSET 0) e ORDER BY e.distance LIMIT $6::int)`;
+  const count = known
+    ? 'NULL::int'
+    : `(SELECT count(*)::int FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1::text LIMIT ${cap + 1}) x)`;
+  const reads =
+    plan.path === 'hnsw' ? viaIndex : plan.path === 'exact' ? exactly : `${viaIndex}\n    UNION ALL\n    ${exactly}`;
   const channel = `WITH s AS MATERIALIZED (
     SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS iterative,
            set_config('hnsw.ef_search', '${efSearchSetting(plan.efSearch)}', true) AS ef_search,
-           (SELECT count(*)::int FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1::text LIMIT ${cap + 1}) x) AS n),
+           ${count} AS n),
   c AS MATERIALIZED (
-    ${viaIndex}
-    UNION ALL
-    ${exactly})
+    ${reads})
   SELECT s.n, x.* FROM s LEFT JOIN LATERAL (
     SELECT ${VERSION_COLUMNS}, c.distance, ts_rank(c.fts, q.q)::float8 AS text_rank
       FROM c JOIN note_versions v ON v.tenant_id = c.tenant_id AND v.note_id = c.note_id AND v.version = c.version,
@@ -306,16 +317,19 @@ const KNOWN_DISTANCES_ROWS = (at: number): string => {
    WHERE v.embedding IS NOT NULL`;
 };
 
-const RowCount = z.object({ n: z.number() });
+const RowCount = z.object({ n: z.number().nullable() });
 
-/** The current-time vector channel (currentVectorChannelSql): the rows, and whether the tenant was read exactly. */
+/**
+ * The current-time vector channel (currentVectorChannelSql): the rows, whether the tenant was read
+ * exactly, and its row count up to exactUpTo + 1 (null when the plan named the path).
+ */
 export async function selectCurrentVectorChannel(
   tx: Queryable,
   p: CandidateParams,
   plan: VectorChannelPlan,
   opts: SqlOptions = {},
   known?: readonly VersionKey[],
-): Promise<{ rows: CandidateRow[]; exact: boolean; known: Map<string, number | null> }> {
+): Promise<{ rows: CandidateRow[]; exact: boolean; counted: number | null; known: Map<string, number | null> }> {
   const folded = known !== undefined && known.length > 0;
   const args = folded ? [...params(p), known.map((k) => k.noteId), known.map((k) => k.version)] : params(p);
   const { rows } = await tx.query(currentVectorChannelSql(plan, userOptions(p, opts), folded), args);
@@ -328,7 +342,8 @@ export async function selectCurrentVectorChannel(
   for (const r of rows.filter(isKnown).map((x) => NoteDistance.parse(x))) {
     distances.set(noteKey(r.note_id, r.version), r.distance);
   }
-  return { rows: parseRows(found), exact: n <= plan.exactUpTo, known: distances };
+  const exact = plan.path !== undefined ? plan.path === 'exact' : n !== null && n <= plan.exactUpTo;
+  return { rows: parseRows(found), exact, counted: plan.path !== undefined ? null : n, known: distances };
 }
 
 /** A note version's key: which version's distance to read. */

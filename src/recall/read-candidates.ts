@@ -14,6 +14,7 @@ import {
   type TextParams,
 } from './queries.ts';
 import type { RecordChannels } from './fuse.ts';
+import { tenantSizesOf, type TenantSizes } from './tenant-sizes.ts';
 import {
   selectRecordDistances,
   selectRecordTextCandidates,
@@ -94,7 +95,7 @@ export async function readCandidates(
         warning: `vector similarity skipped: this tenant's notes are embedded by ${model}, the query by ${embedder.name} (reindex to switch)`,
       };
     }
-    const read = await readVectorChannel(tx, { ...p, queryVector }, text);
+    const read = await readVectorChannel(tx, { ...p, queryVector }, text, tenantSizesOf(db));
     const rows = await withNoteDistances(tx, p.tenantId, queryVector, text, read.rows, read.known);
     return { vector: read.rows, text: rows, vectorPath: read.path, warning: undefined };
   });
@@ -148,6 +149,7 @@ export async function readVectorChannel(
   tx: Queryable,
   p: CandidateParams,
   known: readonly CandidateRow[] = [],
+  sizes?: TenantSizes,
 ): Promise<VectorRead> {
   // ef_search twice the rows read: at ef_search = limit a tenant's graph search now and then
   // settled in the wrong region and returned none of the true top 10 (docs/BENCHMARKS.md).
@@ -158,9 +160,10 @@ export async function readVectorChannel(
     await setIndexScanSettings(tx, efSearch);
     first = await selectVectorCandidates(tx, p, false);
   } else {
-    const plan = { efSearch, exactUpTo: EXACT_READ_UP_TO };
+    const plan = { efSearch, exactUpTo: EXACT_READ_UP_TO, path: sizes?.pathOf(p.tenantId) };
     const keys = known.map((r) => r.version);
     const read = await selectCurrentVectorChannel(tx, p, plan, {}, keys);
+    if (read.counted !== null) sizes?.counted(p.tenantId, read.exact ? 'exact' : 'hnsw');
     distances = read.known;
     if (read.exact) return { rows: read.rows, path: 'exact', firstRead: read.rows, fellBack: false, known: distances };
     first = read.rows;
@@ -169,6 +172,7 @@ export async function readVectorChannel(
   // has fewer eligible notes: an exact scan tells the two apart and never misses a row.
   if (first.length >= p.limit)
     return { rows: first, path: 'hnsw', firstRead: first, fellBack: false, known: distances };
+  sizes?.forget(p.tenantId);
   const rows = await selectVectorCandidates(tx, p, true);
   return { rows, path: 'exact', firstRead: first, fellBack: true, known: distances };
 }

@@ -577,18 +577,26 @@ describe('recall: iterative index scan', () => {
     // recall's one-statement read makes its own settings: in a transaction left at pgvector's
     // defaults (no iterative scan), its index read still goes past ef_search rows, so the
     // settings take effect within the statement that makes them.
-    const oneStatement = (exactUpTo: number) =>
+    const oneStatement = (exactUpTo: number, path?: 'exact' | 'hnsw') =>
       withTenant(db, big, async (tx) => {
         await tx.query(indexOnly);
-        return selectCurrentVectorChannel(tx, p, { efSearch: 40, exactUpTo });
+        return selectCurrentVectorChannel(tx, p, { efSearch: 40, exactUpTo, path });
       });
     const viaIndex = await oneStatement(100);
     expect(viaIndex.exact).toBe(false);
+    expect(viaIndex.counted).toBe(101);
     expect(viaIndex.rows.map((r) => r.version.scope.key)).toEqual(Array(K).fill('rare'));
     // At most exactUpTo rows (2000 here): the same statement reads the tenant exactly.
     const exactly = await oneStatement(BIG);
     expect(exactly.exact).toBe(true);
+    expect(exactly.counted).toBe(BIG);
     expect(exactly.rows.map((r) => r.version.scope.key)).toEqual(Array(K).fill('rare'));
+    // With the path known from an earlier count, the statement counts nothing, and its settings
+    // still come before the index read.
+    const known = await oneStatement(BIG, 'hnsw');
+    expect(known).toMatchObject({ exact: false, counted: null });
+    expect(known.rows.map((r) => r.version.scope.key)).toEqual(Array(K).fill('rare'));
+    expect(await oneStatement(100, 'exact')).toMatchObject({ exact: true, counted: null, rows: exactly.rows });
 
     const scoped = await recall(
       db,

@@ -4,6 +4,7 @@ import { type Db, type Queryable, withTenant } from '../../src/db/index.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
 import { selectVectorCandidates, type CandidateParams, type CandidateRow } from '../../src/recall/queries.ts';
 import { EXACT_READ_UP_TO, readVectorChannel } from '../../src/recall/read-candidates.ts';
+import { tenantSizesOf, type TenantSizes } from '../../src/recall/tenant-sizes.ts';
 import { EMPTY_TENANT, type BenchQuery, type SyntheticCorpus, type TenantPlan } from './recall-bench-data.ts';
 import { elapsedMs, recallAtK } from './recall-bench-stats.ts';
 
@@ -29,12 +30,13 @@ interface PathRead {
 
 /**
  * The vector channel exactly as recall() runs it inside withTenant (readVectorChannel): the
- * iterative-scan settings, the small-tenant row count, the HNSW read, and the exact scan when
- * the tenant is small or the index returned fewer rows than asked. All of it is timed.
+ * iterative-scan settings, the small-tenant row count (unless the store's TenantSizes holds a
+ * fresh one, as recall's does), the HNSW read, and the exact scan when the tenant is small or the
+ * index returned fewer rows than asked. All of it is timed.
  */
-async function readLikeRecall(tx: Queryable, p: CandidateParams): Promise<PathRead> {
+async function readLikeRecall(tx: Queryable, p: CandidateParams, sizes: TenantSizes): Promise<PathRead> {
   const started = process.hrtime.bigint();
-  const read = await readVectorChannel(tx, p);
+  const read = await readVectorChannel(tx, p, [], sizes);
   return { rows: read.rows, hnswRows: read.firstRead, fellBack: read.fellBack, ms: elapsedMs(started) };
 }
 
@@ -147,7 +149,7 @@ export async function measureQuery(
   let unfilteredMs = unfilteredFirst ? await readUnfiltered(db, q, k) : 0;
   const { path, twoStatementsMs, exact, forced } = await withTenant(db, plan.tenantId, async (tx) => {
     const earlier = unfilteredFirst ? await readInTwoStatements(tx, p) : 0;
-    const read = await readLikeRecall(tx, p);
+    const read = await readLikeRecall(tx, p, tenantSizesOf(db));
     return {
       path: read,
       twoStatementsMs: unfilteredFirst ? earlier : await readInTwoStatements(tx, p),
@@ -156,7 +158,9 @@ export async function measureQuery(
     };
   });
   if (!unfilteredFirst) unfilteredMs = await readUnfiltered(db, q, k);
-  const empty = await withTenant(db, EMPTY_TENANT, (tx) => readLikeRecall(tx, candidateParams(EMPTY_TENANT, q, limit)));
+  const empty = await withTenant(db, EMPTY_TENANT, (tx) =>
+    readLikeRecall(tx, candidateParams(EMPTY_TENANT, q, limit), tenantSizesOf(db)),
+  );
 
   const ids = (rows: CandidateRow[]): string[] => rows.map((r) => r.version.noteId);
   const returned = [...(path.fellBack ? [...path.hnswRows, ...path.rows] : path.rows), ...forced.rows];
