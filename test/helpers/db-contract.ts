@@ -394,9 +394,11 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         expect(auditSeenByB).toHaveLength(1);
         const noTenant = await unscoped(db).transaction(async (tx) => {
           await tx.query('SET LOCAL ROLE nocturne_app');
-          return Promise.all(
-            ['notes', 'note_versions', 'audit_log'].map(async (t) => (await tx.query(`SELECT * FROM ${t}`)).rowCount),
-          );
+          // One statement at a time: a connection runs one, and pg will refuse a second sent before it ends.
+          const counts: number[] = [];
+          for (const t of ['notes', 'note_versions', 'audit_log'])
+            counts.push((await tx.query(`SELECT * FROM ${t}`)).rowCount);
+          return counts;
         });
         expect(noTenant).toEqual([0, 0, 0]);
       });
