@@ -25,3 +25,18 @@ export function memoByText<T>(fn: (text: string) => T, capacity = 4096): (text: 
     return value;
   };
 }
+
+/**
+ * Remembers the result of a pure function of an object for as long as the object lives (a
+ * WeakMap): for values derived from something that is passed around by reference and read many
+ * times, such as a cited record or a query vector. Results are shared, so they must not be changed.
+ */
+export function memoByObject<K extends object, T>(fn: (key: K) => T): (key: K) => T {
+  const memo = new WeakMap<K, T>();
+  return (key) => {
+    if (memo.has(key)) return memo.get(key) as T;
+    const value = fn(key);
+    memo.set(key, value);
+    return value;
+  };
+}

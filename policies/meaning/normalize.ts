@@ -1,6 +1,6 @@
 import type { RawRecord } from '../../src/contracts/raw-record.ts';
 import { contentTokens, recordText } from '../text.ts';
-import { memoByText } from '../memo.ts';
+import { memoByObject, memoByText } from '../memo.ts';
 
 /**
  * Word forms in which a claim, a structure's value and the cited records compare: English
@@ -194,21 +194,14 @@ export function unionOfForms(sets: readonly Forms[]): Forms {
   return { has: (form) => sets.some((s) => s.has(form)) };
 }
 
-const formsByRecord = new WeakMap<RawRecord, ReadonlySet<string>>();
-
 /**
  * The forms of a record's text (`evidenceForms(recordText(r))`), kept with the record: the
  * records a batch cites are the same objects for every proposal citing them, so their text is
  * neither collected nor looked up by its (long) value again.
  */
-export function recordForms(record: RawRecord): ReadonlySet<string> {
-  let forms = formsByRecord.get(record);
-  if (forms === undefined) {
-    forms = evidenceForms(recordText(record));
-    formsByRecord.set(record, forms);
-  }
-  return forms;
-}
+export const recordForms: (record: RawRecord) => ReadonlySet<string> = memoByObject((record) =>
+  evidenceForms(recordText(record)),
+);
 
 function formsOfText(text: string): ReadonlySet<string> {
   const tokens = phraseTokens(text);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { IsoDateTime } from '../contracts/ids.ts';
 import { EvidenceRef } from '../contracts/note.ts';
 import type { Db, Queryable } from './db.ts';
+import { isoColumn } from './rows.ts';
 import { withTenant } from './tenant.ts';
 
 export const FeedbackRow = z.object({
@@ -52,7 +53,7 @@ export async function selectPendingFeedback(tx: Queryable, p: { limit: number })
         version: z.coerce.number().int(),
         verdict: z.enum(['helped', 'wrong']),
         evidence: z.unknown(),
-        at: z.union([z.date(), z.string()]),
+        at: isoColumn,
       })
       .transform((x) =>
         FeedbackRow.parse({
@@ -61,7 +62,7 @@ export async function selectPendingFeedback(tx: Queryable, p: { limit: number })
           version: x.version,
           verdict: x.verdict,
           evidence: typeof x.evidence === 'string' ? JSON.parse(x.evidence) : x.evidence,
-          at: new Date(x.at).toISOString(),
+          at: x.at,
         }),
       )
       .parse(r),

@@ -1,3 +1,5 @@
+import { memoByObject } from '../../policies/memo.ts';
+
 /**
  * Which vector read each tenant takes (exact for a small tenant, its partition's graph for a
  * larger one), as its last count said, per store. Counting a tenant's projection rows (up to
@@ -38,14 +40,5 @@ export class TenantSizes {
   }
 }
 
-const byStore = new WeakMap<object, TenantSizes>();
-
 /** The store's TenantSizes (one per opened store: a tenant id names another tenant in another store). */
-export function tenantSizesOf(store: object): TenantSizes {
-  let sizes = byStore.get(store);
-  if (sizes === undefined) {
-    sizes = new TenantSizes();
-    byStore.set(store, sizes);
-  }
-  return sizes;
-}
+export const tenantSizesOf: (store: object) => TenantSizes = memoByObject(() => new TenantSizes());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoByText } from '../../../policies/memo.ts';
+import { memoByObject, memoByText } from '../../../policies/memo.ts';
 
 describe('memoByText', () => {
   it('computes each text once while it is among the last texts asked for, and again once forgotten', () => {
@@ -34,5 +34,18 @@ describe('memoByText', () => {
     expect(calls).toBe(0);
     id('90');
     expect(calls).toBe(1);
+  });
+});
+
+describe('memoByObject', () => {
+  it('computes once per object, apart for equal but distinct objects, undefined results included', () => {
+    const seen: object[] = [];
+    const f = memoByObject((o: { n: number }) => {
+      seen.push(o);
+      return o.n > 0 ? o.n : undefined;
+    });
+    const [a, b, zero] = [{ n: 1 }, { n: 1 }, { n: 0 }];
+    expect([f(a), f(a), f(b), f(zero), f(zero)]).toEqual([1, 1, 1, undefined, undefined]);
+    expect(seen).toEqual([a, b, zero]);
   });
 });
