@@ -13,9 +13,22 @@ export interface QueryResult {
   rowCount: number;
 }
 
+export interface QueryOptions {
+  /**
+   * Keep the statement parsed on its connection (on a server, a named prepared statement): a
+   * later run of the same text there skips parsing and analysis and is still planned for its
+   * values. For the few fixed texts a hot path runs on every call (recall's reads); PGlite, in
+   * process, ignores it.
+   */
+  prepare?: boolean;
+}
+
+/** The options of a statement kept prepared. */
+export const PREPARED: QueryOptions = Object.freeze({ prepare: true });
+
 export interface Queryable {
   /** Runs one statement with bound parameters (`$1`, `$2`, …). */
-  query(text: string, params?: readonly unknown[]): Promise<QueryResult>;
+  query(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
 }
 
 /** Transaction-local settings, name and value, in the order they are made. */

@@ -15,7 +15,8 @@
  *   of `applyNoteBatch`, `writeErasedVersions`, `redactAudit`) or because they are a whole read
  *   a caller wants in one call (`getNote`, `getRun`). Named for their effect: `get…`, `apply…`.
  */
-export type { Db, Queryable, QueryResult, SessionConnection } from './db.ts';
+export type { Db, Queryable, QueryOptions, QueryResult, SessionConnection } from './db.ts';
+export { PREPARED } from './db.ts';
 export { isoColumn } from './rows.ts';
 export { openDb, type OpenDbOptions } from './open-db.ts';
 export { createPgDb, type PgDbOptions } from './pg-driver.ts';

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import {
   type Db,
   type DbDriver,
   type Queryable,
+  type QueryOptions,
   type QueryResult,
   type SessionConnection,
   type TransactionSettings,
@@ -25,6 +27,36 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 function toResult(result: pg.QueryResult): QueryResult {
   return { rows: result.rows as unknown[], rowCount: result.rowCount ?? result.rows.length };
+}
+
+/**
+ * Prepared statements by text: one name per distinct text, the same on every connection (pg
+ * parses a name once per connection and refuses another text under it). Only texts callers
+ * mark `prepare` enter, a fixed handful, so the map stays small.
+ */
+const preparedNames = new Map<string, string>();
+
+function preparedName(text: string): string {
+  let name = preparedNames.get(text);
+  if (name === undefined) {
+    name = `nocturne_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+    preparedNames.set(text, name);
+  }
+  return name;
+}
+
+/** One statement on a client or the pool, named when the caller asks to keep it prepared. */
+async function run(
+  on: pg.Pool | pg.PoolClient,
+  text: string,
+  params: readonly unknown[] | undefined,
+  options: QueryOptions | undefined,
+): Promise<QueryResult> {
+  const values = params as unknown[] | undefined;
+  const result = options?.prepare
+    ? await on.query({ name: preparedName(text), text, values })
+    : await on.query(text, values);
+  return toResult(result);
 }
 
 /**
@@ -74,18 +106,14 @@ export function createPgDb(options: PgDbOptions): Db {
 
   const driver: DbDriver = {
     driver: 'postgres',
-    async query(text, params) {
-      return toResult(await pool.query(text, params as unknown[] | undefined));
-    },
+    query: (text, params, options) => run(pool, text, params, options),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>, settings: TransactionSettings = []): Promise<T> {
       const client = await pool.connect();
       const watch = watchCheckedOut(client);
       let broken: Error | undefined;
       try {
         await client.query(beginWith(settings));
-        const tx: Queryable = {
-          query: async (text, params) => toResult(await client.query(text, params as unknown[] | undefined)),
-        };
+        const tx: Queryable = { query: (text, params, options) => run(client, text, params, options) };
         const value = await fn(tx);
         await client.query('COMMIT');
         return value;
@@ -107,7 +135,7 @@ export function createPgDb(options: PgDbOptions): Db {
       const watch = watchCheckedOut(client);
       try {
         return await fn({
-          query: async (text, params) => toResult(await client.query(text, params as unknown[] | undefined)),
+          query: (text, params, options) => run(client, text, params, options),
           exec: async (script) => {
             // A multi-statement script yields an array of results; the last one is the answer.
             const result = (await client.query(script)) as pg.QueryResult | pg.QueryResult[];

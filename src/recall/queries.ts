@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { NoteScope, NoteVersion } from '../contracts/note.ts';
-import { NoteVersionRow, VERSION_COLUMNS, type Queryable } from '../db/index.ts';
+import { NoteVersionRow, PREPARED, VERSION_COLUMNS, type Queryable } from '../db/index.ts';
 import { vectorParam } from './vector-param.ts';
 
 /** A candidate row: the version, its cosine distance to the query (null: not embedded) and its ts_rank. */
@@ -170,7 +170,7 @@ export async function selectStandingPreferences(
   limit: number,
 ): Promise<CandidateRow[]> {
   const [tenant, at, scopes, vector] = params(p);
-  const { rows } = await tx.query(STANDING_PREFERENCES_SQL, [tenant, at, scopes, vector, users, limit]);
+  const { rows } = await tx.query(STANDING_PREFERENCES_SQL, [tenant, at, scopes, vector, users, limit], PREPARED);
   return parseRows(rows);
 }
 
@@ -225,7 +225,7 @@ export async function selectVectorCandidates(
   exact: boolean,
   opts: SqlOptions = {},
 ): Promise<CandidateRow[]> {
-  const { rows } = await tx.query(vectorCandidatesSql(p.pointInTime, exact, userOptions(p, opts)), params(p));
+  const { rows } = await tx.query(vectorCandidatesSql(p.pointInTime, exact, userOptions(p, opts)), params(p), PREPARED);
   return parseRows(rows);
 }
 
@@ -235,7 +235,7 @@ export async function selectTextCandidates(
   opts: SqlOptions = {},
 ): Promise<CandidateRow[]> {
   if (p.queryText.trim() === '') return [];
-  const { rows } = await tx.query(textCandidatesSql(p.pointInTime, userOptions(p, opts)), params(p));
+  const { rows } = await tx.query(textCandidatesSql(p.pointInTime, userOptions(p, opts)), params(p), PREPARED);
   return parseRows(rows);
 }
 
@@ -332,7 +332,7 @@ export async function selectCurrentVectorChannel(
 ): Promise<{ rows: CandidateRow[]; exact: boolean; counted: number | null; known: Map<string, number | null> }> {
   const folded = known !== undefined && known.length > 0;
   const args = folded ? [...params(p), known.map((k) => k.noteId), known.map((k) => k.version)] : params(p);
-  const { rows } = await tx.query(currentVectorChannelSql(plan, userOptions(p, opts), folded), args);
+  const { rows } = await tx.query(currentVectorChannelSql(plan, userOptions(p, opts), folded), args, PREPARED);
   const isKnown = (r: unknown) => (r as { known?: boolean }).known === true;
   const channel = rows.filter((r) => !isKnown(r));
   const n = RowCount.parse(channel[0]).n;
@@ -371,6 +371,7 @@ export async function selectNoteDistances(
        JOIN note_versions v ON v.tenant_id = $1::text AND v.note_id = k.note_id AND v.version = k.version
       WHERE v.embedding IS NOT NULL`,
     [tenantId, vectorParam(queryVector), keys.map((k) => k.noteId), keys.map((k) => k.version)],
+    PREPARED,
   );
   const parsed = rows.map((r) => NoteDistance.parse(r));
   return new Map(parsed.map((r) => [noteKey(r.note_id, r.version), r.distance]));
@@ -386,6 +387,6 @@ export const noteKey = (noteId: string, version: number): string => `${noteId}\u
  * recorded one yet (vectors then come from the configured embedder).
  */
 export async function selectProjectionModel(tx: Queryable, tenantId: string): Promise<string | null> {
-  const { rows } = await tx.query(`SELECT model FROM embedding_projections WHERE tenant_id = $1`, [tenantId]);
+  const { rows } = await tx.query(`SELECT model FROM embedding_projections WHERE tenant_id = $1`, [tenantId], PREPARED);
   return rows[0] === undefined ? null : z.object({ model: z.string().nullable() }).parse(rows[0]).model;
 }

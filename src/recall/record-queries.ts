@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RECORD_KINDS } from '../contracts/raw-record.ts';
 import type { NoteScope } from '../contracts/note.ts';
-import { isoColumn, type Queryable } from '../db/index.ts';
+import { isoColumn, PREPARED, type Queryable } from '../db/index.ts';
 import { RECORD_BM25, RECORD_TEXT_POOL_FACTOR, RECORD_TEXT_POOL_MAX } from '../../policies/record-recall.ts';
 import { vectorParam } from './vector-param.ts';
 
@@ -207,7 +207,7 @@ export async function selectRecordVectorChannel(
 ): Promise<{ rows: RecordRow[]; known: Map<string, number | null> }> {
   const folded = known.length > 0;
   const args = folded ? [...params(p), known] : params(p);
-  const { rows } = await tx.query(recordVectorSql(exact, p.userId !== undefined, folded), args);
+  const { rows } = await tx.query(recordVectorSql(exact, p.userId !== undefined, folded), args, PREPARED);
   const isKnown = (r: unknown) => (r as { known?: boolean }).known === true;
   // Every id asked for is answered: a record without a vector of the query's model has no distance (null).
   const distances = new Map<string, number | null>(known.map((id) => [id, null]));
@@ -218,7 +218,7 @@ export async function selectRecordVectorChannel(
 export async function selectRecordTextCandidates(tx: Queryable, p: RecordTextParams): Promise<RecordRow[]> {
   if (p.queryText.trim() === '') return [];
   const bm25 = [RECORD_BM25.k1, RECORD_BM25.b, Math.min(RECORD_TEXT_POOL_MAX, p.limit * RECORD_TEXT_POOL_FACTOR)];
-  const { rows } = await tx.query(recordTextSql(p.userId !== undefined), [...params(p), ...bm25]);
+  const { rows } = await tx.query(recordTextSql(p.userId !== undefined), [...params(p), ...bm25], PREPARED);
   return rows.map((r) => Row.parse(r));
 }
 
@@ -241,6 +241,7 @@ export async function selectRecordDistances(
       WHERE r.tenant_id = $1::text AND r.record_id = ANY($4::text[])
         AND r.embedding IS NOT NULL AND r.embedding_model = $3::text`,
     [p.tenantId, vectorParam(p.queryVector), p.model, recordIds],
+    PREPARED,
   );
   return new Map(rows.map((r) => RecordDistance.parse(r)).map((r) => [r.record_id, r.distance]));
 }

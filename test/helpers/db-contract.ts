@@ -12,6 +12,7 @@ import {
   listNotes,
   NoteAlreadyExistsError,
   NoteVersionConflictError,
+  PREPARED,
   readStoredEmbeddingDimension,
   runMigrations,
   updateRun,
@@ -417,6 +418,25 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         const after = await unscoped(db).transaction(async (tx) => (await tx.query(read)).rows[0]);
         expect(after).not.toEqual(inside);
         expect((after as { probe: string | null }).probe ?? '').toBe('');
+      });
+
+      it('runs a statement kept prepared again with other values, each time under its own tenant', async () => {
+        const [a, b] = [freshTenant('a'), freshTenant('b')];
+        const ids = { [a]: freshNoteId(), [b]: freshNoteId() };
+        for (const t of [a, b]) await applyNoteBatch(db, batch(t, [createOp(ids[t])]));
+        // No tenant filter in the text: row-level security alone scopes the reused statement.
+        const read = `SELECT note_id FROM notes WHERE note_id = ANY($1::text[]) ORDER BY note_id`;
+        const seen = async (t: string) =>
+          withTenant(db, t, async (tx) => {
+            const { rows } = await tx.query(read, [[ids[a], ids[b]]], PREPARED);
+            const kept =
+              db.driver === 'postgres'
+                ? (await tx.query(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1`, [read]))
+                    .rows[0]
+                : { n: 1 };
+            return { notes: rows.map((r) => (r as { note_id: string }).note_id), kept: (kept as { n: number }).n };
+          });
+        for (const t of [a, b, a, b, a, b]) expect(await seen(t)).toEqual({ notes: [ids[t]], kept: 1 });
       });
 
       it("refuses to write another tenant's rows", async () => {

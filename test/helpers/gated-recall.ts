@@ -27,10 +27,10 @@ export function gatedEmbedder(inner: Embedder): { embedder: Embedder; release():
 export function loggingDb(db: Db, log: string[], onVector: () => void = () => undefined): Db {
   const inner = unscoped(db);
   const logged = (q: Queryable): Queryable => ({
-    query: (text, params) => {
+    query: (text, params, options) => {
       log.push(text);
       if (params?.some((p) => typeof p === 'string' && /^\[-?\d/.test(p))) onVector();
-      return q.query(text, params);
+      return q.query(text, params, options);
     },
   });
   return overDriver(db, {

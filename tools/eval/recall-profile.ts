@@ -49,10 +49,10 @@ function labelOf(sql: string): string {
 function timedDb(db: Db, timings: Timings): Db {
   const inner = unscoped(db);
   const timed = (q: Queryable): Queryable => ({
-    query: async (text, params) => {
+    query: async (text, params, options) => {
       const start = performance.now();
       try {
-        return await q.query(text, params);
+        return await q.query(text, params, options);
       } finally {
         add(timings, `sql: ${labelOf(text)}`, performance.now() - start);
       }
