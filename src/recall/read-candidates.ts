@@ -142,7 +142,8 @@ export interface VectorRead {
 /**
  * The vector channel inside the caller's tenant transaction: an exact scan for a small tenant,
  * else the HNSW index with iterative scan bounds, and the exact scan again when the index
- * returned fewer rows than asked. A current read is one statement (selectCurrentVectorChannel),
+ * returned fewer rows than asked or left out a nearer row another channel read
+ * (graphReadMissedNearer). A current read is one statement (selectCurrentVectorChannel),
  * which also reads the distances of `known` (rows another channel read without the vector).
  */
 export async function readVectorChannel(
@@ -170,11 +171,31 @@ export async function readVectorChannel(
   }
   // Fewer rows than asked means the index scan gave up (hnsw.max_scan_tuples) or the tenant
   // has fewer eligible notes: an exact scan tells the two apart and never misses a row.
-  if (first.length >= p.limit)
+  const short = first.length < p.limit;
+  if (!short && !graphReadMissedNearer(first, distances))
     return { rows: first, path: 'hnsw', firstRead: first, fellBack: false, known: distances };
-  sizes?.forget(p.tenantId);
+  if (short) sizes?.forget(p.tenantId);
   const rows = await selectVectorCandidates(tx, p, true);
   return { rows, path: 'exact', firstRead: first, fellBack: true, known: distances };
+}
+
+/**
+ * A graph read that settled in the wrong part of the graph: a row the full-text channel read
+ * (the same tenant and eligibility, its distance taken in the same statement) is nearer the
+ * query than the read's nearest row, yet the read does not hold it. On a large partition HNSW
+ * now and then does this, and then every row it returns is far from the query (a tenant of
+ * 133,000 notes: about one query in a hundred at ef_search 100, docs/BENCHMARKS.md); only an
+ * exact read finds the near ones. Rows come ordered by distance.
+ */
+export function graphReadMissedNearer(
+  rows: readonly CandidateRow[],
+  known: ReadonlyMap<string, number | null>,
+): boolean {
+  const nearest = rows[0]?.distance;
+  if (nearest === null || nearest === undefined) return false;
+  const held = new Set(rows.map((r) => noteKey(r.version.noteId, r.version.version)));
+  for (const [key, distance] of known) if (distance !== null && distance < nearest && !held.has(key)) return true;
+  return false;
 }
 
 /** Union of the two channels by (note, version); both carry distance and rank, so either copy will do. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NoteContent } from '../../src/contracts/note.ts';
-import { applyNoteBatch, type Db, type NoteOp, openDb, withTenant } from '../../src/db/index.ts';
+import { applyNoteBatch, type Db, getNoteHistory, type NoteOp, openDb, withTenant } from '../../src/db/index.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
 import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { createHashingEmbedder } from '../../src/embeddings/hashing.ts';
@@ -12,8 +12,12 @@ import {
   selectCurrentVectorChannel,
   setIndexScanSettings,
   vectorCandidatesSql,
+  noteKey,
   type CandidateParams,
+  type CandidateRow,
 } from '../../src/recall/queries.ts';
+import { readVectorChannel } from '../../src/recall/read-candidates.ts';
+import { TenantSizes } from '../../src/recall/tenant-sizes.ts';
 import { STACK } from '../../src/stack/endpoints.ts';
 import { createOp, freshNoteId, freshTenant } from '../helpers/notes.ts';
 import { dropSchema, openOwnerDb, stackDatabase } from '../helpers/pipeline.ts';
@@ -605,6 +609,48 @@ describe('recall: iterative index scan', () => {
       { now },
     );
     expect(scoped.notes.length).toBe(K);
+  });
+});
+
+describe('recall: a graph read that left out a nearer row', () => {
+  it('is read again exactly when another channel holds a row nearer than its nearest', async () => {
+    const t = freshTenant();
+    const query = 'The billing export runs at midnight.';
+    const ops = [await embeddedCreate(query)];
+    for (let i = 0; i < 30; i++)
+      ops.push(await embeddedCreate(`Deployment note ${i}: restart the workers after config change.`));
+    await commit(t, ops);
+    // The note the query quotes, retired: the graph read leaves it out, as it would a row of a
+    // part of the graph it never reached. Its version 1 is the row another channel read.
+    const nearest = ops[0]!;
+    await commit(t, [
+      { op: 'newVersion', action: 'retire', noteId: nearest.noteId, expectedVersion: 1, reason: 'test' },
+    ]);
+    const [queryVector] = await embedder.embed([query]);
+    const p: CandidateParams = {
+      tenantId: t,
+      at: NOW.toISOString(),
+      pointInTime: false,
+      scopes: undefined,
+      queryVector: queryVector!,
+      queryText: '',
+      limit: 5,
+    };
+    const sizes = new TenantSizes();
+    sizes.counted(t, 'hnsw');
+    const [v1] = (await getNoteHistory(db, { tenantId: t, noteId: nearest.noteId })).versions;
+    const read = (known: CandidateRow[]) => withTenant(db, t, (tx) => readVectorChannel(tx, p, known, sizes));
+    const exactly = await withTenant(db, t, (tx) => selectVectorCandidates(tx, p, true));
+
+    const alone = await read([]);
+    expect(alone).toMatchObject({ path: 'hnsw', fellBack: false });
+    const contradicted = await read([{ version: v1!, distance: null, textRank: 0.5 }]);
+    expect(contradicted).toMatchObject({ path: 'exact', fellBack: true });
+    expect(contradicted.known.get(noteKey(nearest.noteId, 1))).toBeCloseTo(0, 5);
+    expect(contradicted.rows.map((r) => r.version.noteId)).toEqual(exactly.map((r) => r.version.noteId));
+    // A known row farther than the read's nearest proves nothing: the graph read stands.
+    const farther = alone.rows.at(-1)!;
+    expect(await read([farther])).toMatchObject({ path: 'hnsw', fellBack: false });
   });
 });
 

@@ -2,7 +2,12 @@ import { toSql } from 'pgvector';
 import { z } from 'zod';
 import { type Db, type Queryable, withTenant } from '../../src/db/index.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
-import { selectVectorCandidates, type CandidateParams, type CandidateRow } from '../../src/recall/queries.ts';
+import {
+  selectTextCandidates,
+  selectVectorCandidates,
+  type CandidateParams,
+  type CandidateRow,
+} from '../../src/recall/queries.ts';
 import { EXACT_READ_UP_TO, readVectorChannel } from '../../src/recall/read-candidates.ts';
 import { tenantSizesOf, type TenantSizes } from '../../src/recall/tenant-sizes.ts';
 import { EMPTY_TENANT, type BenchQuery, type SyntheticCorpus, type TenantPlan } from './recall-bench-data.ts';
@@ -31,12 +36,15 @@ interface PathRead {
 /**
  * The vector channel exactly as recall() runs it inside withTenant (readVectorChannel): the
  * iterative-scan settings, the small-tenant row count (unless the store's TenantSizes holds a
- * fresh one, as recall's does), the HNSW read, and the exact scan when the tenant is small or the
- * index returned fewer rows than asked. All of it is timed.
+ * fresh one, as recall's does), the HNSW read with the distances of the full-text channel's rows,
+ * and the exact scan when the tenant is small, the index returned fewer rows than asked, or it
+ * left out a full-text row nearer than its nearest. The full-text channel is read first and not
+ * timed: recall reads it while the question is being embedded. The rest is timed.
  */
 async function readLikeRecall(tx: Queryable, p: CandidateParams, sizes: TenantSizes): Promise<PathRead> {
+  const text = await selectTextCandidates(tx, { ...p, queryVector: null });
   const started = process.hrtime.bigint();
-  const read = await readVectorChannel(tx, p, [], sizes);
+  const read = await readVectorChannel(tx, p, text, sizes);
   return { rows: read.rows, hnswRows: read.firstRead, fellBack: read.fellBack, ms: elapsedMs(started) };
 }
 
