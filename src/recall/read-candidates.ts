@@ -184,7 +184,7 @@ export async function readVectorChannel(
  * (the same tenant and eligibility, its distance taken in the same statement) is nearer the
  * query than the read's nearest row, yet the read does not hold it. On a large partition HNSW
  * now and then does this, and then every row it returns is far from the query (a tenant of
- * 133,000 notes: about one query in a hundred at ef_search 100, docs/BENCHMARKS.md); only an
+ * 133,000 notes: 3 to 8 queries in 400 at ef_search 100, docs/BENCHMARKS.md); only an
  * exact read finds the near ones. Rows come ordered by distance.
  */
 export function graphReadMissedNearer(
