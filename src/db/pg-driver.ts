@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { memoByText } from '../../policies/memo.ts';
 import {
   type Db,
   type DbDriver,
@@ -30,20 +31,14 @@ function toResult(result: pg.QueryResult): QueryResult {
 }
 
 /**
- * Prepared statements by text: one name per distinct text, the same on every connection (pg
- * parses a name once per connection and refuses another text under it). Only texts callers
- * mark `prepare` enter, a fixed handful, so the map stays small.
+ * A prepared statement's name: derived from its text, so the same on every connection (pg parses
+ * a name once per connection and refuses another text under it). Remembered per text only to
+ * skip hashing it again; a forgotten name is computed again the same.
  */
-const preparedNames = new Map<string, string>();
-
-function preparedName(text: string): string {
-  let name = preparedNames.get(text);
-  if (name === undefined) {
-    name = `nocturne_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
-    preparedNames.set(text, name);
-  }
-  return name;
-}
+const preparedName = memoByText(
+  (text: string) => `nocturne_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`,
+  256,
+);
 
 /** One statement on a client or the pool, named when the caller asks to keep it prepared. */
 async function run(
