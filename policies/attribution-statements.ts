@@ -1,5 +1,5 @@
 import type { ArchivedRecord, Episode, Finding } from '../src/contracts/episode.ts';
-import { selectStatement, type SentenceContext } from './statement-selection.ts';
+import { selectStatement, statementBeforeQuestion, type SentenceContext } from './statement-selection.ts';
 import { contentTokens, jaccard, sentences } from './text.ts';
 import { FIRST_PERSON } from './third-person.ts';
 
@@ -54,7 +54,10 @@ const isUserSpeech = (r: ArchivedRecord) =>
 const withAgent = (ep: Episode) =>
   ep.records.some((r) => r.record.kind === 'agent_message' || r.record.kind === 'tool_call');
 
-/** The sentences of a message, interjections dropped, questions left out. */
+/**
+ * The sentences of a message, interjections dropped, questions left out: of a statement with a
+ * question joined to it ("My library has 45 sources, how can I tag them?"), the statement.
+ */
 function statementsOf(text: string): string[] {
   return sentences(text)
     .map((s) =>
@@ -63,7 +66,8 @@ function statementsOf(text: string): string[] {
         .replace(/\s+\d{1,2}[.)]$/, '')
         .trim(),
     )
-    .filter((s) => s.length > 0 && !s.endsWith('?') && !/^\d{1,2}[.)]?$/.test(s));
+    .map((s) => (s.endsWith('?') ? (statementBeforeQuestion(s) ?? '') : s))
+    .filter((s) => s.length > 0 && !/^\d{1,2}[.)]?$/.test(s));
 }
 
 export function preferences(ep: Episode): Finding[] {

@@ -106,6 +106,8 @@ const EXCHANGE = new RegExp(
       'hope (?!to\\b)',
       // "I was just remembering …": a memory brought up in the talk, the event undated.
       'was (?:remembering|reminiscing|reminded)',
+      // "I've got a question about the probate timeline": a question announced, not a fact.
+      'have (?:got )?(?:(?:another|one more|some|few) )?(?:quick |small |follow-up )?questions?\\b',
       "can(?:not|'t)? (?:imagine|picture|tell|see|relate|believe|wait)",
       'cannot wait',
       // "I'm always down to give recommendations", "I'm tempted to try …": an offer or a reaction in reply.
@@ -160,7 +162,7 @@ const TASK_REASON = /^(?:as for the reason\b|the reason\b)|\b(?:and|,) the reaso
 
 /** To an agent: a choice, a wish, an intent or what the customer does not know, all about this task. */
 const DIALOGUE_MOVE =
-  /^(?:will|would|can|could|should|must|might|may|shall|want|need|wish|wonder|hope|think|thought|believe|guess|expect|expected|remember|recall|know|forgot|forget|understand|see|mean|prefer|plan|do not|did not|does not|don't|didn't|doesn't|can't|cannot|won't|have to|got to|gotta|(?:am|was|were) (?:\w+ing\b|sorry|okay|ok\b|fine|afraid|not|sure|certain|happy|glad|willing|ready|interested|unable|able|open|eager|insistent|upset|frustrated|angry|disappointed|annoyed|worried|concerned|confused|stressed|hoping))/i;
+  /^(?:will|would|can|could|should|must|might|may|shall|want|need|wish|wonder|hope|think|thought|believe|guess|expect|expected|remember|recall|know|forgot|forget|understand|see|mean|prefer|plan|do not|did not|does not|don't|didn't|doesn't|can't|cannot|won't|have to|got to|gotta|(?:am|was|were) (?:\w+ing\b|sorry|okay|ok\b|fine|afraid|not|sure|certain|happy|glad|willing|ready|interested|unable|able|open|eager|insistent|upset|frustrated|angry|disappointed|annoyed|worried|concerned|confused|stressed|hoping|stuck|unsure|uncertain|undecided|torn))/i;
 
 /**
  * To an agent: what the customer read, heard or was told somewhere ("I read on the website that
@@ -183,7 +185,9 @@ export function selectStatement(sentence: string, ctx: SentenceContext): Selecti
   if (cleaned === undefined) return rejected('dialogue_move');
   const found = speakerClause(cleaned);
   if (!found) return rejected('not_about_speaker');
-  const { opener, clause } = found;
+  const { opener } = found;
+  // The clause starts at its subject, so a question joined to it by a comma leaves a head.
+  const clause = beforeQuestion(found.clause);
   const statement = `${opener}${clause}`;
   if (WE.test(statement)) return rejected('we_hides_who');
   if (LISTENER.test(statement)) return rejected('about_listener');
@@ -205,6 +209,36 @@ export function selectStatement(sentence: string, ctx: SentenceContext): Selecti
 }
 
 type Judged = { ok: true; text: string } | { ok: false; reason: Rejection };
+
+/**
+ * A question joined to a statement by a comma, often typed without its question mark: "I've added
+ * 52 sources to my Zotero library, how can I organize them", "…, so should I give it a shot",
+ * "…, and now I'm thinking, should I pilot AI …". It opens with a question word and an auxiliary
+ * before its subject, or with the auxiliary itself; a relative clause ("…, which has improved
+ * speed", "…, when I have time", "…, who is my best friend") puts no auxiliary before a pronoun
+ * and stays.
+ */
+const EMBEDDED_QUESTION = new RegExp(
+  String.raw`\s*(?:[,;:]|\s[-–—])\s*(?:(?:so|and|but|or)\s+)?(?:(?:now\s+)?I(?:'m| am) (?:thinking|wondering),?\s+)?` +
+    String.raw`(?:(?:how|what|why|where|when)(?:\s+(?!(?:I|you|we|it|they|he|she)\b)\w+)?\s+)?` +
+    String.raw`(?:do|does|did|can|could|should|would|will|shall|is|are|was|were|am|have|has|might|may)\s+` +
+    String.raw`(?:I|you|we|it|they|he|she|there|this|that)\b`,
+  'i',
+);
+
+/** The clause up to a question joined to it. */
+function beforeQuestion(clause: string): string {
+  return statementBeforeQuestion(clause) ?? clause;
+}
+
+/**
+ * The statement a question is joined to ("My library has 45 sources, how can I tag them?" → "My
+ * library has 45 sources"), or undefined when no question is joined to one.
+ */
+export function statementBeforeQuestion(sentence: string): string | undefined {
+  const at = EMBEDDED_QUESTION.exec(sentence)?.index;
+  return at === undefined || at === 0 ? undefined : sentence.slice(0, at).replace(/[,;:\s]+$/, '');
+}
 
 function judgeClause(clause: string, ctx: SentenceContext): Judged {
   const body = clause.replace(CLAUSE_JOIN, '');

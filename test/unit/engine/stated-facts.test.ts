@@ -121,6 +121,35 @@ describe('stated facts', () => {
     }
   });
 
+  it('keeps the statement a question is joined to, and leaves the question and a doubt out', async () => {
+    const agent = (i: number, text: string): RawRecordInput => ({
+      ...said(i, 'u-ana', text),
+      kind: 'agent_message',
+      source: 'agent',
+      role: 'assistant',
+    });
+    const asked = archived([
+      said(0, 'u-ana', 'My Zotero library has 45 sources, tagged by theme and date, how can I make the most of it?'),
+      agent(1, 'Group the sources into collections by chapter.'),
+      said(2, 'u-ana', "I'm kinda stuck on how to cite them, should I switch to APA?"),
+      agent(3, 'APA suits a media studies essay.'),
+    ]);
+    const episodes = toEpisodes(asked);
+    const { proposals } = await createDeterministicEngine().propose({
+      episodes,
+      findings: episodes.flatMap((e) => attributeEpisode(e)),
+      activeNotes: [],
+      now: new Date('2024-04-06T00:00:00Z'),
+    });
+    expect(proposals.map((p) => p.content.claim)).toEqual([
+      "u-ana's Zotero library has 45 sources, tagged by theme and date.",
+    ]);
+    const resolvedAsked = new Map<string, ResolvedRecord>(
+      asked.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
+    );
+    expect(validateProposal(proposals[0]!, 'talk', resolvedAsked)).toEqual({ verdict: 'accept' });
+  });
+
   it('a proposal the note contract refuses is rejected with the reason, not thrown', async () => {
     const [p] = await notesFromConversation();
     const tooLong = { ...p!, content: { ...p!.content, claim: 'Caroline: support group '.repeat(300) } };

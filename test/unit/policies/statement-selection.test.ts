@@ -53,6 +53,8 @@ describe('sentences that do not become notes', () => {
     ["I'm excited to see where pottery takes me.", friends, 'exchange'],
     // A time that cannot be made absolute.
     ['I moved to Boston a few years ago.', friends, 'relative_time'],
+    // A question announced is no fact, whatever it is about.
+    ["I've got a question about the probate timeline that Stephanie explained.", customer, 'exchange'],
   ])('%s', (sentence, ctx, reason) => {
     expect(selectStatement(sentence, ctx)).toEqual({ kept: false, reason });
   });
@@ -124,6 +126,40 @@ describe('sentences that do, cleaned', () => {
     ['I was good at math in school.', friends, 'I was good at math in school.'],
     // Among people, what someone read is something they did.
     ['I read a book on Roman history last week.', friends, 'I read a book on Roman history last week.'],
+    // A question joined by a comma, typed without its question mark, is not part of the statement.
+    [
+      "I've added 52 sources to my Zotero library, how can I efficiently organize them for my essay",
+      customer,
+      "I've added 52 sources to my Zotero library.",
+    ],
+    [
+      "I've never used any citation management software, like Zotero, so how do I get started with it",
+      customer,
+      "I've never used any citation management software, like Zotero.",
+    ],
+    [
+      "I discussed AI concerns with my son Francis during dinner on March 12, and now I'm thinking, should I pilot AI",
+      customer,
+      'I discussed AI concerns with my son Francis during dinner on March 12.',
+    ],
+    [
+      'I had to reject the weekend shoots on April 6 and 7 to focus on my research, was that a good call',
+      customer,
+      'I had to reject the weekend shoots on April 6 and 7 to focus on my research.',
+    ],
+    // The question may carry what the statement needs no more than a question mark would: ", can you help".
+    ['My Zotero library has 45 sources, can you help me tag them', customer, 'My Zotero library has 45 sources.'],
+    // A relative clause is no question: no auxiliary stands before a pronoun.
+    [
+      'My sister, who is my best friend, moved to Paris in 2020.',
+      friends,
+      'My sister, who is my best friend, moved to Paris in 2020.',
+    ],
+    [
+      'I went hiking with my dad, when I was in Denver in May 2020.',
+      friends,
+      'I went hiking with my dad, when I was in Denver in May 2020.',
+    ],
   ])('%s', (sentence, ctx, text) => {
     expect(selectStatement(sentence, ctx)).toEqual({ kept: true, text });
   });
