@@ -191,24 +191,32 @@ export function selectStatement(sentence: string, ctx: SentenceContext): Selecti
   const statement = `${opener}${clause}`;
   if (WE.test(statement)) return rejected('we_hides_who');
   if (LISTENER.test(statement)) return rejected('about_listener');
-  const judged = clausesOf(clause).map((c) => judgeClause(c, ctx));
+  const all = clausesOf(clause).map((c) => judgeClause(c, ctx));
+  // Told to an agent, "I'm trying to plan my reading, and I've raised my goal to 12 books": the
+  // move opens the sentence and the statement follows it, judged on its own.
+  const skipped = ctx.withAgent ? leadingMoves(all) : 0;
+  const judged = all.slice(skipped);
   const first = judged[0];
-  if (first && !first.ok) return rejected(first.reason);
+  if (!first) return rejected('dialogue_move');
+  if (!first.ok) return rejected(first.reason);
   // "My user ID is X, but I'm not sure about …": the statement ends where a clause fails.
   const cut = judged.findIndex((j) => !j.ok);
-  const kept =
-    cut < 0
-      ? clause
-      : judged
-          .slice(0, cut)
-          .map((j) => (j.ok ? j.text : ''))
-          .join('');
-  const text = `${opener}${kept.replace(/[,;:\s]+$/, '')}`;
+  const kept = (cut < 0 ? judged : judged.slice(0, cut)).map((j) => (j.ok ? j.text : '')).join('');
+  const text =
+    skipped === 0
+      ? `${opener}${kept.replace(/[,;:\s]+$/, '')}`
+      : kept.replace(CLAUSE_JOIN, '').replace(/[,;:\s]+$/, '');
   if (RELATIVE_LEFT.test(absoluteTimes(text, ctx.observedAt).text)) return rejected('relative_time');
   return { kept: true, text: capitalize(/[.!?]$/.test(text) ? text : `${text}.`) };
 }
 
 type Judged = { ok: true; text: string } | { ok: false; reason: Rejection };
+
+/** How many clauses in front are moves in the dialogue. */
+function leadingMoves(judged: readonly Judged[]): number {
+  const at = judged.findIndex((j) => j.ok || j.reason !== 'dialogue_move');
+  return at < 0 ? judged.length : at;
+}
 
 /**
  * A question joined to a statement by a comma, often typed without its question mark: "I've added
@@ -289,9 +297,9 @@ const BARE_QUANTITY =
 /** "… and others don't": a clause that only repeats an auxiliary leaves its verb in another clause. */
 const ELLIPSIS =
   /(?:^|\b(?:and|but|while|whereas)\s+)(?:\w+\s+)?(?:do|does|did|don't|doesn't|didn't|can|can't|cannot|will|won't|would|wouldn't|have|haven't|has|hasn't|is|isn't|are|aren't|was|wasn't)(?:\s+(?:not|too|either))?\s*[.!?]*$/i;
-/** "my user ID is already provided", "as I said": a remark about the conversation itself. */
+/** "my user ID is already provided", "as I said", "if that helps": a remark about the conversation itself. */
 const REMARK =
-  /\b(?:already (?:provided|given|mentioned|told you|said|shared|sent)|as (?:I )?(?:mentioned|said|stated|told you)(?: before| earlier)?)\b/i;
+  /\b(?:already (?:provided|given|mentioned|told you|said|shared|sent)|as (?:I )?(?:mentioned|said|stated|told you)(?: before| earlier)?|if (?:that|this|it) helps)\b/i;
 
 /**
  * Words that carry no information of their own in a statement about someone: "Jon will not let

@@ -39,7 +39,7 @@ const irregularPast = (word: string): boolean =>
 export const isPastVerb = (word: string): boolean => irregularPast(word) || isPastForm(word);
 /** Adverbs that may stand between "I" and its verb ("I really like"). */
 const ADVERBS = new Set(
-  'just really also always never still usually often sometimes actually even only totally definitely truly absolutely generally mostly rarely'.split(
+  'just really also always never still usually often sometimes actually even only totally definitely truly absolutely generally mostly rarely already ever recently finally'.split(
     ' ',
   ),
 );

@@ -53,6 +53,8 @@ describe('sentences that do not become notes', () => {
     ["I'm excited to see where pottery takes me.", friends, 'exchange'],
     // A time that cannot be made absolute.
     ['I moved to Boston a few years ago.', friends, 'relative_time'],
+    // An offer in the dialogue, not something the customer has.
+    ['I do have my flight confirmation number if that helps.', customer, 'exchange'],
     // A question announced is no fact, whatever it is about.
     ["I've got a question about the probate timeline that Stephanie explained.", customer, 'exchange'],
   ])('%s', (sentence, ctx, reason) => {
@@ -149,6 +151,12 @@ describe('sentences that do, cleaned', () => {
     ],
     // The question may carry what the statement needs no more than a question mark would: ", can you help".
     ['My Zotero library has 45 sources, can you help me tag them', customer, 'My Zotero library has 45 sources.'],
+    // Told to an agent, a move may open the sentence; the statement after it stands on its own.
+    [
+      "I'm trying to decide on a fiction series, and I've extended my reading challenge goal to 12 books by March 1",
+      customer,
+      "I've extended my reading challenge goal to 12 books by March 1.",
+    ],
     // A relative clause is no question: no auxiliary stands before a pronoun.
     [
       'My sister, who is my best friend, moved to Paris in 2020.',

@@ -20,6 +20,7 @@ describe('toThirdPerson names the speaker and keeps every content word', () => {
     ['I go hiking', 'Caroline goes hiking'],
     ['I distinctly remember adding it', 'Caroline distinctly remembers adding it'],
     ['I recently moved to Boston', 'Caroline recently moved to Boston'],
+    ['I already booked a room for $220 per night', 'Caroline already booked a room for $220 per night'],
     ['I study biology', 'Caroline studies biology'],
     // A verb in -ly is the verb, not an adverb before it.
     ['I always fly economy', 'Caroline always flies economy'],
