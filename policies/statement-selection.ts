@@ -187,7 +187,9 @@ export function selectStatement(sentence: string, ctx: SentenceContext): Selecti
   if (!found) return rejected('not_about_speaker');
   const { opener } = found;
   // The clause starts at its subject, so a question joined to it by a comma leaves a head.
-  const clause = beforeQuestion(found.clause);
+  const clause = beforeQuestion(beforeCode(found.clause));
+  // "I've got the following code so far:": what it is about is shown after it, not named.
+  if (/:\s*$/.test(clause)) return rejected('no_referent');
   const statement = `${opener}${clause}`;
   if (WE.test(statement)) return rejected('we_hides_who');
   if (LISTENER.test(statement)) return rejected('about_listener');
@@ -233,6 +235,9 @@ const EMBEDDED_QUESTION = new RegExp(
     String.raw`(?:I|you|we|it|they|he|she|there|this|that)\b`,
   'i',
 );
+
+/** The clause up to a code block in it: code is material shown to the listener, not a statement. */
+const beforeCode = (clause: string): string => clause.split('```')[0]?.trimEnd() ?? clause;
 
 /** The clause up to a question joined to it. */
 function beforeQuestion(clause: string): string {

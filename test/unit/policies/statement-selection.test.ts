@@ -53,6 +53,8 @@ describe('sentences that do not become notes', () => {
     ["I'm excited to see where pottery takes me.", friends, 'exchange'],
     // A time that cannot be made absolute.
     ['I moved to Boston a few years ago.', friends, 'relative_time'],
+    // Code shown to the listener is no statement; what introduces it names nothing.
+    ["I've got the following code so far: ```python import sqlite3 ```", customer, 'no_referent'],
     // An offer in the dialogue, not something the customer has.
     ['I do have my flight confirmation number if that helps.', customer, 'exchange'],
     // A question announced is no fact, whatever it is about.
