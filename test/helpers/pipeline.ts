@@ -50,7 +50,11 @@ export interface Pipeline {
   close(): Promise<void>;
 }
 
-/** The real pipeline in this process: note store, archive, a running worker and a client. */
+/**
+ * The real pipeline in this process: note store, archive, a running worker and a client.
+ * Closing it drops its schema: a suite's data goes with the suite, so a machine that runs the
+ * tests again and again does not gather their schemas.
+ */
 export async function startPipeline(config: Config, schema: string): Promise<Pipeline> {
   const db = await openDb(config.database, {
     dimension: config.embedding.dimension,
@@ -71,6 +75,7 @@ export async function startPipeline(config: Config, schema: string): Promise<Pip
       await connection.close();
       await db.close();
       await archive.close();
+      await dropSchema(schema);
     },
   };
 }

@@ -9,7 +9,7 @@ import { recall } from '../../src/recall/recall.ts';
 import { openRecallEmbedder } from '../../src/runtime.ts';
 import type { ConsolidateResult } from '../../workflows/consolidate-tenant.ts';
 import { demoRecords } from '../../tools/demo/sample.ts';
-import { dropSchema, pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
+import { pipelineConfig, startPipeline, type Pipeline } from '../helpers/pipeline.ts';
 
 // A run whose indexing step failed leaves committed notes without vectors. `nocturne index
 // vectors` must find those runs and give their claims vectors on the real stack.
@@ -40,7 +40,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pipeline?.close();
-  await dropSchema(schema);
 });
 
 const missing = () => withTenant(db, tenantId, (tx) => selectRunsMissingVectors(tx, { model: embedder.name }));

@@ -27,7 +27,7 @@ import { expectHeadPublished } from '../helpers/audit-heads.ts';
 import { openEmbedder } from '../../src/runtime.ts';
 import { demoRecords } from '../../tools/demo/sample.ts';
 import { createOp } from '../helpers/notes.ts';
-import { pipelineConfig } from '../helpers/pipeline.ts';
+import { dropSchema, pipelineConfig } from '../helpers/pipeline.ts';
 import { workflowBundle, workflowFailure } from '../helpers/temporal.ts';
 
 // Every path of a note rollback and of a consolidation that meets one, on the real stack: the
@@ -76,6 +76,7 @@ beforeAll(async () => {
     await connection.close();
     await db.close();
     await archive.close();
+    await dropSchema(schema);
   };
 });
 afterAll(async () => closeAll?.());
