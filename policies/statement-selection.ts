@@ -187,7 +187,8 @@ export function selectStatement(sentence: string, ctx: SentenceContext): Selecti
   if (!found) return rejected('not_about_speaker');
   const { opener } = found;
   // The clause starts at its subject, so a question joined to it by a comma leaves a head.
-  const clause = beforeQuestion(beforeCode(found.clause));
+  const shown = beforeCode(found.clause);
+  const clause = statementBeforeQuestion(shown) ?? shown;
   // "I've got the following code so far:": what it is about is shown after it, not named.
   if (/:\s*$/.test(clause)) return rejected('no_referent');
   const statement = `${opener}${clause}`;
@@ -238,11 +239,6 @@ const EMBEDDED_QUESTION = new RegExp(
 
 /** The clause up to a code block in it: code is material shown to the listener, not a statement. */
 const beforeCode = (clause: string): string => clause.split('```')[0]?.trimEnd() ?? clause;
-
-/** The clause up to a question joined to it. */
-function beforeQuestion(clause: string): string {
-  return statementBeforeQuestion(clause) ?? clause;
-}
 
 /**
  * The statement a question is joined to ("My library has 45 sources, how can I tag them?" → "My

@@ -3,6 +3,7 @@ import { attributeEpisode } from '../../../policies/attribution.ts';
 import { reconcile } from '../../../policies/reconcile.ts';
 import { validateProposal, type ResolvedRecord } from '../../../policies/validation.ts';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
+import type { ArchivedRecord } from '../../../src/contracts/episode.ts';
 import { createDeterministicEngine } from '../../../src/engine/deterministic.ts';
 import { archived, toEpisodes } from '../../helpers/episodes.ts';
 
@@ -30,22 +31,22 @@ const conversation = archived([
   said(2, 'Melanie', 'Export the photos to the shared album. Put the best one in my calendar for Monday.'),
   said(3, 'Melanie', 'My kids and I painted a sunrise by the lake last weekend.'),
 ]);
-const resolved = new Map<string, ResolvedRecord>(
-  conversation.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
-);
+/** The records as validation resolves cited evidence: by id, with the archived content hash. */
+const resolvedOf = (records: readonly ArchivedRecord[]) =>
+  new Map<string, ResolvedRecord>(
+    records.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
+  );
+const resolved = resolvedOf(conversation);
 
-async function notesFromConversation() {
-  const episodes = toEpisodes(conversation);
+/** The deterministic engine's proposals for the records, attributed as a consolidation does. */
+async function proposalsFrom(records: readonly ArchivedRecord[], now: string) {
+  const episodes = toEpisodes(records);
   const findings = episodes.flatMap((e) => attributeEpisode(e));
-  return (
-    await createDeterministicEngine().propose({
-      episodes,
-      findings,
-      activeNotes: [],
-      now: new Date('2023-05-09T00:00:00Z'),
-    })
-  ).proposals;
+  return (await createDeterministicEngine().propose({ episodes, findings, activeNotes: [], now: new Date(now) }))
+    .proposals;
 }
+
+const notesFromConversation = () => proposalsFrom(conversation, '2023-05-09T00:00:00Z');
 
 describe('stated facts', () => {
   it('keeps what a speaker says about themselves, named, and leaves questions, small talk and requests out', async () => {
@@ -102,17 +103,8 @@ describe('stated facts', () => {
       said(0, 'Craig', `${filler}I always want the charts in dark mode. ${filler}`),
       said(1, 'Craig', `I am building a budget tracker with Flask. ${filler}`),
     ]);
-    const episodes = toEpisodes(long);
-    const findings = episodes.flatMap((e) => attributeEpisode(e));
-    const { proposals } = await createDeterministicEngine().propose({
-      episodes,
-      findings,
-      activeNotes: [],
-      now: new Date('2024-01-01T00:00:00Z'),
-    });
-    const resolvedLong = new Map<string, ResolvedRecord>(
-      long.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
-    );
+    const proposals = await proposalsFrom(long, '2024-01-01T00:00:00Z');
+    const resolvedLong = resolvedOf(long);
     expect(proposals.map((p) => p.content.kind)).toEqual(['preference', 'fact']);
     expect(proposals[0]?.content.claim).toBe('Craig always wants the charts in dark mode.');
     for (const p of proposals) {
@@ -134,20 +126,11 @@ describe('stated facts', () => {
       said(2, 'u-ana', "I'm kinda stuck on how to cite them, should I switch to APA?"),
       agent(3, 'APA suits a media studies essay.'),
     ]);
-    const episodes = toEpisodes(asked);
-    const { proposals } = await createDeterministicEngine().propose({
-      episodes,
-      findings: episodes.flatMap((e) => attributeEpisode(e)),
-      activeNotes: [],
-      now: new Date('2024-04-06T00:00:00Z'),
-    });
+    const proposals = await proposalsFrom(asked, '2024-04-06T00:00:00Z');
     expect(proposals.map((p) => p.content.claim)).toEqual([
       "u-ana's Zotero library has 45 sources, tagged by theme and date.",
     ]);
-    const resolvedAsked = new Map<string, ResolvedRecord>(
-      asked.map((r) => [r.record.id, { record: r.record, contentHash: r.ref.contentHash }]),
-    );
-    expect(validateProposal(proposals[0]!, 'talk', resolvedAsked)).toEqual({ verdict: 'accept' });
+    expect(validateProposal(proposals[0]!, 'talk', resolvedOf(asked))).toEqual({ verdict: 'accept' });
   });
 
   it('a proposal the note contract refuses is rejected with the reason, not thrown', async () => {
