@@ -14,8 +14,16 @@ export const HNSW_INDEX = 'note_versions_embedding_hnsw';
 /** Index names of the recall projection's partitions (migration 0013), e.g. note_recall_p07_hnsw. */
 export const PROJECTION_HNSW = /note_recall_p\d+_hnsw/;
 const PROJECTION_PARENT_HNSW = 'note_recall_hnsw';
-/** The HNSW build keeps its graph in maintenance_work_mem; spilling makes it many times slower. */
-export const BUILD_MAINTENANCE_WORK_MEM = '1GB';
+/**
+ * The HNSW build keeps its graph in maintenance_work_mem; spilling makes it many times slower
+ * (the 1.1M-vector note_versions graph took an hour with 1 GB). pgvector needs about 2.2 KB per
+ * 384-dimension element (the vector, 2m neighbour candidates on layer 0, the element header);
+ * 3 KB per version row leaves room, and 1 GB stays the floor.
+ */
+export function buildMaintenanceWorkMem(versionRows: number): string {
+  const megabytes = Math.ceil((versionRows * 3 * 1024) / (1024 * 1024));
+  return `${Math.max(1024, megabytes)}MB`;
+}
 const COPY_CHUNK = 1000;
 
 /** One COPY connection on the bench schema (as the bench owner: no row-level security on load). */
@@ -99,7 +107,7 @@ export async function loadCorpus(
   await forceRowLevelSecurity(client, true);
   const loadSeconds = elapsedMs(started) / 1000;
 
-  await client.query(`SET maintenance_work_mem = '${BUILD_MAINTENANCE_WORK_MEM}'`);
+  await client.query(`SET maintenance_work_mem = '${buildMaintenanceWorkMem(corpus.versionRows)}'`);
   const buildSeconds: Record<string, number> = {};
   for (const [i, def] of definitions.entries()) {
     report('build HNSW indexes', i, definitions.length);

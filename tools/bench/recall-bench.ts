@@ -6,7 +6,7 @@ import { candidateLimit } from '../../src/recall/recall.ts';
 import { openNoteStore } from '../../src/runtime.ts';
 import { SyntheticCorpus, type BenchQuery, type TenantPlan } from './recall-bench-data.ts';
 import { GEOMETRIES } from './recall-bench-vectors.ts';
-import { BUILD_MAINTENANCE_WORK_MEM, copyClient, loadCorpus } from './recall-bench-load.ts';
+import { buildMaintenanceWorkMem, copyClient, loadCorpus } from './recall-bench-load.ts';
 import { explainPlans, plannedPaths } from './recall-bench-plans.ts';
 import { measureQuery, openUnfilteredBaseline, type QueryOutcome } from './recall-bench-query.ts';
 import type { RecallBenchOptions, RecallBenchReport } from './recall-bench-report.ts';
@@ -134,7 +134,7 @@ async function describeSetup(
     indexDefinition: loaded.indexDefinition,
     projectionIndexBuildSeconds: Number(loaded.projectionIndexBuildSeconds.toFixed(1)),
     projectionIndexDefinition: loaded.projectionIndexDefinition,
-    maintenanceWorkMem: BUILD_MAINTENANCE_WORK_MEM,
+    maintenanceWorkMem: buildMaintenanceWorkMem(corpus.versionRows),
     server: await serverDescription(db),
   };
 }
