@@ -104,6 +104,51 @@ describe('updatesFirst: a newer value of what the query asks about is read first
     ]);
   });
 
+  it('takes a newer statement that says the value changed for an update, in whatever other words', () => {
+    // BEAM chat 7: the two focus sentences share the subject's words but little else.
+    const first = item(
+      'march',
+      MARCH,
+      "I'm kinda struggling to keep my sources organized, now that my Zotero library has 45 sources, tagged by theme and date, which has improved retrieval speed by 40%.",
+    );
+    const added = item('may', MAY, "I've added 52 sources to my Zotero library, how can I organize them for my essay?");
+    expect(order([first, unrelated, added], zoteroQuery)).toEqual(['may', 'march', 'essay']);
+  });
+
+  it('does not take the same words without a change said for an update', () => {
+    const first = item(
+      'march',
+      MARCH,
+      "I'm kinda struggling to keep my sources organized, now that my Zotero library has 45 sources, tagged by theme and date, which has improved retrieval speed by 40%.",
+    );
+    const mentioned = item(
+      'may',
+      MAY,
+      'I cite 52 sources from my Zotero library in the essay, how should I format them?',
+    );
+    expect(order([first, mentioned], zoteroQuery)).toEqual(['march', 'may']);
+  });
+
+  it('does not take a change said of something else the query also names for an update', () => {
+    // BEAM chat 13: the goal counts books, the list counted series and pages.
+    const list = item('nov', MARCH, 'My new reading list has 8 series now, with about 4,800 pages to get through.');
+    const goal = item(
+      'dec',
+      MAY,
+      "I'm picking a fiction series and I've extended my reading challenge goal to 12 books.",
+    );
+    expect(order([list, goal], 'How many series are on my reading list?')).toEqual(['nov', 'dec']);
+  });
+
+  it('does not take a said change of something with too many other figures for an update', () => {
+    const changedMany = item(
+      'may',
+      MAY,
+      'I added sources to my Zotero library: 12 from 2019, 18 from 2021, 9 from 2023 and 13 from 2024.',
+    );
+    expect(order([original, changedMany], zoteroQuery)).toEqual(['march', 'may']);
+  });
+
   it('leaves an update further than UPDATE_REACH places below where it is', () => {
     const filler = Array.from({ length: UPDATE_REACH }, (_, i) =>
       item(`f${i}`, APRIL, `Filler sentence ${'x'.repeat(i)}.`),
