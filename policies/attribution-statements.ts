@@ -1,5 +1,6 @@
 import type { ArchivedRecord, Episode, Finding } from '../src/contracts/episode.ts';
 import { selectStatement, statementBeforeQuestion, type SentenceContext } from './statement-selection.ts';
+import { MONTHS } from './dates.ts';
 import { contentTokens, jaccard, sentences } from './text.ts';
 import { FIRST_PERSON } from './third-person.ts';
 
@@ -55,17 +56,21 @@ const withAgent = (ep: Episode) =>
   ep.records.some((r) => r.record.kind === 'agent_message' || r.record.kind === 'tool_call');
 
 /**
+ * The number of an inline list's next item, left at the end of a sentence ("Check the logs 2.
+ * Restart the server"), but not the day of a date ("the meeting on December 5.").
+ */
+const NEXT_ITEM_NUMBER = new RegExp(
+  `(?<!\\b(?:${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\\.?)\\s+\\d{1,2}[.)]$`,
+  'i',
+);
+
+/**
  * The sentences of a message, interjections dropped, questions left out: of a statement with a
  * question joined to it ("My library has 45 sources, how can I tag them?"), the statement.
  */
 function statementsOf(text: string): string[] {
   return sentences(text)
-    .map((s) =>
-      s
-        .replace(INTERJECTION, '')
-        .replace(/\s+\d{1,2}[.)]$/, '')
-        .trim(),
-    )
+    .map((s) => s.replace(INTERJECTION, '').replace(NEXT_ITEM_NUMBER, '').trim())
     .map((s) => (s.endsWith('?') ? (statementBeforeQuestion(s) ?? '') : s))
     .filter((s) => s.length > 0 && !/^\d{1,2}[.)]?$/.test(s));
 }
