@@ -52,6 +52,9 @@ import { contentTokens, jaccardOfSets, sentences } from './text.ts';
  * decimal on both halves, LoCoMo 998 of 999 answers unchanged. The change verb alone, without the
  * counted word, ordered as many but moved other messages ("Jessica's increased work hours",
  * "I've extended my reading challenge goal") to the top of answers: R@1 −0.5 and −0.6 points.
+ * With a change said, the older message may hold more than three other figures (the cap stays on
+ * the newer one: a worked example is not an update): chats 1–5 ordered 8 of 10, R@1 21.0 → 21.6%;
+ * chats 6–10 6 of 10, R@10 56.7 → 57.2%, the rest the same.
  */
 
 /** Query words two items' focus sentences must share to be about the same thing. @default 2 */
@@ -232,9 +235,11 @@ function updates(newer: Focus, older: Focus): boolean {
   if (shared < UPDATE_SHARED_QUERY_WORDS) return false;
   const changed = (a: Focus, b: Focus) => [...a.values].filter((v) => !b.values.has(v));
   const [added, dropped] = [changed(newer, older), changed(older, newer)];
-  if (added.length === 0 || dropped.length === 0) return false;
-  if (Math.max(added.length, dropped.length) > UPDATE_MAX_CHANGED_VALUES) return false;
-  return jaccardOfSets(newer.all, older.all) >= UPDATE_FOCUS_SIMILARITY || saysChangeOf(newer, older, added, dropped);
+  if (added.length === 0 || dropped.length === 0 || added.length > UPDATE_MAX_CHANGED_VALUES) return false;
+  // An older message may hold many figures when the newer one says which of them changed.
+  const alike =
+    dropped.length <= UPDATE_MAX_CHANGED_VALUES && jaccardOfSets(newer.all, older.all) >= UPDATE_FOCUS_SIMILARITY;
+  return alike || saysChangeOf(newer, older, added, dropped);
 }
 
 /** The newer sentence says a value changed, and one of its new values counts what an old one did. */

@@ -129,6 +129,20 @@ describe('updatesFirst: a newer value of what the query asks about is read first
     expect(order([first, mentioned], zoteroQuery)).toEqual(['march', 'may']);
   });
 
+  it('takes a said change for an update even when the older message holds many other figures', () => {
+    // BEAM chat 5: the first statement is a long message of hours, scores and goals.
+    const first = item(
+      'jan',
+      MARCH,
+      "I've already spent 3 hours studying probability basics, 2 of them on dice roll problems, aiming for 10 problems at 80% accuracy by February 1, with 4/5 correct so far.",
+    );
+    const extended = item('feb', MAY, "I've extended my study sessions on probability dice roll problems to 4 hours.");
+    expect(order([first, extended], 'How many hours have I spent studying probability dice roll problems?')).toEqual([
+      'feb',
+      'jan',
+    ]);
+  });
+
   it('does not take a change said of something else the query also names for an update', () => {
     // BEAM chat 13: the goal counts books, the list counted series and pages.
     const list = item('nov', MARCH, 'My new reading list has 8 series now, with about 4,800 pages to get through.');
