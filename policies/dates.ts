@@ -58,6 +58,9 @@ const addYears = (d: Date, n: number) => new Date(Date.UTC(d.getUTCFullYear() + 
 /** Full names, then the short forms people type ("last Fri"): a name is known by its first three letters. */
 const WEEKDAY = `(?:${WEEKDAYS.join('|')}|mon|tues|tue|weds|wed|thurs|thur|thu|fri|sat|sun)`;
 const MONTH = `${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec`;
+const CAPITALISED_MONTH = MONTH.split('|')
+  .map((name) => name.charAt(0).toUpperCase() + name.slice(1))
+  .join('|');
 const COUNT = `\\d{1,2}|a couple of|couple|an|a|one|two|three|four|five|six|seven|eight|nine|ten`;
 
 type Resolver = (m: RegExpMatchArray, now: Date) => { at: Date; precision: TimePrecision } | undefined;
@@ -72,6 +75,12 @@ const RULES: Array<[RegExp, Resolver]> = [
   [
     new RegExp(`\\b(${MONTH})\\.? (\\d{1,2})(?:st|nd|rd|th)?,? (\\d{4})\\b`, 'gi'),
     (m) => day(Date.UTC(+m[3]!, monthIndex(m[1]!), +m[2]!)),
+  ],
+  // A day without a year ("on December 5"): capitalised, so "I may 2" is no date; not a range
+  // ("June 1-3"), a time ("7:30") or a score ("4/5").
+  [
+    new RegExp(`\\b(${CAPITALISED_MONTH})\\.? (\\d{1,2})(?:st|nd|rd|th)?\\b(?![-–/:.]\\d)`, 'g'),
+    (m, now) => nearestDay(now, monthIndex(m[1]!), +m[2]!),
   ],
   // The coarser forms formatMention writes ("May 2023", "in 2022"), so a note's dates read back.
   [new RegExp(`\\b(${MONTH})\\.? (\\d{4})\\b`, 'gi'), (m) => month(+m[2]!, monthIndex(m[1]!))],
@@ -170,6 +179,25 @@ function year(y: number) {
 function day(ms: number) {
   return { at: new Date(ms), precision: 'day' as const };
 }
+
+/**
+ * A day named without a year ("December 5") is in the year it was said, unless the same day of
+ * the year before or after is nearer by more than OTHER_YEAR_DAYS: said on 12 December 2023 it is
+ * 5 December 2023; "the trip on December 28" said on 3 January 2024 is 28 December 2023; "my
+ * wedding on November 20" said in May is that November. An impossible day ("February 30") is no date.
+ */
+function nearestDay(now: Date, monthOfYear: number, dayOfMonth: number) {
+  const away = (d: Date, offset: number) =>
+    Math.abs(d.getTime() - now.getTime()) / DAY_MS + (offset === 0 ? 0 : OTHER_YEAR_DAYS);
+  const candidates = [0, -1, 1]
+    .map((offset) => ({ offset, at: new Date(Date.UTC(now.getUTCFullYear() + offset, monthOfYear, dayOfMonth)) }))
+    .filter(({ at }) => at.getUTCMonth() === monthOfYear && at.getUTCDate() === dayOfMonth)
+    .sort((a, b) => away(a.at, a.offset) - away(b.at, b.offset));
+  return candidates[0] && { at: candidates[0].at, precision: 'day' as const };
+}
+
+/** How much nearer another year's day must be than this year's to be the one meant. */
+const OTHER_YEAR_DAYS = 120;
 
 function monthIndex(name: string): number {
   return MONTHS.findIndex((m) => m.startsWith(name.toLowerCase().slice(0, 3)));

@@ -59,7 +59,7 @@ export function matchText(speaker: string, text: string): string {
  * a reply) is then found as a note about it would be. The stored text stays as it was said.
  */
 export function embeddedText(record: { kind: RecordKind; speaker: string; text: string; observedAt: string }): string {
-  const absolute = absoluteTimes(record.text, record.observedAt).text;
+  const absolute = absoluteTimes(record.text, record.observedAt, { keepDaysWithoutYear: true }).text;
   const told = SPOKEN_BY_USER.has(record.kind) ? toThirdPerson(absolute, { speaker: record.speaker }) : absolute;
   return matchText(record.speaker, told);
 }

@@ -29,8 +29,18 @@ export interface AbsoluteText {
   time?: NoteTime;
 }
 
+export interface AbsoluteOptions {
+  /**
+   * Leave a day named without its year ("on March 29") as written instead of completing it ("on
+   * 29 March 2024"). For text matched against questions (the record index): people ask about a day
+   * as they named it, and a year added to most records made them alike to the embedding model
+   * (BEAM evidence recall@5 −1.0 point). A note, read long after, says the year.
+   */
+  keepDaysWithoutYear?: boolean;
+}
+
 /** Replaces every relative time word with its absolute form: "yesterday" → "on 7 May 2023". */
-export function absoluteTimes(text: string, observedAt: string): AbsoluteText {
+export function absoluteTimes(text: string, observedAt: string, opts: AbsoluteOptions = {}): AbsoluteText {
   const mentions = findTimeMentions(text, observedAt);
   if (mentions.length === 0) return { text };
   let out = '';
@@ -40,7 +50,7 @@ export function absoluteTimes(text: string, observedAt: string): AbsoluteText {
     if (at < 0) continue;
     const before = text.slice(from, at);
     from = at + m.text.length;
-    if (isAbsolute(m)) {
+    if (isAbsolute(m) || (opts.keepDaysWithoutYear === true && isCalendarDay(m))) {
       out += before + m.text;
       continue;
     }
@@ -118,8 +128,12 @@ const CLAUSE_END =
 const SUBJECT_OF_VERB = /^\s+(was|is|has|had|were|will|seemed|felt)\b/i;
 const isAbsolute = (m: TimeMention) => /\d{4}/.test(m.text);
 
+/** "December 5": a date already, only its year missing; it takes the place of the words as they stand. */
+const isCalendarDay = (m: TimeMention) => /^[A-Z][a-z]+\.? \d/.test(m.text);
+
 function absolutePhrase(m: TimeMention, hasPreposition: boolean): string {
   const date = formatMention(m);
+  if (isCalendarDay(m)) return date;
   const weekend = /weekend/i.test(m.text);
   if (weekend) return `${hasPreposition ? '' : 'on '}the weekend of ${date}`;
   if (hasPreposition) return date;

@@ -133,18 +133,14 @@ describe('stated facts', () => {
     expect(validateProposal(proposals[0]!, 'talk', resolvedOf(asked))).toEqual({ verdict: 'accept' });
   });
 
-  it("keeps a date's day at the end of a sentence, and drops an inline list's next number", async () => {
+  it("keeps a date's day at the end of a sentence, with its year, and drops an inline list's next number", async () => {
     const told = archived([
-      said(
-        0,
-        'u-ana',
-        'Hi Kelly, I had to miss the book club meeting on December 5. Could you tell me which book it was?',
-      ),
+      said(0, 'u-ana', 'Hi Kelly, I had to miss the book club meeting on May 5. Could you tell me which book it was?'),
       said(1, 'u-ana', 'I moved the reading group to the library annex 2. I booked the small room for Fridays.'),
     ]);
-    const facts = (await proposalsFrom(told, '2023-12-13T00:00:00Z')).filter((p) => p.content.kind === 'fact');
+    const facts = (await proposalsFrom(told, '2023-05-09T00:00:00Z')).filter((p) => p.content.kind === 'fact');
     expect(facts.map((p) => p.content.claim)).toEqual([
-      'u-ana had to miss the book club meeting on December 5.',
+      'u-ana had to miss the book club meeting on 5 May 2023.',
       'u-ana moved the reading group to the library annex.',
       'u-ana booked the small room for Fridays.',
     ]);

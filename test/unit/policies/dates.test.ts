@@ -29,6 +29,12 @@ describe('findTimeMentions resolves time words against the record time', () => {
     // The coarser forms formatMention writes read back.
     ['We went camping in June 2023', 'June 2023', 'June 2023'],
     ['She started transitioning in 2020', 'in 2020', '2020'],
+    // A day without a year: in the year it was said, unless another year's is much nearer.
+    ['I missed the book club meeting on May 5', 'May 5', '5 May 2023'],
+    ['The essay is due June 15th', 'June 15th', '15 June 2023'],
+    ['My flight to Toronto is on August 20 at 4:15 PM', 'August 20', '20 August 2023'],
+    ['My wedding is on November 20', 'November 20', '20 November 2023'],
+    ['My visa appointment was on Jan. 9', 'Jan. 9', '9 January 2023'],
   ])('%s', (text, words, absolute) => {
     const [m] = findTimeMentions(text, MONDAY);
     expect(m?.text).toBe(words);
@@ -38,6 +44,18 @@ describe('findTimeMentions resolves time words against the record time', () => {
   it('finds nothing in text without time words, and nothing for an invalid record time', () => {
     expect(findTimeMentions('I like aisle seats', MONDAY)).toEqual([]);
     expect(findTimeMentions('see you tomorrow', 'not a date')).toEqual([]);
+  });
+
+  it('takes a day near the turn of the year from the neighbouring year', () => {
+    const [after] = findTimeMentions('The trip was on December 28', '2024-01-03T10:00:00.000Z');
+    expect(formatMention(after!)).toBe('28 December 2023');
+    const [before] = findTimeMentions('The conference starts January 4', '2023-12-20T10:00:00.000Z');
+    expect(formatMention(before!)).toBe('4 January 2024');
+  });
+
+  it('reads no day out of a range, a time of day, a score or an impossible date', () => {
+    for (const text of ['We fly June 1-3', 'Class is at 7:30', 'I scored 4/5', 'Due February 30', 'I may 2 of them'])
+      expect(findTimeMentions(text, MONDAY).filter((m) => m.precision === 'day')).toEqual([]);
   });
 
   it('does not read a date out of a longer phrase twice', () => {

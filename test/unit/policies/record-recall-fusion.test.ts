@@ -61,6 +61,11 @@ describe('embeddedText', () => {
       { kind: 'tool_result', speaker: 'tool_result', text: 'I could not book it, try again tomorrow' },
       'tool_result: I could not book it, try again on 9 May 2023',
     ],
+    [
+      'a day named without its year stays as it was named (a note completes it)',
+      { kind: 'user_message', speaker: 'Caroline', text: 'I missed the meeting on May 5, not yesterday.' },
+      'Caroline: Caroline missed the meeting on May 5, not on 7 May 2023.',
+    ],
   ] as const)('%s', (_name, record, expected) => expect(embeddedText({ ...record, observedAt: at })).toBe(expected));
 });
 
