@@ -1,6 +1,6 @@
 import type { ArchivedRecord, Episode, Finding } from '../src/contracts/episode.ts';
 import { selectStatement, statementBeforeQuestion, type SentenceContext } from './statement-selection.ts';
-import { MONTHS } from './dates.ts';
+import { MONTH } from './dates.ts';
 import { contentTokens, jaccard, sentences } from './text.ts';
 import { FIRST_PERSON } from './third-person.ts';
 
@@ -59,10 +59,7 @@ const withAgent = (ep: Episode) =>
  * The number of an inline list's next item, left at the end of a sentence ("Check the logs 2.
  * Restart the server"), but not the day of a date ("the meeting on December 5.").
  */
-const NEXT_ITEM_NUMBER = new RegExp(
-  `(?<!\\b(?:${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\\.?)\\s+\\d{1,2}[.)]$`,
-  'i',
-);
+const NEXT_ITEM_NUMBER = new RegExp(`(?<!\\b(?:${MONTH})\\.?)\\s+\\d{1,2}[.)]$`, 'i');
 
 /**
  * The sentences of a message, interjections dropped, questions left out: of a statement with a

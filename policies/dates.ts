@@ -57,7 +57,8 @@ const addYears = (d: Date, n: number) => new Date(Date.UTC(d.getUTCFullYear() + 
 
 /** Full names, then the short forms people type ("last Fri"): a name is known by its first three letters. */
 const WEEKDAY = `(?:${WEEKDAYS.join('|')}|mon|tues|tue|weds|wed|thurs|thur|thu|fri|sat|sun)`;
-const MONTH = `${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec`;
+/** A month's name or its short form, as a regular-expression alternation (no group). */
+export const MONTH = `${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec`;
 const CAPITALISED_MONTH = MONTH.split('|')
   .map((name) => name.charAt(0).toUpperCase() + name.slice(1))
   .join('|');
