@@ -165,10 +165,11 @@ function wordsBesideValues(tokens: readonly string[]): Map<string, Set<string>> 
   const beside = new Map<string, Set<string>>();
   tokens.forEach((token, i) => {
     if (!/\d/.test(token)) return;
-    const words = beside.get(valueForm(token)) ?? new Set<string>();
+    const value = valueForm(token);
+    const words = beside.get(value) ?? new Set<string>();
     for (const near of tokens.slice(Math.max(0, i - VALUE_WORD_REACH), i + VALUE_WORD_REACH + 1))
       if (!/\d/.test(near) && !CHANGE_WORDS.has(near)) words.add(stemWord(near));
-    beside.set(valueForm(token), words);
+    beside.set(value, words);
   });
   return beside;
 }
@@ -246,8 +247,8 @@ function updates(newer: Focus, older: Focus): boolean {
 function saysChangeOf(newer: Focus, older: Focus, added: string[], dropped: string[]): boolean {
   if (!newer.saysChange) return false;
   return added.some((value) => {
-    const words = newer.valueWords.get(value);
-    return dropped.some((old) => [...(older.valueWords.get(old) ?? [])].some((w) => words?.has(w)));
+    const counted = newer.valueWords.get(value) ?? new Set<string>();
+    return dropped.some((old) => [...counted].some((w) => older.valueWords.get(old)?.has(w)));
   });
 }
 
