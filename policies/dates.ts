@@ -1,3 +1,5 @@
+import { isRecurringDay } from './recurring-days.ts';
+
 /**
  * Time words in a record, resolved against the record's `observedAt`: a note says "on 7 May
  * 2023", never "next Tuesday", because it is read long after the record was written. Both the
@@ -13,6 +15,8 @@ export interface TimeMention {
   /** Start of the day, week (Monday), month or year meant, UTC. */
   at: Date;
   precision: TimePrecision;
+  /** A calendar day named without its year ("December 5"): its words are a date already, the year aside. */
+  yearless?: true;
 }
 
 const DAY_MS = 86_400_000;
@@ -64,7 +68,11 @@ const CAPITALISED_MONTH = MONTH.split('|')
   .join('|');
 const COUNT = `\\d{1,2}|a couple of|couple|an|a|one|two|three|four|five|six|seven|eight|nine|ten`;
 
-type Resolver = (m: RegExpMatchArray, now: Date) => { at: Date; precision: TimePrecision } | undefined;
+type Resolver = (
+  m: RegExpMatchArray,
+  now: Date,
+  text: string,
+) => { at: Date; precision: TimePrecision; yearless?: true } | undefined;
 
 /** Ordered: a longer phrase is tried before a phrase it contains. */
 const RULES: Array<[RegExp, Resolver]> = [
@@ -78,10 +86,24 @@ const RULES: Array<[RegExp, Resolver]> = [
     (m) => day(Date.UTC(+m[3]!, monthIndex(m[1]!), +m[2]!)),
   ],
   // A day without a year ("on December 5"): capitalised, so "I may 2" is no date; not a range
-  // ("June 1-3"), a time ("7:30") or a score ("4/5").
+  // ("June 1-3"), a time ("7:30") or a score ("4/5"); not a day that comes back every year.
   [
     new RegExp(`\\b(${CAPITALISED_MONTH})\\.? (\\d{1,2})(?:st|nd|rd|th)?\\b(?![-–/:.]\\d)`, 'g'),
-    (m, now) => nearestDay(now, monthIndex(m[1]!), +m[2]!),
+    (m, now, text) =>
+      isRecurringDay(text, m.index ?? 0, (m.index ?? 0) + m[0].length)
+        ? undefined
+        : nearestDay(now, monthIndex(m[1]!), +m[2]!),
+  ],
+  // The second day of a pair ("April 6 and 7", "June 3 or 4"): a day of the same month.
+  [
+    new RegExp(
+      `(?<=\\b(${CAPITALISED_MONTH})\\.? \\d{1,2}(?:st|nd|rd|th)? (?:and|or|&) )(\\d{1,2})(?:st|nd|rd|th)?\\b(?![-–/:.]\\d| ?%)`,
+      'g',
+    ),
+    (m, now, text) =>
+      isRecurringDay(text, m.index ?? 0, (m.index ?? 0) + m[0].length)
+        ? undefined
+        : nearestDay(now, monthIndex(m[1]!), +m[2]!),
   ],
   // The coarser forms formatMention writes ("May 2023", "in 2022"), so a note's dates read back.
   [new RegExp(`\\b(${MONTH})\\.? (\\d{4})\\b`, 'gi'), (m) => month(+m[2]!, monthIndex(m[1]!))],
@@ -110,7 +132,7 @@ export function findTimeMentions(text: string, observedAt: Date | string): TimeM
       const start = m.index ?? 0;
       const end = start + m[0].length;
       if (taken.some(([s, e]) => start < e && end > s)) continue;
-      const hit = resolve(m, now);
+      const hit = resolve(m, now, text);
       if (!hit || Number.isNaN(hit.at.getTime())) continue;
       taken.push([start, end]);
       found.push({ text: m[0], ...hit, index: start });
@@ -185,16 +207,24 @@ function day(ms: number) {
  * A day named without a year ("December 5") is in the year it was said, unless the same day of
  * the year before or after is nearer by more than OTHER_YEAR_DAYS: said on 12 December 2023 it is
  * 5 December 2023; "the trip on December 28" said on 3 January 2024 is 28 December 2023; "my
- * wedding on November 20" said in May is that November. An impossible day ("February 30") is no date.
+ * wedding on November 20" said in May is that November. An impossible day ("February 30") is
+ * no date. The tense of the clause is not read: a past verb often names when something was
+ * arranged, not the day ("I accepted the role starting June 1"; docs/EVALUATION.md).
  */
 function nearestDay(now: Date, monthOfYear: number, dayOfMonth: number) {
   const away = (d: Date, offset: number) =>
     Math.abs(d.getTime() - now.getTime()) / DAY_MS + (offset === 0 ? 0 : OTHER_YEAR_DAYS);
   const candidates = [0, -1, 1]
-    .map((offset) => ({ offset, at: new Date(Date.UTC(now.getUTCFullYear() + offset, monthOfYear, dayOfMonth)) }))
-    .filter(({ at }) => at.getUTCMonth() === monthOfYear && at.getUTCDate() === dayOfMonth)
+    .map((offset) => ({ offset, at: dateOf(now.getUTCFullYear() + offset, monthOfYear, dayOfMonth) }))
+    .filter((c): c is { offset: number; at: Date } => c.at !== undefined)
     .sort((a, b) => away(a.at, a.offset) - away(b.at, b.offset));
-  return candidates[0] && { at: candidates[0].at, precision: 'day' as const };
+  return candidates[0] && { at: candidates[0].at, precision: 'day' as const, yearless: true as const };
+}
+
+/** The day, or undefined when the year has no such day (29 February of 2023). */
+function dateOf(y: number, monthOfYear: number, dayOfMonth: number): Date | undefined {
+  const at = new Date(Date.UTC(y, monthOfYear, dayOfMonth));
+  return at.getUTCMonth() === monthOfYear && at.getUTCDate() === dayOfMonth ? at : undefined;
 }
 
 /** How much nearer another year's day must be than this year's to be the one meant. */

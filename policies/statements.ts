@@ -129,7 +129,7 @@ const SUBJECT_OF_VERB = /^\s+(was|is|has|had|were|will|seemed|felt)\b/i;
 const isAbsolute = (m: TimeMention) => /\d{4}/.test(m.text);
 
 /** "December 5": a date already, only its year missing; it takes the place of the words as they stand. */
-const isCalendarDay = (m: TimeMention) => /^[A-Z][a-z]+\.? \d/.test(m.text);
+const isCalendarDay = (m: TimeMention) => m.yearless === true;
 
 function absolutePhrase(m: TimeMention, hasPreposition: boolean): string {
   const date = formatMention(m);

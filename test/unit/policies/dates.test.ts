@@ -53,6 +53,25 @@ describe('findTimeMentions resolves time words against the record time', () => {
     expect(formatMention(before!)).toBe('4 January 2024');
   });
 
+  it('reads the second day of a pair as a day of the same month', () => {
+    const days = findTimeMentions('I had to reject the weekend shoots on April 6 and 7', MONDAY);
+    expect(days.map((m) => [m.text, formatMention(m)])).toEqual([
+      ['April 6', '6 April 2023'],
+      ['7', '7 April 2023'],
+    ]);
+    expect(findTimeMentions('Pick June 3 or 4th', MONDAY).map(formatMention)).toEqual(['3 June 2023', '4 June 2023']);
+    expect(findTimeMentions('Sales rose on April 6 and 7% of them', MONDAY).map(formatMention)).toEqual([
+      '6 April 2023',
+    ]);
+  });
+
+  it('gives no year to a day that comes back every year, but does to an event on a birthday', () => {
+    for (const text of ['My birthday is December 5', 'I was born on March 3', 'Our anniversary falls on June 2'])
+      expect(findTimeMentions(text, MONDAY)).toEqual([]);
+    const [party] = findTimeMentions('I celebrated my birthday on March 3', MONDAY);
+    expect(formatMention(party!)).toBe('3 March 2023');
+  });
+
   it('reads no day out of a range, a time of day, a score or an impossible date', () => {
     for (const text of ['We fly June 1-3', 'Class is at 7:30', 'I scored 4/5', 'Due February 30', 'I may 2 of them'])
       expect(findTimeMentions(text, MONDAY).filter((m) => m.precision === 'day')).toEqual([]);

@@ -62,10 +62,23 @@ describe('absoluteTimes writes the day a relative time word meant', () => {
     ['Born on 7 May 1990', 'Born on 7 May 1990', '7 May 1990'],
     ['Last week was wild', 'The week of 1 May 2023 was wild', 'Last week'],
     ['Yesterday Caroline went home', 'On 7 May 2023 Caroline went home', 'Yesterday'],
+    [
+      'Caroline missed the shoots on April 6 and 7',
+      'Caroline missed the shoots on 6 April 2023 and 7 April 2023',
+      'April 6',
+    ],
   ])('%s', (text, expected, source) => {
     const out = absoluteTimes(text, MONDAY);
     expect(out.text).toBe(expected);
     expect(out.time?.source).toBe(source);
+  });
+
+  it('keeps a pair of days as named where days keep their words, and a birthday without a year', () => {
+    const pair = 'Caroline missed the shoots on April 6 and 7';
+    expect(absoluteTimes(pair, MONDAY, { keepDaysWithoutYear: true }).text).toBe(pair);
+    expect(absoluteTimes("Caroline's birthday is December 5", MONDAY)).toEqual({
+      text: "Caroline's birthday is December 5",
+    });
   });
 
   it('leaves text without time words alone and gives it no time', () => {
