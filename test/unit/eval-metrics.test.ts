@@ -15,7 +15,7 @@ import {
   sessionRecall,
   updateOrder,
 } from '../../tools/eval/metrics.ts';
-import { queryKey, unknowableAfter } from '../../tools/eval/questions.ts';
+import { queryKey, unknowableAfter, updatesAfter } from '../../tools/eval/questions.ts';
 import { summarize } from '../../tools/eval/summary.ts';
 import type {
   EvalCase,
@@ -181,6 +181,12 @@ describe('updateOrder', () => {
 
   it('is 0 when one item covers both: a tie is not ranking the update above', () => {
     expect(updateOrder(q, outcome([item(['10', '20'])]), 5)).toEqual({ ordered: 0, updatedFound: 1 });
+  });
+
+  it('scores no order when the dataset names one message for both, only whether it is found', () => {
+    const one = query(['30'], { update: { original: ['30'], updated: ['30'] } });
+    expect(updateOrder(one, outcome([item(['30'])]), 5)).toEqual({ ordered: undefined, updatedFound: 1 });
+    expect(updateOrder(one, outcome([item(['x'])]), 5)).toEqual({ ordered: undefined, updatedFound: 0 });
   });
 
   it('uses the best rank of each side', () => {
@@ -404,6 +410,41 @@ describe('summarize', () => {
       stepWithinOne: { mean: 1, n: 1 },
       agent: { mean: 0, n: 1 },
     });
+  });
+
+  it('leaves an update observed after the cutoff out of the update order, and keeps its question in recall', () => {
+    const beam: EvalCase = {
+      dataset: 'beam',
+      caseId: 'chat-1',
+      records: [record('1', 'S1'), record('2', 'S1'), record('3', 'S2', '2024-03-01T00:00:00.000Z')],
+      queries: [
+        query(['1', '2'], {
+          queryId: 'before',
+          category: 'knowledge_update',
+          update: { original: ['1'], updated: ['2'] },
+        }),
+        query(['1', '3'], {
+          queryId: 'later',
+          category: 'knowledge_update',
+          update: { original: ['1'], updated: ['3'] },
+        }),
+      ],
+      failedRuns: [],
+    };
+    const cutoff = '2024-02-01T00:00:00.000Z';
+    const later = updatesAfter([beam], cutoff);
+    expect([...later]).toEqual([queryKey('beam', 'chat-1', 'later')]);
+    // Both answers rank the original first: with the later update scored, 0 of 2 would be ordered.
+    const answer = (queryId: string) =>
+      outcome([item(['1']), item(['2'])], { dataset: 'beam', caseId: 'chat-1', queryId, method: 'nocturne' });
+    const input = { cases: [beam], outcomes: [answer('before'), answer('later')], failedRuns: [], ks: [5] };
+    const at5 = (s: ReturnType<typeof summarize>) => s.datasets[0]?.methods[0]?.overall.atK[0];
+    expect(at5(summarize({ ...input, unknowableUpdates: later }))).toMatchObject({
+      updateOrdered: { mean: 0, n: 1 },
+      updateFound: { mean: 1, n: 1 },
+      evidenceRecall: { n: 2 },
+    });
+    expect(at5(summarize(input))?.updateOrdered).toEqual({ mean: 0, n: 2 });
   });
 
   it('marks as unknowable only questions whose known gold evidence all lies after the cutoff', () => {

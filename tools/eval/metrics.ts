@@ -96,8 +96,11 @@ export function falseAbstention(query: EvalQuery, outcome: QueryOutcome): number
 
 /** Knowledge-update order in the top k; see {@link updateOrder}. */
 interface UpdateOrderAtK {
-  /** 1 when the updated information ranks above the original (or only it is found). */
-  ordered: number;
+  /**
+   * 1 when the updated information ranks above the original (or only it is found); undefined
+   * when the update is told in the original's own records (one message holds both: no order).
+   */
+  ordered: number | undefined;
   /** 1 when the updated information is in the top k at all. */
   updatedFound: number;
 }
@@ -110,14 +113,19 @@ function bestRank(items: readonly RetrievedItem[], ids: ReadonlySet<string>): nu
 
 /**
  * BEAM knowledge updates: the updated information should rank strictly above the original.
- * One item covering both ties with itself and does not count as ordered.
+ * One item covering both ties with itself and does not count as ordered. When every record of
+ * the update is one of the original's (the dataset names one message for both), no order can
+ * exist: only whether it is found is scored.
  */
 export function updateOrder(query: EvalQuery, outcome: QueryOutcome, k: number): UpdateOrderAtK | undefined {
   if (!query.update || query.update.updated.length === 0) return undefined;
   const items = topK(outcome.items, k);
+  const originalIds = new Set(query.update.original);
   const updated = bestRank(items, new Set(query.update.updated));
-  const original = bestRank(items, new Set(query.update.original));
-  if (updated === undefined) return { ordered: 0, updatedFound: 0 };
+  const original = bestRank(items, originalIds);
+  const oneMessage = query.update.updated.every((id) => originalIds.has(id));
+  if (updated === undefined) return { ordered: oneMessage ? undefined : 0, updatedFound: 0 };
+  if (oneMessage) return { ordered: undefined, updatedFound: 1 };
   const ordered = original === undefined || updated < original;
   return { ordered: ordered ? 1 : 0, updatedFound: 1 };
 }

@@ -35,21 +35,58 @@ export function unknowableAfter(
   return keys;
 }
 
+/**
+ * Knowledge-update questions whose newer information no memory built up to the cutoff can hold:
+ * every record of the update with a known time was observed after it. Their original is known,
+ * so the question stays in recall's count; only the order of the two cannot be measured.
+ */
+export function updatesAfter(
+  cases: readonly EvalCase[],
+  cutoff: string | ((evalCase: EvalCase) => string | undefined),
+): Set<string> {
+  const keys = new Set<string>();
+  for (const evalCase of cases) {
+    const at = typeof cutoff === 'string' ? cutoff : cutoff(evalCase);
+    if (at === undefined) continue;
+    const limit = Date.parse(at);
+    const observed = new Map(evalCase.records.map((r) => [r.goldId, Date.parse(r.record.observedAt)]));
+    for (const query of evalCase.queries) {
+      const times = (query.update?.updated ?? [])
+        .map((id) => observed.get(id))
+        .filter((t): t is number => t !== undefined);
+      if (times.length > 0 && times.every((t) => t > limit))
+        keys.add(queryKey(evalCase.dataset, evalCase.caseId, query.queryId));
+    }
+  }
+  return keys;
+}
+
 /** A question with what the metrics need from its case. */
 interface QueryContext {
   query: EvalQuery;
   goldSessions: Set<string>;
   unknowable: boolean;
+  /** Its update lies after the cutoff (updatesAfter): the update order is not scored. */
+  updateUnknowable: boolean;
 }
 
-export function indexQueries(cases: readonly EvalCase[], unknowable: ReadonlySet<string>): Map<string, QueryContext> {
+export function indexQueries(
+  cases: readonly EvalCase[],
+  unknowable: ReadonlySet<string>,
+  unknowableUpdates: ReadonlySet<string> = new Set(),
+): Map<string, QueryContext> {
   const index = new Map<string, QueryContext>();
   for (const evalCase of cases) {
     const sessionOf = new Map(evalCase.records.map((r) => [r.goldId, r.goldSession]));
     for (const query of evalCase.queries) {
       const key = queryKey(evalCase.dataset, evalCase.caseId, query.queryId);
       if (index.has(key)) throw new Error(`duplicate query ${query.queryId} in ${evalCase.dataset}/${evalCase.caseId}`);
-      index.set(key, { query, goldSessions: goldSessionsOf(query, sessionOf), unknowable: unknowable.has(key) });
+      index.set(key, {
+        query,
+        goldSessions: goldSessionsOf(query, sessionOf),
+        unknowable: unknowable.has(key),
+        updateUnknowable: unknowableUpdates.has(key),
+      });
     }
   }
   return index;

@@ -11,7 +11,7 @@ import { loadDataset } from './datasets/index.ts';
 import type { EmbeddingCounts } from './embedding-counts.ts';
 import { drawNotesSample, type NotesSample } from './notes-sample/draw.ts';
 import { openEvalPipeline, type EvalPipeline } from './pipeline.ts';
-import { unknowableAfter } from './questions.ts';
+import { unknowableAfter, updatesAfter } from './questions.ts';
 import { summarizeSplits } from './splits.ts';
 import type { EvalMeta, EvalSummary } from './summary-types.ts';
 import { summarize } from './summary.ts';
@@ -116,12 +116,14 @@ function reportRun(opts: EvalOptions, selected: readonly PositionedCase[], runs:
   const { outcomes, failedRuns, seconds, cutoffs, notes } = runs;
   const thresholds = calibrateAbstention(cases, outcomes);
   const unknowable = unknowableAfter(cases, (c) => cutoffs.get(c));
+  const unknowableUpdates = updatesAfter(cases, (c) => cutoffs.get(c));
   const summary = summarize({
     cases,
     outcomes,
     failedRuns,
     ks: opts.ks,
     unknowable,
+    unknowableUpdates,
     meta: {
       datasetPaths: { [opts.dataset]: opts.path },
       cutoff: describeCutoff(opts.cutoff),
@@ -139,6 +141,7 @@ function reportRun(opts: EvalOptions, selected: readonly PositionedCase[], runs:
     failedRuns,
     ks: opts.ks,
     unknowable,
+    unknowableUpdates,
   });
   if (splits.length > 0) summary.splits = splits;
   const notesSample = drawNotesSample(runs.committed, opts.notesSample ?? 50);

@@ -10,6 +10,7 @@ interface SplitInput {
   failedRuns: readonly FailedRunOutcome[];
   ks: readonly number[];
   unknowable: ReadonlySet<string>;
+  unknowableUpdates?: ReadonlySet<string>;
 }
 
 /** The dataset's summary per split (tools/eval/case-selection.ts), for every split the run has cases of. */
@@ -24,6 +25,7 @@ export function summarizeSplits(input: SplitInput): SplitSummary[] {
       failedRuns: input.failedRuns.filter((r) => ids.has(r.caseId)),
       ks: input.ks,
       unknowable: input.unknowable,
+      ...(input.unknowableUpdates ? { unknowableUpdates: input.unknowableUpdates } : {}),
     }).datasets;
     if (!summary) return [];
     return [{ name: split.name, positions: cases.map((c) => c.position), caseIds: [...ids], summary }];

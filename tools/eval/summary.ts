@@ -32,6 +32,8 @@ interface SummarizeInput {
   headlineK?: number;
   /** Keys (`queryKey` in questions.ts) of questions whose gold evidence lies entirely after the cutoff. */
   unknowable?: ReadonlySet<string>;
+  /** Keys of knowledge-update questions whose update lies after the cutoff (`updatesAfter`). */
+  unknowableUpdates?: ReadonlySet<string>;
   meta?: EvalMeta;
 }
 
@@ -55,7 +57,10 @@ function summarizeAtK(all: readonly Scored[], k: number): AtKSummary {
   const scored = all.filter((s) => !s.context.unknowable);
   const evidence = scored.map(({ context, outcome }) => evidenceRecall(context.query, outcome, k));
   const sessions = scored.map(({ context, outcome }) => sessionRecall(context.goldSessions, outcome, k));
-  const updates = scored.map(({ context, outcome }) => updateOrder(context.query, outcome, k));
+  // An update observed after the cutoff cannot be in memory: neither its order nor whether it is found is scored.
+  const updates = scored
+    .filter(({ context }) => !context.updateUnknowable)
+    .map(({ context, outcome }) => updateOrder(context.query, outcome, k));
   return {
     k,
     evidenceRecall: mean(evidence.map((e) => e?.fraction)),
@@ -135,7 +140,10 @@ function summarizeDataset(
 export function summarize(input: SummarizeInput): EvalSummary {
   const ks = normalizeKs(input.ks);
   const headlineK = chooseHeadlineK(ks, input.headlineK);
-  const scored = pairOutcomes(input.outcomes, indexQueries(input.cases, input.unknowable ?? new Set()));
+  const scored = pairOutcomes(
+    input.outcomes,
+    indexQueries(input.cases, input.unknowable ?? new Set(), input.unknowableUpdates),
+  );
   const casesByKey = new Map(input.cases.map((c) => [caseKey(c.dataset, c.caseId), c]));
   const present = new Set<EvalDataset>([
     ...input.cases.map((c) => c.dataset),

@@ -15,6 +15,7 @@ import { memoized } from './kept-schema.ts';
 import { cutoffInstant, isAfter } from './cutoff.ts';
 import { defaultDatasetPath, loadDataset } from './datasets/index.ts';
 import { evidenceRecall, updateOrder } from './metrics.ts';
+import { queryKey, updatesAfter } from './questions.ts';
 import { tenantFor } from './runner.ts';
 import type { EvalCase, EvalQuery, QueryOutcome, RetrievedItem } from './types.ts';
 
@@ -52,7 +53,7 @@ function knowable(evalCase: EvalCase, query: EvalQuery, cutoff: string | undefin
 const turnItems = (ranked: readonly Turn[]): RetrievedItem[] =>
   ranked.map((t) => ({ goldIds: [t.goldId], goldSessions: [], score: 0, tokens: 0, afterCutoff: false }));
 
-function score(tally: Tally, query: EvalQuery, ranked: readonly RetrievedItem[]): void {
+function score(tally: Tally, query: EvalQuery, ranked: readonly RetrievedItem[], updateKnown: boolean): void {
   const outcome = { items: ranked.slice(0, 10) } as unknown as QueryOutcome;
   const r1 = evidenceRecall(query, outcome, 1);
   const r5 = evidenceRecall(query, outcome, 5);
@@ -61,7 +62,7 @@ function score(tally: Tally, query: EvalQuery, ranked: readonly RetrievedItem[])
   if (r1) tally.r1.push(r1.fraction);
   if (r5) tally.r5.push(r5.fraction);
   if (r10) tally.r10.push(r10.fraction);
-  if (order) tally.ordered.push(order.ordered);
+  if (updateKnown && order?.ordered !== undefined) tally.ordered.push(order.ordered);
 }
 
 /** Nocturne's recall of a kept evaluation schema, with the fusion's update rule off and on. */
@@ -116,16 +117,19 @@ async function main(): Promise<void> {
     const cutoff = cutoffInstant(evalCase, CUTOFF);
     const turns = turnsOf(evalCase.records.filter((r) => !isAfter(r.record.observedAt, cutoff)));
     const index = bm25(turns);
+    const updatesLater = updatesAfter([evalCase], () => cutoff);
     for (const query of evalCase.queries.filter((q) => knowable(evalCase, q, cutoff))) {
+      const updateKnown = !updatesLater.has(queryKey(evalCase.dataset, evalCase.caseId, query.queryId));
       const ranked = (await index.search(query.text, 50)).map((h) => turns[h.turn] as Turn);
       const speakerOf = (t: Turn) => ({ ...t, speaker: t.text.slice(0, t.text.indexOf(':')) });
-      score(tally(`${split}, BM25`), query, turnItems(ranked));
-      score(tally(`${split}, BM25 + updates first`), query, turnItems(updatesFirst(ranked, query.text, speakerOf)));
+      score(tally(`${split}, BM25`), query, turnItems(ranked), updateKnown);
+      const first = turnItems(updatesFirst(ranked, query.text, speakerOf));
+      score(tally(`${split}, BM25 + updates first`), query, first, updateKnown);
       if (!kept) continue;
       const nocturne = await nocturneRanked(kept, evalCase, query, cutoff, policies);
       // A chat the kept run did not hold answers nothing: it is not scored.
       if (nocturne[0]?.[1].length === 0) continue;
-      for (const [name, items] of nocturne) score(tally(`${split}, Nocturne ${name}`), query, items);
+      for (const [name, items] of nocturne) score(tally(`${split}, Nocturne ${name}`), query, items, updateKnown);
     }
   }
   await kept?.db.close();
