@@ -88,6 +88,9 @@ const WORD = /[A-Za-z][A-Za-z']*|[^A-Za-z]+/g;
 export function toThirdPerson(sentence: string, voices: Voices): string {
   const tokens = normalizeApostrophes(sentence).match(WORD) ?? [];
   const out: string[] = [];
+  // Whether the speaker's present verb was made to agree and its clause goes on: a verb joined
+  // to it by "and" agrees too ("I've got flat feet and need sneakers" → "… has got … and needs …").
+  let agreed = false;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as string;
     const lower = token.toLowerCase();
@@ -99,13 +102,27 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
         out.push(voices.speaker);
       } else {
         out.push(voices.speaker);
-        if (!partOfCompoundSubject(tokens, i)) i = agreeVerb(tokens, i, out);
+        if (!partOfCompoundSubject(tokens, i)) {
+          const opensClause = startsClause(previous);
+          i = agreeVerb(tokens, i, out);
+          agreed = opensClause && out.at(-1) !== tokens[i];
+        }
       }
     } else if (voices.listener === undefined && /^you/.test(lower)) {
       out.push(token);
     } else if (lower in CONTRACTED) {
       const person = lower.startsWith('i') ? voices.speaker : lower.startsWith('we') ? we(voices) : voices.listener;
       out.push(`${person} ${CONTRACTED[lower]}`);
+      agreed = (lower === "i'm" || lower === "i've") && startsClause(previous);
+    } else if (
+      agreed &&
+      previous === 'and' &&
+      JOINED_VERBS.has(token) &&
+      /^ +$/.test(tokens[i + 1] ?? '') &&
+      /^[a-z]/i.test(tokens[i + 2] ?? '')
+    ) {
+      out.push(thirdPersonVerb(token));
+      agreed = false;
     } else if (lower === 'me' || lower === 'myself') out.push(voices.speaker);
     else if (lower === 'my' || lower === 'mine') out.push(possessive(voices.speaker));
     else if (lower === 'we' || lower === 'us' || lower === 'ourselves') out.push(we(voices));
@@ -113,9 +130,37 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
     else if (lower === 'you' || lower === 'yourself') i = listener(tokens, i, out, voices.listener as string);
     else if (lower === 'your' || lower === 'yours') out.push(possessive(voices.listener as string));
     else out.push(token);
+    if (agreed && ENDS_AGREEMENT.test(token)) agreed = false;
   }
   return out.join('');
 }
+
+/**
+ * Common verbs that, after "and", continue the speaker's clause with a second verb. A closed
+ * list: after "and" most words are not verbs ("a dog and cats"), and these are rarely nouns
+ * there when a word follows.
+ */
+const JOINED_VERBS = new Set(
+  'need want think like love hope feel know make get go try take enjoy prefer keep see find miss wish spend learn buy'.split(
+    ' ',
+  ),
+);
+/**
+ * What ends the reach of the speaker's verb: punctuation but a comma ("I love hiking, and need
+ * boots" goes on), "to" (a verb after it is an infinitive's: "I want to rest and read"), a
+ * modal (a verb after it is bare: "… people will recognise you and love the book"), another
+ * subject, and words that start another clause.
+ */
+const ENDS_AGREEMENT =
+  /^(?:[^A-Za-z]*[.;:!?()\u2013\u2014-][^A-Za-z]*|to|because|but|that|when|if|so|while|which|who|where|or|will|would|can|could|should|may|might|must|shall|won't|wouldn't|can't|couldn't|shouldn't|you|he|she|they|we|it|there|this|these|those|people|everyone)$/i;
+
+/**
+ * Whether "I" after `previous` (the word before it, undefined after punctuation or at the start)
+ * is the subject of its sentence's clause, not of a clause inside another ("… remind me why I'm
+ * chasing my dream and keep me pushing": "keep" is the outer clause's).
+ */
+const startsClause = (previous: string | undefined): boolean =>
+  previous === undefined || /^(?:and|but|so|then|because|although|though|while|now|yeah|well|oh|also)$/.test(previous);
 
 /** Whether a sentence speaks of its speaker (I, my, we, our …). */
 export const FIRST_PERSON = /\b(i|i'm|i've|i'd|i'll|my|mine|me|myself|we|we're|we've|we'd|we'll|us|our|ours)\b/i;

@@ -33,6 +33,22 @@ describe('toThirdPerson names the speaker and keeps every content word', () => {
     ['You are right and I agree', 'Melanie is right and Caroline agrees'],
     ['We went camping', 'Caroline and others went camping'],
     ['The museum opens at nine', 'The museum opens at nine'],
+    // A second verb joined by "and" agrees too, within the speaker's own clause only.
+    ["I've got flat feet and need sneakers", 'Caroline has got flat feet and needs sneakers'],
+    ['I love hiking, and need boots', 'Caroline loves hiking, and needs boots'],
+    ['I have a dog and cats', 'Caroline has a dog and cats'],
+    [
+      'I want to use my platform and make a difference',
+      "Caroline wants to use Caroline's platform and make a difference",
+    ],
+    [
+      "I'm sure people will recognise you and love the book",
+      'Caroline is sure people will recognise Melanie and love the book',
+    ],
+    [
+      "Moments like this remind me why I'm chasing my dream and keep me pushing",
+      "Moments like this remind Caroline why Caroline is chasing Caroline's dream and keep Caroline pushing",
+    ],
     // Questions: the auxiliary before "I" agrees with the name, the verb after it stays.
     ['How long did I say the project takes?', 'How long did Caroline say the project takes?'],
     ['Have I used Bootstrap before?', 'Has Caroline used Bootstrap before?'],
