@@ -74,6 +74,12 @@ type Resolver = (
   text: string,
 ) => { at: Date; precision: TimePrecision; yearless?: true } | undefined;
 
+/** A day named without its year, matched as (month name, day of month): see nearestDay. */
+const yearlessDay: Resolver = (m, now, text) =>
+  isRecurringDay(text, m.index ?? 0, (m.index ?? 0) + m[0].length)
+    ? undefined
+    : nearestDay(now, monthIndex(m[1]!), +m[2]!);
+
 /** Ordered: a longer phrase is tried before a phrase it contains. */
 const RULES: Array<[RegExp, Resolver]> = [
   [/\b(\d{4})-(\d{2})-(\d{2})\b/g, (m) => day(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!))],
@@ -87,23 +93,14 @@ const RULES: Array<[RegExp, Resolver]> = [
   ],
   // A day without a year ("on December 5"): capitalised, so "I may 2" is no date; not a range
   // ("June 1-3"), a time ("7:30") or a score ("4/5"); not a day that comes back every year.
-  [
-    new RegExp(`\\b(${CAPITALISED_MONTH})\\.? (\\d{1,2})(?:st|nd|rd|th)?\\b(?![-–/:.]\\d)`, 'g'),
-    (m, now, text) =>
-      isRecurringDay(text, m.index ?? 0, (m.index ?? 0) + m[0].length)
-        ? undefined
-        : nearestDay(now, monthIndex(m[1]!), +m[2]!),
-  ],
+  [new RegExp(`\\b(${CAPITALISED_MONTH})\\.? (\\d{1,2})(?:st|nd|rd|th)?\\b(?![-–/:.]\\d)`, 'g'), yearlessDay],
   // The second day of a pair ("April 6 and 7", "June 3 or 4"): a day of the same month.
   [
     new RegExp(
       `(?<=\\b(${CAPITALISED_MONTH})\\.? \\d{1,2}(?:st|nd|rd|th)? (?:and|or|&) )(\\d{1,2})(?:st|nd|rd|th)?\\b(?![-–/:.]\\d| ?%)`,
       'g',
     ),
-    (m, now, text) =>
-      isRecurringDay(text, m.index ?? 0, (m.index ?? 0) + m[0].length)
-        ? undefined
-        : nearestDay(now, monthIndex(m[1]!), +m[2]!),
+    yearlessDay,
   ],
   // The coarser forms formatMention writes ("May 2023", "in 2022"), so a note's dates read back.
   [new RegExp(`\\b(${MONTH})\\.? (\\d{4})\\b`, 'gi'), (m) => month(+m[2]!, monthIndex(m[1]!))],

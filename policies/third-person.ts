@@ -114,13 +114,7 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
       const person = lower.startsWith('i') ? voices.speaker : lower.startsWith('we') ? we(voices) : voices.listener;
       out.push(`${person} ${CONTRACTED[lower]}`);
       agreed = (lower === "i'm" || lower === "i've") && startsClause(previous);
-    } else if (
-      agreed &&
-      previous === 'and' &&
-      JOINED_VERBS.has(token) &&
-      /^ +$/.test(tokens[i + 1] ?? '') &&
-      /^[a-z]/i.test(tokens[i + 2] ?? '')
-    ) {
+    } else if (agreed && joinedVerb(tokens, i, previous)) {
       out.push(thirdPersonVerb(token));
       agreed = false;
     } else if (lower === 'me' || lower === 'myself') out.push(voices.speaker);
@@ -145,6 +139,13 @@ const JOINED_VERBS = new Set(
     ' ',
   ),
 );
+/** A common verb right after "and", followed by another word: the second verb of a clause. */
+const joinedVerb = (tokens: readonly string[], i: number, previous: string | undefined): boolean =>
+  previous === 'and' &&
+  JOINED_VERBS.has(tokens[i] as string) &&
+  /^ +$/.test(tokens[i + 1] ?? '') &&
+  /^[a-z]/i.test(tokens[i + 2] ?? '');
+
 /**
  * What ends the reach of the speaker's verb: punctuation but a comma ("I love hiking, and need
  * boots" goes on), "to" (a verb after it is an infinitive's: "I want to rest and read"), a
