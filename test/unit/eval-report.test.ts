@@ -202,8 +202,8 @@ describe('renderMarkdown', () => {
     expect(locomoHeaders).not.toContain('Update ordered @10');
     expect(locomoHeaders).not.toContain('Answered unknowable');
     const beamRow = row(tableAfter(markdown, '## BEAM'), 'nocturne');
-    expect(beamRow.get('Update ordered @10')).toBe('75.0%');
-    expect(beamRow.get('Update found @10')).toBe('90.0%');
+    expect(beamRow.get('Update ordered @10')).toBe('75.0% of 20');
+    expect(beamRow.get('Update found @10')).toBe('90.0% of 20');
     expect(beamRow.get('Session R@5')).toBeUndefined();
   });
 

@@ -29,6 +29,18 @@ function percentColumn(header: string, value: (method: MethodSummary) => Mean | 
   return { header, value: (m) => value(m) ?? null, cell: (m) => formatPercent(value(m)) };
 }
 
+/**
+ * A percentage with how many questions it is over: the update columns count pairs, and pairs
+ * no memory can order (an update after the cutoff, one message for both) are left out of them.
+ */
+function pairsColumn(header: string, value: (method: MethodSummary) => Mean | null | undefined): Column {
+  const cell = (m: MethodSummary) => {
+    const v = value(m);
+    return v?.mean === null || v?.mean === undefined ? NO_VALUE : `${formatPercent(v)} of ${v.n}`;
+  };
+  return { header, value: (m) => value(m) ?? null, cell };
+}
+
 function methodColumns(ks: readonly number[], headlineK: number): Column[] {
   return [
     { header: 'Method', cell: (m) => m.method },
@@ -39,8 +51,8 @@ function methodColumns(ks: readonly number[], headlineK: number): Column[] {
     percentColumn('False abstention', (m) => m.overall.falseAbstention),
     percentColumn(`After cutoff @${headlineK}`, (m) => atK(m.overall, headlineK)?.recalledAfterCutoff),
     percentColumn('Answered unknowable', (m) => m.overall.answeredUnknowable),
-    percentColumn(`Update ordered @${headlineK}`, (m) => atK(m.overall, headlineK)?.updateOrdered),
-    percentColumn(`Update found @${headlineK}`, (m) => atK(m.overall, headlineK)?.updateFound),
+    pairsColumn(`Update ordered @${headlineK}`, (m) => atK(m.overall, headlineK)?.updateOrdered),
+    pairsColumn(`Update found @${headlineK}`, (m) => atK(m.overall, headlineK)?.updateFound),
     {
       header: `Tokens/query @${headlineK}`,
       value: (m) => atK(m.overall, headlineK)?.tokens ?? null,
