@@ -182,9 +182,30 @@ function checkTime(
   if (missing) return fail('time_mismatch', `no cited record speaks of ${missing}`);
   const inContrast = s.contrast ? withoutTimeWords(s.contrast, cited[0]?.observedAt ?? new Date(0)).mentions : [];
   const stated = [...noted, ...inContrast, ...(s.time?.until ? [dayOf(s.time.until)] : [])];
-  const other = claimed.find((c) => stated.length > 0 && !stated.some((d) => mentionsOverlap(c, d)));
+  const agrees = (c: TimeMention) => stated.some((d) => mentionsOverlap(c, d));
+  const other = claimed.find((c, i) => stated.length > 0 && !agrees(c) && !secondOfPair(claim, claimed, i, agrees));
   if (other) return fail('claim_structure_mismatch', `the claim's ${other.text} is not the note's time`);
   return undefined;
+}
+
+/**
+ * The second day of a pair the note's time begins ("on 6 April 2024 and 7 April 2024", "3 or 4
+ * June"): a day of the same month joined by "and" or "or" to a claimed day that agrees. The note's
+ * structure holds one time; the cited records are asked about every claimed day all the same.
+ */
+function secondOfPair(
+  claim: string,
+  claimed: readonly TimeMention[],
+  i: number,
+  agrees: (m: TimeMention) => boolean,
+): boolean {
+  const [first, second] = [claimed[i - 1], claimed[i]];
+  if (!first || !second || first.precision !== 'day' || second.precision !== 'day' || !agrees(first)) return false;
+  const sameMonth =
+    first.at.getUTCFullYear() === second.at.getUTCFullYear() && first.at.getUTCMonth() === second.at.getUTCMonth();
+  const end = claim.indexOf(first.text) + first.text.length;
+  const between = claim.slice(end, claim.indexOf(second.text, end));
+  return sameMonth && /^\s*(?:and|or)\s*(?:on\s+)?$/i.test(between);
 }
 
 function checkClaim(s: ParsedNoteStructure, value: string, claim: string) {

@@ -56,6 +56,9 @@ const inputs = {
     'I went to a LGBTQ support group yesterday and it was so powerful.',
     { agentId: 'companion' },
   ),
+  shoots: user('2024-03-30T10:00:00Z', 's-shoot', 'Caroline', 'I had to reject the weekend shoots on April 6 and 7.', {
+    agentId: 'companion',
+  }),
   refundCall: at('2026-03-02T11:00:00Z', {
     kind: 'tool_call',
     source: 'agent',
@@ -106,6 +109,7 @@ export const findings = {
   seat: finding('factual_conflict', 's-dan', [rec.seat]),
   trip: finding('stated_fact', 's-dan', [rec.trip]),
   group: finding('stated_fact', 's-car', [rec.group]),
+  shoots: finding('stated_fact', 's-shoot', [rec.shoots]),
   refund: finding('tool_error', 's-ref', [rec.refundCall, rec.refundError], 'refunds.create'),
   retrieved: finding('tool_content', 's-faq', [rec.retrieved]),
 };

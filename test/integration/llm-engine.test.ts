@@ -188,6 +188,32 @@ describe('LLM note engine: a good model', () => {
     expect(verdict(proposals[0] as Proposal)).toEqual({ verdict: 'accept' });
   });
 
+  it('completes the days a claim names without their year, both days of a pair, and validation accepts them', async () => {
+    server.script({
+      content: changes({
+        op: 'create',
+        finding: 1,
+        kind: 'fact',
+        scope: 'user',
+        structure: {
+          subject: { type: 'user', id: 'Caroline' },
+          attribute: 'had to reject',
+          value: 'the weekend shoots',
+          polarity: 'positive',
+          time: { source: 'April 6' },
+        },
+        claim: 'Caroline had to reject the weekend shoots on April 6 and 7.',
+        records: [1],
+      }),
+    });
+    const { proposals } = await propose([F.shoots]);
+    expect(proposals[0]?.content.claim).toBe(
+      'Caroline had to reject the weekend shoots on 6 April 2024 and 7 April 2024.',
+    );
+    expect(proposals[0]?.content.structure?.time?.at).toBe('2024-04-06T00:00:00.000Z');
+    expect(verdict(proposals[0] as Proposal)).toEqual({ verdict: 'accept' });
+  });
+
   it('keys the narrowest scope by the episode: a change to one trip stays in its session', async () => {
     server.script({
       content: changes({

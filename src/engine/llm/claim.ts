@@ -60,21 +60,35 @@ const PREPOSITIONS = new Set(['on', 'by', 'until', 'since', 'before', 'after', '
 
 /**
  * A claim is read long after its records were written: relative time words ("yesterday", "next
- * Tuesday") become the absolute dates they meant, read against the record that says them.
+ * Tuesday") become the absolute dates they meant, read against the record that says them. A day
+ * named without its year ("April 6") is a date already and is completed where it stands; the
+ * second day of a pair ("April 6 and 7") takes the first one's year.
  */
 export function withAbsoluteDates(claim: string, cited: readonly ArchivedRecord[]): string {
   if (!hasRelativeTime(claim)) return claim;
   let out = claim;
+  let from = 0;
+  let previous: TimeMention | undefined;
   for (const m of findTimeMentions(claim, new Date(0))) {
     if (/\d{4}/.test(m.text)) continue;
-    const meant = mentionIn(m.text, cited);
-    if (!meant) continue;
-    const at = out.indexOf(m.text);
+    const meant = secondDayOf(m, previous) ?? mentionIn(m.text, cited);
+    const at = out.indexOf(m.text, from);
+    if (!meant || at < 0) continue;
     const before = out.slice(0, at).trimEnd().split(/\s+/).at(-1)?.toLowerCase() ?? '';
-    const lead = PREPOSITIONS.has(before) ? '' : meant.precision === 'day' ? 'on ' : 'in ';
-    out = `${out.slice(0, at)}${lead}${formatMention(meant)}${out.slice(at + m.text.length)}`;
+    const lead = m.yearless || PREPOSITIONS.has(before) ? '' : meant.precision === 'day' ? 'on ' : 'in ';
+    const written = `${lead}${formatMention(meant)}`;
+    out = `${out.slice(0, at)}${written}${out.slice(at + m.text.length)}`;
+    from = at + written.length;
+    previous = meant;
   }
   return out;
+}
+
+/** The second day of a pair ("… and 7" after "April 6"): its month and day, the first day's year. */
+function secondDayOf(m: TimeMention, previous: TimeMention | undefined): TimeMention | undefined {
+  if (!m.yearless || !/^\d/.test(m.text) || !previous) return undefined;
+  const at = new Date(Date.UTC(previous.at.getUTCFullYear(), m.at.getUTCMonth(), m.at.getUTCDate()));
+  return { text: m.text, at, precision: 'day' };
 }
 
 /**

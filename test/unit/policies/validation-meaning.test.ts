@@ -88,6 +88,9 @@ const carolineStructure = (at: string): NoteStructure => ({
   time: { at, source: 'yesterday' },
 });
 
+const shoots = () => user('Caroline', 'I had to reject the weekend shoots on April 6 and 7.', '2024-03-30T10:00:00Z');
+const rejected = (at: string) => userStructure('Caroline', 'had to reject', 'the weekend shoots', { time: { at } });
+
 const inversions: Row[] = [
   {
     name: 'a negation added to a fact',
@@ -272,6 +275,22 @@ const inversions: Row[] = [
     expected: 'subject_mismatch',
   },
   {
+    name: "structured: a second day of another month beside the note's day",
+    records: () => [
+      user('Caroline', 'I had to reject the weekend shoots on April 6 and May 7.', '2024-03-30T10:00:00Z'),
+    ],
+    claim: 'Caroline had to reject the weekend shoots on 6 April 2024 and 7 May 2024.',
+    structure: rejected('2024-04-06T00:00:00Z'),
+    expected: 'claim_structure_mismatch',
+  },
+  {
+    name: 'structured: a second day the cited record never names',
+    records: () => [shoots()],
+    claim: 'Caroline had to reject the weekend shoots on 6 April 2024 and 8 April 2024.',
+    structure: rejected('2024-04-06T00:00:00Z'),
+    expected: 'time_mismatch',
+  },
+  {
     name: 'structured: "in 2021" for what happened three years before 2023',
     records: () => [user('Caroline', 'I started transitioning three years ago.')],
     claim: 'Caroline started transitioning in 2021.',
@@ -362,6 +381,13 @@ const faithful: Row[] = [
     records: () => [caroline()],
     claim: 'Caroline went to an LGBTQ support group on 7 May 2023',
     structure: carolineStructure('2023-05-07T00:00:00Z'),
+    expected: 'accept',
+  },
+  {
+    name: 'structured: both days of a pair, the note\'s time the first ("April 6 and 7")',
+    records: () => [shoots()],
+    claim: 'Caroline had to reject the weekend shoots on 6 April 2024 and 7 April 2024.',
+    structure: rejected('2024-04-06T00:00:00Z'),
     expected: 'accept',
   },
   {

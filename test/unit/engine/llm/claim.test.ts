@@ -35,6 +35,17 @@ describe('withAbsoluteDates: relative words in a claim become the dates they mea
     expect(withAbsoluteDates(claim, [group])).toBe(expected);
   });
 
+  it('completes a day named without its year where it stands, and both days of a pair', () => {
+    const shoots = said('2024-03-30T10:00:00Z', 'I had to reject the weekend shoots on April 6 and 7.');
+    expect(withAbsoluteDates('Caroline had to reject the weekend shoots on April 6 and 7.', [shoots])).toBe(
+      'Caroline had to reject the weekend shoots on 6 April 2024 and 7 April 2024.',
+    );
+    const due = said('2024-03-30T10:00:00Z', 'My essay is due June 15th.');
+    expect(withAbsoluteDates("Caroline's essay is due June 15th.", [due])).toBe(
+      "Caroline's essay is due 15 June 2024.",
+    );
+  });
+
   it('reads a time word against the cited record that says it, not the latest one', () => {
     const later = said('2023-06-20T10:00:00Z', 'Thanks for listening.');
     expect(withAbsoluteDates('Caroline went to a support group yesterday.', [group, later])).toBe(
