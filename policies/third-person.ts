@@ -84,9 +84,15 @@ export function thirdPersonVerb(verb: string): string {
 const possessive = (name: string) => (name.endsWith('s') ? `${name}'` : `${name}'s`);
 const WORD = /[A-Za-z][A-Za-z']*|[^A-Za-z]+/g;
 
+/**
+ * "For me, I …" / "As for me I …" opening a clause: the lead only stresses the speaker the clause names next, and
+ * told in the third person it would name them twice ("For Nate Nate just gets …").
+ */
+const FOR_ME_I = /(?<=^\s*|\b(?:and|but|so),?\s+)(?:as )?for me,?\s+(?=I\b)/gi;
+
 /** Rewrites one sentence; text without first- or second-person words comes back unchanged. */
 export function toThirdPerson(sentence: string, voices: Voices): string {
-  const tokens = normalizeApostrophes(sentence).match(WORD) ?? [];
+  const tokens = normalizeApostrophes(sentence).replace(FOR_ME_I, '').match(WORD) ?? [];
   const out: string[] = [];
   // Whether the speaker's present verb was made to agree and its clause goes on: a verb joined
   // to it by "and" agrees too ("I've got flat feet and need sneakers" → "… has got … and needs …").
