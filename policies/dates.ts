@@ -63,9 +63,15 @@ const addYears = (d: Date, n: number) => new Date(Date.UTC(d.getUTCFullYear() + 
 const WEEKDAY = `(?:${WEEKDAYS.join('|')}|mon|tues|tue|weds|wed|thurs|thur|thu|fri|sat|sun)`;
 /** A month's name or its short form, as a regular-expression alternation (no group). */
 export const MONTH = `${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec`;
-const CAPITALISED_MONTH = MONTH.split('|')
-  .map((name) => name.charAt(0).toUpperCase() + name.slice(1))
-  .join('|');
+/**
+ * A month named beside a day without its year: capitalised ("April 6", "6 April"), or in lower case
+ * where the word is nothing else ("april 6"; not "may" or "march", so "I may 2" is no date).
+ */
+const NAMED_MONTH = [
+  ...MONTH.split('|').map((name) => name.charAt(0).toUpperCase() + name.slice(1)),
+  ...MONTH.split('|').filter((name) => !['may', 'march', 'mar'].includes(name)),
+].join('|');
+const ORDINAL = '(?:st|nd|rd|th)?';
 const COUNT = `\\d{1,2}|a couple of|couple|an|a|one|two|three|four|five|six|seven|eight|nine|ten`;
 
 type Resolver = (
@@ -74,11 +80,18 @@ type Resolver = (
   text: string,
 ) => { at: Date; precision: TimePrecision; yearless?: true } | undefined;
 
-/** A day named without its year, matched as (month name, day of month): see nearestDay. */
-const yearlessDay: Resolver = (m, now, text) =>
-  isRecurringDay(text, m.index ?? 0, (m.index ?? 0) + m[0].length)
-    ? undefined
-    : nearestDay(now, monthIndex(m[1]!), +m[2]!);
+/** A day named without its year, its month and day in the given groups: see nearestDay. */
+const yearless =
+  (monthGroup: number, dayGroup: number): Resolver =>
+  (m, now, text) => {
+    const start = m.index ?? 0;
+    if (isRecurringDay(text, start, start + m[0].length)) return undefined;
+    return nearestDay(now, monthIndex(m[monthGroup]!), +m[dayGroup]!);
+  };
+/** "April 6" */
+const yearlessDay = yearless(1, 2);
+/** "6 April", "the 6th of April" */
+const yearlessDayFirst = yearless(2, 1);
 
 /** Ordered: a longer phrase is tried before a phrase it contains. */
 const RULES: Array<[RegExp, Resolver]> = [
@@ -91,16 +104,27 @@ const RULES: Array<[RegExp, Resolver]> = [
     new RegExp(`\\b(${MONTH})\\.? (\\d{1,2})(?:st|nd|rd|th)?,? (\\d{4})\\b`, 'gi'),
     (m) => day(Date.UTC(+m[3]!, monthIndex(m[1]!), +m[2]!)),
   ],
-  // A day without a year ("on December 5"): capitalised, so "I may 2" is no date; not a range
-  // ("June 1-3"), a time ("7:30") or a score ("4/5"); not a day that comes back every year.
-  [new RegExp(`\\b(${CAPITALISED_MONTH})\\.? (\\d{1,2})(?:st|nd|rd|th)?\\b(?![-–/:.]\\d)`, 'g'), yearlessDay],
-  // The second day of a pair ("April 6 and 7", "June 3 or 4"): a day of the same month.
+  // A day without a year ("on December 5", "on 5 December"): not a range ("June 1-3"), a time
+  // ("7:30") or a score ("4/5"); not a day that comes back every year.
+  [new RegExp(`\\b(${NAMED_MONTH})\\.? (\\d{1,2})${ORDINAL}\\b(?![-–/:.]\\d)`, 'g'), yearlessDay],
+  [
+    new RegExp(`(?<![-–/:.]|\\d )\\b(?:[Tt]he )?(\\d{1,2})${ORDINAL} (?:of )?(${NAMED_MONTH})\\b`, 'g'),
+    yearlessDayFirst,
+  ],
+  // The other day of a pair ("April 6 and 7", "June 3 or 4", "6 and 7 April"): a day of the same month.
   [
     new RegExp(
-      `(?<=\\b(${CAPITALISED_MONTH})\\.? \\d{1,2}(?:st|nd|rd|th)? (?:and|or|&) )(\\d{1,2})(?:st|nd|rd|th)?\\b(?![-–/:.]\\d| ?%)`,
+      `(?<=\\b(${NAMED_MONTH})\\.? \\d{1,2}${ORDINAL} (?:and|or|&) )(\\d{1,2})${ORDINAL}\\b(?![-–/:.]\\d| ?%)`,
       'g',
     ),
     yearlessDay,
+  ],
+  [
+    new RegExp(
+      `(?<![-–/:.]|\\d )\\b(\\d{1,2})${ORDINAL}(?= (?:and|or|&) \\d{1,2}${ORDINAL} (?:of )?(${NAMED_MONTH})\\b)`,
+      'g',
+    ),
+    yearlessDayFirst,
   ],
   // The coarser forms formatMention writes ("May 2023", "in 2022"), so a note's dates read back.
   [new RegExp(`\\b(${MONTH})\\.? (\\d{4})\\b`, 'gi'), (m) => month(+m[2]!, monthIndex(m[1]!))],
@@ -120,6 +144,14 @@ const RULES: Array<[RegExp, Resolver]> = [
 
 /** Every time expression in `text`, resolved against `observedAt`, in order of appearance. */
 export function findTimeMentions(text: string, observedAt: Date | string): TimeMention[] {
+  return placedTimeMentions(text, observedAt).map(({ index: _index, ...mention }) => mention);
+}
+
+/**
+ * The same, each with where its words start in `text`: a day of a pair is a bare number ("6 and 7
+ * April"), and searching for its words could find another "6" first.
+ */
+export function placedTimeMentions(text: string, observedAt: Date | string): Array<TimeMention & { index: number }> {
   const now = new Date(observedAt);
   if (Number.isNaN(now.getTime())) return [];
   const taken: Array<[number, number]> = [];
@@ -135,7 +167,7 @@ export function findTimeMentions(text: string, observedAt: Date | string): TimeM
       found.push({ text: m[0], ...hit, index: start });
     }
   }
-  return found.sort((a, b) => a.index - b.index).map(({ index: _index, ...mention }) => mention);
+  return found.sort((a, b) => a.index - b.index);
 }
 
 /** Whether `text` holds a time word that only makes sense next to the day it was written. */

@@ -1,4 +1,4 @@
-import { findTimeMentions, formatMention, type TimeMention } from './dates.ts';
+import { findTimeMentions, formatMention, placedTimeMentions, type TimeMention } from './dates.ts';
 import type { NoteTime } from '../src/contracts/note-structure.ts';
 import { isPastVerb } from './third-person.ts';
 
@@ -41,13 +41,12 @@ export interface AbsoluteOptions {
 
 /** Replaces every relative time word with its absolute form: "yesterday" → "on 7 May 2023". */
 export function absoluteTimes(text: string, observedAt: string, opts: AbsoluteOptions = {}): AbsoluteText {
-  const mentions = findTimeMentions(text, observedAt);
+  const mentions = placedTimeMentions(text, observedAt);
   if (mentions.length === 0) return { text };
   let out = '';
   let from = 0;
   for (const m of mentions) {
-    const at = text.indexOf(m.text, from);
-    if (at < 0) continue;
+    const at = m.index;
     const before = text.slice(from, at);
     from = at + m.text.length;
     if (isAbsolute(m) || (opts.keepDaysWithoutYear === true && isCalendarDay(m))) {

@@ -35,6 +35,11 @@ describe('findTimeMentions resolves time words against the record time', () => {
     ['My flight to Toronto is on August 20 at 4:15 PM', 'August 20', '20 August 2023'],
     ['My wedding is on November 20', 'November 20', '20 November 2023'],
     ['My visa appointment was on Jan. 9', 'Jan. 9', '9 January 2023'],
+    // The day first, as most of the world writes it, and a month typed in lower case.
+    ['The shoot is on 6 April', '6 April', '6 April 2023'],
+    ['We meet on the 6th of April', 'the 6th of April', '6 April 2023'],
+    ['see you april 6', 'april 6', '6 April 2023'],
+    ['the deadline is 15 sept', '15 sept', '15 September 2023'],
   ])('%s', (text, words, absolute) => {
     const [m] = findTimeMentions(text, MONDAY);
     expect(m?.text).toBe(words);
@@ -63,17 +68,37 @@ describe('findTimeMentions resolves time words against the record time', () => {
     expect(findTimeMentions('Sales rose on April 6 and 7% of them', MONDAY).map(formatMention)).toEqual([
       '6 April 2023',
     ]);
+    const dayFirst = findTimeMentions('I paid $6 for the shoots on 6 and 7 April', MONDAY);
+    expect(dayFirst.map((m) => [m.text, formatMention(m)])).toEqual([
+      ['6', '6 April 2023'],
+      ['7 April', '7 April 2023'],
+    ]);
   });
 
   it('gives no year to a day that comes back every year, but does to an event on a birthday', () => {
-    for (const text of ['My birthday is December 5', 'I was born on March 3', 'Our anniversary falls on June 2'])
+    for (const text of [
+      'My birthday is December 5',
+      'I was born on March 3',
+      'Our anniversary falls on June 2',
+      'My birthday is 5 December',
+      'I was born on the 3rd of March',
+    ])
       expect(findTimeMentions(text, MONDAY)).toEqual([]);
     const [party] = findTimeMentions('I celebrated my birthday on March 3', MONDAY);
     expect(formatMention(party!)).toBe('3 March 2023');
   });
 
   it('reads no day out of a range, a time of day, a score or an impossible date', () => {
-    for (const text of ['We fly June 1-3', 'Class is at 7:30', 'I scored 4/5', 'Due February 30', 'I may 2 of them'])
+    for (const text of [
+      'We fly June 1-3',
+      'Class is at 7:30',
+      'I scored 4/5',
+      'Due February 30',
+      'I may 2 of them',
+      'The 2 may be related',
+      'we march 3 miles',
+      'Due 30 February',
+    ])
       expect(findTimeMentions(text, MONDAY).filter((m) => m.precision === 'day')).toEqual([]);
   });
 
