@@ -101,13 +101,16 @@ export function recordVectorSql(exact: boolean, user = false, withKnown = false)
  * how often any query word occurs and knows nothing of how rare it is, so a turn full of "Caroline"
  * and "like" outranked the one turn that says "pottery". Rows that match any query word are
  * pooled by ts_rank (POOL_FACTOR times the limit), then ranked by BM25 with each word's document
- * frequency counted over the tenant's eligible records (through the GIN index). Document length
+ * frequency counted over the tenant's eligible records. When the pool holds every match (and the
+ * query is words, not phrases), a record holding a word is in the pool, so the word is counted
+ * there; else through the GIN index, a scan per word. Document length
  * is the number of distinct words (tsvector length), against the pool's mean (computed once: inlined,
  * the planner recomputed it for every pooled row, a quadratic walk over the pool). The pool keeps ids
- * and tsvectors only, the term weights are summed in one join of the whole pool's words with the query's (a
- * correlated sum per pooled row built a hash of that row's words each time: 10 of a 15 ms
- * statement when the speaker's name put every record in the pool), and the other
- * columns (and the distance to the query) are read for the `limit` rows returned.
+ * and tsvectors only; the term weights are summed in one join of the pooled rows' query words (each
+ * tsvector cut to them by weight: setweight marks them, ts_filter keeps them, so a row's other words
+ * are never unnested) with the words' frequencies (a correlated sum per pooled row built a hash of
+ * that row's words each time: 10 of a 15 ms statement when the speaker's name put every record in
+ * the pool); the other columns (and the distance to the query) are read for the `limit` rows returned.
  * Extra parameters after the common ones (and the user's, $8, when there is one): k1, b, the pool size.
  */
 export function recordTextSql(user = false): string {
@@ -121,17 +124,23 @@ export function recordTextSql(user = false): string {
      ORDER BY ts_rank(r.fts, q.q) DESC, r.record_id
      LIMIT ${pool}::int),
   n AS MATERIALIZED (SELECT count(*)::float8 AS n FROM record_index r WHERE ${eligible(user)}),
+  whole AS MATERIALIZED (
+    SELECT (SELECT count(*) FROM pool) < ${pool}::int AND strpos(q.q::text, '<->') = 0 AS pool FROM q),
   df AS MATERIALIZED (
-    SELECT t.term, (SELECT count(*) FROM record_index r
-                     WHERE r.fts @@ to_tsquery('simple', quote_literal(t.term)) AND ${eligible(user)})::float8 AS df
-      FROM q, unnest(q.terms) AS t(term)),
+    SELECT t.term,
+           (CASE WHEN whole.pool
+                 THEN (SELECT count(*) FROM pool p WHERE p.fts @@ to_tsquery('simple', quote_literal(t.term)))
+                 ELSE (SELECT count(*) FROM record_index r
+                        WHERE r.fts @@ to_tsquery('simple', quote_literal(t.term)) AND ${eligible(user)}) END)::float8 AS df
+      FROM q, whole, unnest(q.terms) AS t(term)),
   dl AS MATERIALIZED (SELECT greatest(avg(length(p.fts)), 1)::float8 AS avgdl FROM pool p),
   tf AS MATERIALIZED (
     SELECT p.record_id,
            sum(ln(1 + (n.n - df.df + 0.5) / (df.df + 0.5))
                * (cardinality(u.positions) * (${k1}::float8 + 1))
                / (cardinality(u.positions) + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * length(p.fts) / dl.avgdl)))::float8 AS text_rank
-      FROM pool p CROSS JOIN LATERAL unnest(p.fts) AS u(lexeme, positions, weights)
+      FROM pool p, q
+      CROSS JOIN LATERAL unnest(ts_filter(setweight(setweight(p.fts, 'D'), 'A', q.terms), '{a}')) AS u(lexeme, positions, weights)
       JOIN df ON df.term = u.lexeme, n, dl
      GROUP BY p.record_id),
   c AS MATERIALIZED (

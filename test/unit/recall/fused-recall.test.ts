@@ -2,7 +2,11 @@ import { monotonicFactory } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { recall } from '../../../src/recall/index.ts';
+import { z } from 'zod';
+import { RECORD_BM25 } from '../../../policies/record-recall.ts';
+import { withTenant } from '../../../src/db/index.ts';
 import { readRecordCandidates } from '../../../src/recall/read-candidates.ts';
+import { RECORD_TEXT_SQL } from '../../../src/recall/record-queries.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
 import {
   archiveRecords,
@@ -137,6 +141,19 @@ describe('fused recall', () => {
     // A user-bound token's query takes the same ranking over that user's records only.
     expect((await ask('u-alice')).text.map((r) => r.text)).toEqual(found.text.map((r) => r.text));
     expect((await ask('u-bob')).text).toEqual([]);
+    // Word rarity is counted among the matches when they all fit the statement's pool, else over
+    // the tenant's records: a pool of exactly the 6 matches takes the second way, one of 7 the
+    // first; the same counts, so the same scores.
+    const withPool = async (pool: number) => {
+      const params = [tenantId, NOW.toISOString(), null, null, 'caroline pottery class', 10, ports.embedder.name];
+      const { rows } = await withTenant(ports.db, tenantId, (tx) =>
+        tx.query(RECORD_TEXT_SQL, [...params, RECORD_BM25.k1, RECORD_BM25.b, pool]),
+      );
+      return rows.map((r) => z.object({ record_id: z.string(), text_rank: z.number() }).parse(r));
+    };
+    const whole = await withPool(7);
+    expect(whole).toHaveLength(6);
+    expect(await withPool(6)).toEqual(whole);
   });
 
   it('reads full text while the question is embedded, and returns what it returned with the question embedded first', async () => {
