@@ -147,15 +147,18 @@ export function findTimeMentions(text: string, observedAt: Date | string): TimeM
   return placedTimeMentions(text, observedAt).map(({ index: _index, ...mention }) => mention);
 }
 
+/** A time mention and where its words start in the text it was found in. */
+export type PlacedMention = TimeMention & { index: number };
+
 /**
  * The same, each with where its words start in `text`: a day of a pair is a bare number ("6 and 7
  * April"), and searching for its words could find another "6" first.
  */
-export function placedTimeMentions(text: string, observedAt: Date | string): Array<TimeMention & { index: number }> {
+export function placedTimeMentions(text: string, observedAt: Date | string): PlacedMention[] {
   const now = new Date(observedAt);
   if (Number.isNaN(now.getTime())) return [];
   const taken: Array<[number, number]> = [];
-  const found: Array<TimeMention & { index: number }> = [];
+  const found: PlacedMention[] = [];
   for (const [pattern, resolve] of RULES) {
     for (const m of text.matchAll(pattern)) {
       const start = m.index ?? 0;

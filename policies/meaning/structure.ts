@@ -5,7 +5,7 @@ import { recordText, wordTokens } from '../text.ts';
 import { polarityByForm, polarWords, TRANSPARENT, type PolarWord } from './negation.ts';
 import { evidenceForms, missingForms, recordForms, stem, textForms, unionOfForms, type Forms } from './normalize.ts';
 import { recordTool, subjectShown } from './subject.ts';
-import { mentionsOverlap, type TimeMention } from '../dates.ts';
+import { mentionsOverlap, type PlacedMention, type TimeMention } from '../dates.ts';
 import { absoluteDates, dayOf, unsupportedPeriod, withoutTimeWords } from './time.ts';
 
 /**
@@ -195,7 +195,7 @@ function checkTime(
  */
 function secondOfPair(
   claim: string,
-  claimed: readonly TimeMention[],
+  claimed: readonly PlacedMention[],
   i: number,
   agrees: (m: TimeMention) => boolean,
 ): boolean {
@@ -203,8 +203,7 @@ function secondOfPair(
   if (!first || !second || first.precision !== 'day' || second.precision !== 'day' || !agrees(first)) return false;
   const sameMonth =
     first.at.getUTCFullYear() === second.at.getUTCFullYear() && first.at.getUTCMonth() === second.at.getUTCMonth();
-  const end = claim.indexOf(first.text) + first.text.length;
-  const between = claim.slice(end, claim.indexOf(second.text, end));
+  const between = claim.slice(first.index + first.text.length, second.index);
   return sameMonth && /^\s*(?:and|or)\s*(?:on\s+)?$/i.test(between);
 }
 

@@ -1,5 +1,12 @@
 import type { RawRecord } from '../../src/contracts/raw-record.ts';
-import { findTimeMentions, formatMention, mentionsOverlap, type TimeMention } from '../dates.ts';
+import {
+  findTimeMentions,
+  formatMention,
+  mentionsOverlap,
+  placedTimeMentions,
+  type PlacedMention,
+  type TimeMention,
+} from '../dates.ts';
 import { recordText } from '../text.ts';
 
 /**
@@ -32,8 +39,8 @@ export function periodSupported(period: Period, cited: readonly Dated[]): boolea
 }
 
 /** The absolute dates written in `text` ("7 May 2023", "2023-05-07"); relative words are left out. */
-export function absoluteDates(text: string): TimeMention[] {
-  return findTimeMentions(text, new Date(0)).filter((m) => /\d{4}/.test(m.text));
+export function absoluteDates(text: string): PlacedMention[] {
+  return placedTimeMentions(text, new Date(0)).filter((m) => /\d{4}/.test(m.text));
 }
 
 /**

@@ -125,10 +125,10 @@ export function recordTextSql(user = false): string {
      LIMIT ${pool}::int),
   n AS MATERIALIZED (SELECT count(*)::float8 AS n FROM record_index r WHERE ${eligible(user)}),
   whole AS MATERIALIZED (
-    SELECT (SELECT count(*) FROM pool) < ${pool}::int AND strpos(q.q::text, '<->') = 0 AS pool FROM q),
+    SELECT (SELECT count(*) FROM pool) < ${pool}::int AND strpos(q.q::text, '<->') = 0 AS holds_all FROM q),
   df AS MATERIALIZED (
     SELECT t.term,
-           (CASE WHEN whole.pool
+           (CASE WHEN whole.holds_all
                  THEN (SELECT count(*) FROM pool p WHERE p.fts @@ to_tsquery('simple', quote_literal(t.term)))
                  ELSE (SELECT count(*) FROM record_index r
                         WHERE r.fts @@ to_tsquery('simple', quote_literal(t.term)) AND ${eligible(user)}) END)::float8 AS df

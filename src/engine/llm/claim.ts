@@ -1,4 +1,10 @@
-import { findTimeMentions, formatMention, hasRelativeTime, type TimeMention } from '../../../policies/dates.ts';
+import {
+  findTimeMentions,
+  formatMention,
+  hasRelativeTime,
+  placedTimeMentions,
+  type TimeMention,
+} from '../../../policies/dates.ts';
 import { recordText } from '../../../policies/text.ts';
 import type { ArchivedRecord } from '../../contracts/episode.ts';
 import type { NoteKind } from '../../contracts/note.ts';
@@ -66,22 +72,20 @@ const PREPOSITIONS = new Set(['on', 'by', 'until', 'since', 'before', 'after', '
  */
 export function withAbsoluteDates(claim: string, cited: readonly ArchivedRecord[]): string {
   if (!hasRelativeTime(claim)) return claim;
-  let out = claim;
+  let out = '';
   let from = 0;
   let previous: TimeMention | undefined;
-  for (const m of findTimeMentions(claim, new Date(0))) {
+  for (const m of placedTimeMentions(claim, new Date(0))) {
     if (/\d{4}/.test(m.text)) continue;
     const meant = secondDayOf(m, previous) ?? mentionIn(m.text, cited);
-    const at = out.indexOf(m.text, from);
-    if (!meant || at < 0) continue;
-    const before = out.slice(0, at).trimEnd().split(/\s+/).at(-1)?.toLowerCase() ?? '';
+    if (!meant) continue;
+    const before = claim.slice(0, m.index).trimEnd().split(/\s+/).at(-1)?.toLowerCase() ?? '';
     const lead = m.yearless || PREPOSITIONS.has(before) ? '' : meant.precision === 'day' ? 'on ' : 'in ';
-    const written = `${lead}${formatMention(meant)}`;
-    out = `${out.slice(0, at)}${written}${out.slice(at + m.text.length)}`;
-    from = at + written.length;
+    out += `${claim.slice(from, m.index)}${lead}${formatMention(meant)}`;
+    from = m.index + m.text.length;
     previous = meant;
   }
-  return out;
+  return out + claim.slice(from);
 }
 
 /** The second day of a pair ("… and 7" after "April 6"): its month and day, the first day's year. */
