@@ -3,6 +3,7 @@ import {
   formatMention,
   hasRelativeTime,
   placedTimeMentions,
+  type PlacedMention,
   type TimeMention,
 } from '../../../policies/dates.ts';
 import { recordText } from '../../../policies/text.ts';
@@ -67,31 +68,45 @@ const PREPOSITIONS = new Set(['on', 'by', 'until', 'since', 'before', 'after', '
 /**
  * A claim is read long after its records were written: relative time words ("yesterday", "next
  * Tuesday") become the absolute dates they meant, read against the record that says them. A day
- * named without its year ("April 6") is a date already and is completed where it stands; the
- * second day of a pair ("April 6 and 7") takes the first one's year.
+ * named without its year ("April 6") is a date already and is completed where it stands; the bare
+ * day of a pair ("April 6 and 7", "6 and 7 April") takes the year of the day beside it.
  */
 export function withAbsoluteDates(claim: string, cited: readonly ArchivedRecord[]): string {
   if (!hasRelativeTime(claim)) return claim;
+  const mentions = placedTimeMentions(claim, new Date(0)).filter((m) => !/\d{4}/.test(m.text));
+  const named = mentions.map((m) => (BARE_DAY.test(m.text) ? undefined : mentionIn(m.text, cited)));
   let out = '';
   let from = 0;
-  let previous: TimeMention | undefined;
-  for (const m of placedTimeMentions(claim, new Date(0))) {
-    if (/\d{4}/.test(m.text)) continue;
-    const meant = secondDayOf(m, previous) ?? mentionIn(m.text, cited);
-    if (!meant) continue;
+  mentions.forEach((m, i) => {
+    const meant = named[i] ?? pairedDay(m, named[partnerOf(claim, mentions, i)]);
+    if (!meant) return;
     const before = claim.slice(0, m.index).trimEnd().split(/\s+/).at(-1)?.toLowerCase() ?? '';
     const lead = m.yearless || PREPOSITIONS.has(before) ? '' : meant.precision === 'day' ? 'on ' : 'in ';
     out += `${claim.slice(from, m.index)}${lead}${formatMention(meant)}`;
     from = m.index + m.text.length;
-    previous = meant;
-  }
+  });
   return out + claim.slice(from);
 }
 
-/** The second day of a pair ("… and 7" after "April 6"): its month and day, the first day's year. */
-function secondDayOf(m: TimeMention, previous: TimeMention | undefined): TimeMention | undefined {
-  if (!m.yearless || !/^\d/.test(m.text) || !previous) return undefined;
-  const at = new Date(Date.UTC(previous.at.getUTCFullYear(), m.at.getUTCMonth(), m.at.getUTCDate()));
+/** What stands between the two days of a pair. */
+const JOINS_PAIR = /^\s*(?:and|or|&)\s*$/i;
+
+/** Which mention a bare day is paired with: the one "and" or "or" joins it to, before or after it; -1 if none. */
+function partnerOf(claim: string, mentions: readonly PlacedMention[], i: number): number {
+  const joined = (a: number, b: number): boolean => {
+    const [x, y] = [mentions[a], mentions[b]];
+    return x !== undefined && y !== undefined && JOINS_PAIR.test(claim.slice(x.index + x.text.length, y.index));
+  };
+  return joined(i - 1, i) ? i - 1 : joined(i, i + 1) ? i + 1 : -1;
+}
+
+/** A day of a pair written as its number alone: the "7" of "April 6 and 7", the "6" of "6 and 7 April". */
+const BARE_DAY = /^\d{1,2}(?:st|nd|rd|th)?$/;
+
+/** A bare day's month and day (as the pair names them), with the year of the day beside it. */
+function pairedDay(m: TimeMention, beside: TimeMention | undefined): TimeMention | undefined {
+  if (!m.yearless || !beside) return undefined;
+  const at = new Date(Date.UTC(beside.at.getUTCFullYear(), m.at.getUTCMonth(), m.at.getUTCDate()));
   return { text: m.text, at, precision: 'day' };
 }
 

@@ -40,6 +40,10 @@ describe('withAbsoluteDates: relative words in a claim become the dates they mea
     expect(withAbsoluteDates('Caroline had to reject the weekend shoots on April 6 and 7.', [shoots])).toBe(
       'Caroline had to reject the weekend shoots on 6 April 2024 and 7 April 2024.',
     );
+    const dayFirst = said('2024-03-30T10:00:00Z', 'Yesterday I had to reject the shoots on 6 and 7 April.');
+    expect(withAbsoluteDates('Caroline had to reject the shoots on 6 and 7 April.', [dayFirst])).toBe(
+      'Caroline had to reject the shoots on 6 April 2024 and 7 April 2024.',
+    );
     const due = said('2024-03-30T10:00:00Z', 'My essay is due June 15th.');
     expect(withAbsoluteDates("Caroline's essay is due June 15th.", [due])).toBe(
       "Caroline's essay is due 15 June 2024.",
