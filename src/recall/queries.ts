@@ -245,6 +245,12 @@ export interface VectorChannelPlan {
   /** A tenant with at most this many projection rows is read exactly. */
   exactUpTo: number;
   /**
+   * A tenant sparse in its partition is read exactly too, up to `upTo` rows: one holding less
+   * than `shareBelow` of its partition's rows (`pg_class.reltuples`, the last VACUUM or ANALYZE).
+   * Absent: only exactUpTo decides.
+   */
+  sparse?: { upTo: number; shareBelow: number } | undefined;
+  /**
    * The read a recent count chose for this tenant (TenantSizes): the statement then runs it
    * without counting. Absent: the statement counts and chooses.
    */
@@ -253,8 +259,9 @@ export interface VectorChannelPlan {
 
 /**
  * The current-time vector channel in one statement (one round trip, one plan): the index scan
- * settings, the tenant's row count (an index-only walk of at most exactUpTo + 1 keys), and the
- * read, exact for a tenant of at most exactUpTo rows, else through its partition's HNSW graph.
+ * settings, the tenant's row count (an index-only walk of at most exactUpTo + 1 keys, or
+ * sparse.upTo + 1), and the read, exact for a tenant of at most exactUpTo rows or sparse in its
+ * partition (VectorChannelPlan.sparse), else through its partition's HNSW graph.
  * The two reads are gated by one-time filters on the count, so only one of them runs; the
  * gate is evaluated before the gated scan returns its first row, which is when pgvector reads
  * hnsw.ef_search and hnsw.iterative_scan, so the settings made in the same statement apply
@@ -269,27 +276,25 @@ export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOption
      WHERE r.embedding IS NOT NULL
        AND ${currentEligibleSql(opts)}
        AND ${gate}`;
-  const cap = Math.trunc(plan.exactUpTo);
   // With the path known, the gate only makes the settings come first (a one-time filter on s).
   const known = plan.path !== undefined;
-  const gate = (counted: string) => (known ? `(SELECT ef_search FROM s) IS NOT NULL` : `(SELECT n FROM s) ${counted}`);
+  const gate = (exact: boolean) =>
+    known ? `(SELECT ef_search FROM s) IS NOT NULL` : `${exact ? '' : 'NOT '}(SELECT exact FROM s)`;
   // The index serves ORDER BY embedding <=> $4. The exact read sorts by the distance it has
   // computed once per row; OFFSET 0 keeps that subquery apart, so the index cannot serve it.
-  const viaIndex = `(${rows(gate(`> ${cap}`))}
+  const viaIndex = `(${rows(gate(false))}
      ORDER BY r.embedding <=> $4::vector LIMIT $6::int)`;
-  const exactly = `(SELECT * FROM (${rows(gate(`<= ${cap}`))} OFFSET 0) e ORDER BY e.distance LIMIT $6::int)`;
-  const count = known
-    ? 'NULL::int'
-    : `(SELECT count(*)::int FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1::text LIMIT ${cap + 1}) x)`;
+  const exactly = `(SELECT * FROM (${rows(gate(true))} OFFSET 0) e ORDER BY e.distance LIMIT $6::int)`;
   const reads =
     plan.path === 'hnsw' ? viaIndex : plan.path === 'exact' ? exactly : `${viaIndex}\n    UNION ALL\n    ${exactly}`;
   const channel = `WITH s AS MATERIALIZED (
     SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS iterative,
            set_config('hnsw.ef_search', '${efSearchSetting(plan.efSearch)}', true) AS ef_search,
-           ${count} AS n),
+           k.n, ${known ? 'NULL::bool' : exactReadSql(plan)} AS exact
+      FROM (SELECT ${known ? 'NULL::int' : tenantRowsSql(plan)} AS n, ${known || !plan.sparse ? 'NULL::float8' : PARTITION_ROWS} AS part) k),
   c AS MATERIALIZED (
     ${reads})
-  SELECT s.n, x.* FROM s LEFT JOIN LATERAL (
+  SELECT s.n, s.exact, x.* FROM s LEFT JOIN LATERAL (
     SELECT ${VERSION_COLUMNS}, c.distance, ts_rank(c.fts, q.q)::float8 AS text_rank
       FROM c JOIN note_versions v ON v.tenant_id = c.tenant_id AND v.note_id = c.note_id AND v.version = c.version,
            (SELECT ${TSQUERY} AS q) q) x ON true
@@ -303,6 +308,27 @@ export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOption
   ORDER BY known, distance, note_id`;
 }
 
+/** The count recall needs to choose its read: up to the larger of the two thresholds, plus one. */
+const tenantRowsSql = (plan: VectorChannelPlan): string => {
+  const cap = Math.trunc(Math.max(plan.exactUpTo, plan.sparse?.upTo ?? 0));
+  return `(SELECT count(*)::int FROM (SELECT 1 FROM note_recall WHERE tenant_id = $1::text LIMIT ${cap + 1}) x)`;
+};
+
+/**
+ * The planner's row estimate of the partition that holds the tenant's rows (its last VACUUM or
+ * ANALYZE; -1 never, NULL for a tenant without rows): the catalog read, not a count.
+ */
+const PARTITION_ROWS = `(SELECT c.reltuples::float8 FROM pg_class c
+      WHERE c.oid = (SELECT r.tableoid FROM note_recall r WHERE r.tenant_id = $1::text LIMIT 1))`;
+
+/** Whether the counted tenant (k.n, k.part) is read exactly (VectorChannelPlan). */
+const exactReadSql = (plan: VectorChannelPlan): string => {
+  const small = `k.n <= ${Math.trunc(plan.exactUpTo)}`;
+  if (!plan.sparse) return small;
+  const { upTo, shareBelow } = plan.sparse;
+  return `(${small} OR (k.n <= ${Math.trunc(upTo)} AND k.n < ${Number(shareBelow)} * k.part))`;
+};
+
 /**
  * The distances of the versions named by $at (note ids) and $at+1 (versions), as rows of the vector
  * channel's shape: the key and the distance, every other column null, `known` true. `selectNoteDistances`'
@@ -311,13 +337,13 @@ export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOption
 const KNOWN_DISTANCES_ROWS = (at: number): string => {
   const columns = VERSION_COLUMNS.split(',').map((c) => c.trim());
   const keyed = columns.map((c) => (c === 'v.note_id' || c === 'v.version' ? c : 'NULL'));
-  return `SELECT true, NULL, ${keyed.join(', ')}, (v.embedding <=> $4::vector)::float8, NULL
+  return `SELECT true, NULL, NULL, ${keyed.join(', ')}, (v.embedding <=> $4::vector)::float8, NULL
     FROM unnest($${at}::text[], $${at + 1}::int[]) AS k(note_id, version)
     JOIN note_versions v ON v.tenant_id = $1::text AND v.note_id = k.note_id AND v.version = k.version
    WHERE v.embedding IS NOT NULL`;
 };
 
-const RowCount = z.object({ n: z.number().nullable() });
+const RowCount = z.object({ n: z.number().nullable(), exact: z.boolean().nullable() });
 
 /**
  * The current-time vector channel (currentVectorChannelSql): the rows, whether the tenant was read
@@ -335,14 +361,14 @@ export async function selectCurrentVectorChannel(
   const { rows } = await tx.query(currentVectorChannelSql(plan, userOptions(p, opts), folded), args, PREPARED);
   const isKnown = (r: unknown) => (r as { known?: boolean }).known === true;
   const channel = rows.filter((r) => !isKnown(r));
-  const n = RowCount.parse(channel[0]).n;
+  const { n, exact: counted } = RowCount.parse(channel[0]);
   const found = channel.filter((r) => (r as { note_id: unknown }).note_id !== null);
   // Every key asked for is answered: a version without a vector has no distance (null).
   const distances = new Map<string, number | null>((known ?? []).map((k) => [noteKey(k.noteId, k.version), null]));
   for (const r of rows.filter(isKnown).map((x) => NoteDistance.parse(x))) {
     distances.set(noteKey(r.note_id, r.version), r.distance);
   }
-  const exact = plan.path !== undefined ? plan.path === 'exact' : n !== null && n <= plan.exactUpTo;
+  const exact = plan.path !== undefined ? plan.path === 'exact' : counted === true;
   return { rows: parseRows(found), exact, counted: plan.path !== undefined ? null : n, known: distances };
 }
 

@@ -129,6 +129,15 @@ export async function withNoteDistances(
  */
 export const EXACT_READ_UP_TO = 2000;
 
+/**
+ * A tenant that holds a small share of its partition is read exactly up to this size too. Its
+ * graph read walks mostly other tenants' rows: with pgvector's filtering, ef_search candidates
+ * hold about ef_search × share of its own, and at 1M notes the only tenants under 0.99 mean
+ * recall@10 were two of 2,500 and 5,000 notes holding 5% of their partitions (docs/BENCHMARKS.md).
+ * An exact read of a few thousand rows costs about what such a graph read does.
+ */
+export const SPARSE_TENANT = { upTo: 8000, shareBelow: 0.1 } as const;
+
 export interface VectorRead {
   rows: CandidateRow[];
   path: 'hnsw' | 'exact';
@@ -161,7 +170,7 @@ export async function readVectorChannel(
     await setIndexScanSettings(tx, efSearch);
     first = await selectVectorCandidates(tx, p, false);
   } else {
-    const plan = { efSearch, exactUpTo: EXACT_READ_UP_TO, path: sizes?.pathOf(p.tenantId) };
+    const plan = { efSearch, exactUpTo: EXACT_READ_UP_TO, sparse: SPARSE_TENANT, path: sizes?.pathOf(p.tenantId) };
     const keys = known.map((r) => r.version);
     const read = await selectCurrentVectorChannel(tx, p, plan, {}, keys);
     if (read.counted !== null) sizes?.counted(p.tenantId, read.exact ? 'exact' : 'hnsw');

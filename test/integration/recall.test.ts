@@ -612,6 +612,64 @@ describe('recall: iterative index scan', () => {
   });
 });
 
+describe('recall: a tenant sparse in its partition', () => {
+  it('is read exactly once its share of the partition falls below the threshold, and through the graph above it', async () => {
+    const dense = freshTenant();
+    const topic = (i: number) => `Deployment note ${i}: restart the workers after config change.`;
+    await commit(dense, await Promise.all(Array.from({ length: 60 }, (_, i) => embeddedCreate(topic(i)))));
+    // A second tenant hashed to the same partition as the first (64 hash partitions, migration 0013).
+    const [where] = (await withoutRowSecurity(
+      `SELECT p.remainder FROM generate_series(0, 63) AS p(remainder)
+        WHERE satisfies_hash_partition('note_recall'::regclass, 64, p.remainder, $1::text)`,
+      [dense],
+    )) as Array<{ remainder: number }>;
+    let sparse = freshTenant();
+    for (let i = 0; ; i++) {
+      const [hit] = (await withoutRowSecurity(
+        `SELECT satisfies_hash_partition('note_recall'::regclass, 64, $1::int, $2::text) AS same`,
+        [where!.remainder, sparse],
+      )) as Array<{ same: boolean }>;
+      if (hit!.same) break;
+      if (i > 1000) throw new Error('no tenant id found in the partition');
+      sparse = freshTenant();
+    }
+    await commit(sparse, await Promise.all(Array.from({ length: 8 }, (_, i) => embeddedCreate(topic(100 + i)))));
+    await asOwner(`ANALYZE note_recall`);
+    const [queryVector] = await embedder.embed(['service restarts after config change']);
+    const read = (tenantId: string, shareBelow: number) =>
+      withTenant(db, tenantId, (tx) =>
+        selectCurrentVectorChannel(
+          tx,
+          {
+            tenantId,
+            at: NOW.toISOString(),
+            pointInTime: false,
+            scopes: undefined,
+            queryVector: queryVector!,
+            queryText: '',
+            limit: 5,
+          },
+          { efSearch: 40, exactUpTo: 4, sparse: { upTo: 20, shareBelow } },
+        ),
+      );
+    // Other tests' tenants may share the partition too: the share is taken from what it holds.
+    const [held] = (await withoutRowSecurity(
+      `SELECT count(*)::int AS n FROM note_recall WHERE satisfies_hash_partition('note_recall'::regclass, 64, $1::int, tenant_id)`,
+      [where!.remainder],
+    )) as Array<{ n: number }>;
+    const share = 8 / held!.n;
+    // 8 rows: above exactUpTo, under upTo, so the tenant's share of its partition decides.
+    expect(await read(sparse, share * 1.5)).toMatchObject({ exact: true, counted: 8 });
+    expect(await read(sparse, share * 0.7)).toMatchObject({ exact: false, counted: 8 });
+    // The dense tenant holds most of the partition, and more rows than upTo: its graph.
+    expect(await read(dense, 0.99)).toMatchObject({ exact: false, counted: 21 });
+    // Both reads return the tenant's own nearest rows.
+    const exactly = await read(sparse, share * 1.5);
+    expect(exactly.rows).toHaveLength(5);
+    expect(exactly.rows.every((r) => r.version.tenantId === sparse)).toBe(true);
+  });
+});
+
 describe('recall: a graph read that left out a nearer row', () => {
   it('is read again exactly when another channel holds a row nearer than its nearest', async () => {
     const t = freshTenant();

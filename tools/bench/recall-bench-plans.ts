@@ -42,21 +42,6 @@ async function explainCandidates(
   });
 }
 
-/** Per tenant, whether the planner serves the candidate query from the HNSW index (it does not depend on the vector). */
-export async function plannedPaths(
-  db: Db,
-  corpus: SyntheticCorpus,
-  queries: BenchQuery[],
-  limit: number,
-): Promise<Array<'hnsw' | 'exact'>> {
-  const paths: Array<'hnsw' | 'exact'> = [];
-  for (const [t, plan] of corpus.tenants.entries()) {
-    const q = queries.find((x) => x.tenant === t) as BenchQuery;
-    paths.push((await explainCandidates(db, plan.tenantId, q, limit, false, false)).usesHnsw ? 'hnsw' : 'exact');
-  }
-  return paths;
-}
-
 export async function explainPlans(
   db: Db,
   corpus: SyntheticCorpus,

@@ -29,6 +29,8 @@ interface PathRead {
   rows: CandidateRow[];
   /** Rows of the HNSW read alone, before any fallback. */
   hnswRows: CandidateRow[];
+  /** How the first read went: exact (a small or sparse tenant) or through the partition's graph. */
+  firstPath: 'hnsw' | 'exact';
   fellBack: boolean;
   ms: number;
 }
@@ -45,7 +47,9 @@ async function readLikeRecall(tx: Queryable, p: CandidateParams, sizes: TenantSi
   const text = await selectTextCandidates(tx, { ...p, queryVector: null });
   const started = process.hrtime.bigint();
   const read = await readVectorChannel(tx, p, text, sizes);
-  return { rows: read.rows, hnswRows: read.firstRead, fellBack: read.fellBack, ms: elapsedMs(started) };
+  const ms = elapsedMs(started);
+  const firstPath = read.fellBack ? 'hnsw' : read.path === 'exact' ? 'exact' : 'hnsw';
+  return { rows: read.rows, hnswRows: read.firstRead, firstPath, fellBack: read.fellBack, ms };
 }
 
 /**
@@ -127,6 +131,8 @@ export interface QueryOutcome {
   exactMs: number;
   unfilteredMs: number;
   emptyMs: number;
+  /** The recall path's first read (PathRead.firstPath). */
+  firstPath: 'hnsw' | 'exact';
   fellBack: boolean;
   crossTenantRows: number;
   ineligibleRows: number;
@@ -183,6 +189,7 @@ export async function measureQuery(
     exactMs: exact.ms,
     unfilteredMs,
     emptyMs: empty.ms,
+    firstPath: path.firstPath,
     fellBack: path.fellBack,
     crossTenantRows:
       [...returned, ...exact.rows].filter((r) => r.version.tenantId !== plan.tenantId).length +

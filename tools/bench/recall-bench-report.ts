@@ -36,7 +36,7 @@ export interface LatencyMs {
 }
 
 export interface TenantMeasure extends TenantPlan {
-  /** The path recall takes: exact for a tenant of at most EXACT_READ_UP_TO rows, else the planner's pick for its candidate query (EXPLAIN of its first query). */
+  /** The read recall took first for most of the tenant's queries: exact (a small tenant, or one sparse in its partition) or the partition's graph. */
   plannedPath: 'hnsw' | 'exact';
   /** recall@k of the recall path (the candidate read as planned, and the exact read if it came back short). */
   meanRecall: number;

@@ -7,7 +7,7 @@ import { openNoteStore } from '../../src/runtime.ts';
 import { SyntheticCorpus, type BenchQuery, type TenantPlan } from './recall-bench-data.ts';
 import { GEOMETRIES } from './recall-bench-vectors.ts';
 import { buildMaintenanceWorkMem, copyClient, loadCorpus } from './recall-bench-load.ts';
-import { explainPlans, plannedPaths } from './recall-bench-plans.ts';
+import { explainPlans } from './recall-bench-plans.ts';
 import { measureQuery, openUnfilteredBaseline, type QueryOutcome } from './recall-bench-query.ts';
 import type { RecallBenchOptions, RecallBenchReport } from './recall-bench-report.ts';
 import { sum, summarize } from './recall-bench-summary.ts';
@@ -65,12 +65,11 @@ export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBe
     await openUnfilteredBaseline(db);
     const queries = corpus.queries(p.queriesPerTenant);
     const plans = await explainPlans(db, corpus, queries, p.k, limit);
-    const paths = await plannedPaths(db, corpus, queries, limit);
     const outcomes = await measureQueries(db, corpus, queries, { k: p.k, limit, report });
     return {
       setup: await describeSetup(db, corpus, p, limit, loaded),
       plans,
-      ...summarize(corpus, paths, outcomes),
+      ...summarize(corpus, outcomes),
     };
   } finally {
     try {
