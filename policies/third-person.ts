@@ -121,7 +121,7 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
       out.push(`${person} ${CONTRACTED[lower]}`);
       agreed = (lower === "i'm" || lower === "i've") && startsClause(previous);
     } else if (agreed && joinedVerb(tokens, i, previous)) {
-      out.push(thirdPersonVerb(token));
+      out.push(JOINED_AUXILIARIES.get(lower) ?? thirdPersonVerb(token));
       agreed = false;
     } else if (lower === 'me' || lower === 'myself') out.push(voices.speaker);
     else if (lower === 'my' || lower === 'mine') out.push(possessive(voices.speaker));
@@ -130,7 +130,7 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
     else if (lower === 'you' || lower === 'yourself') i = listener(tokens, i, out, voices.listener as string);
     else if (lower === 'your' || lower === 'yours') out.push(possessive(voices.listener as string));
     else out.push(token);
-    if (agreed && ENDS_AGREEMENT.test(token)) agreed = false;
+    if (agreed && ENDS_AGREEMENT.test(token) && !prepositionTo(tokens, i)) agreed = false;
   }
   return out.join('');
 }
@@ -145,10 +145,17 @@ const JOINED_VERBS = new Set(
     ' ',
   ),
 );
-/** A common verb right after "and", followed by another word: the second verb of a clause. */
+/** Auxiliaries that go on the speaker's clause after "and" ("… has been busy and hasn't slept"), and their form after a name. */
+const JOINED_AUXILIARIES = new Map([
+  ["haven't", "hasn't"],
+  ["don't", "doesn't"],
+  ['am', 'is'],
+]);
+
+/** A common verb or auxiliary right after "and", followed by another word: the second verb of a clause. */
 const joinedVerb = (tokens: readonly string[], i: number, previous: string | undefined): boolean =>
   previous === 'and' &&
-  JOINED_VERBS.has(tokens[i] as string) &&
+  (JOINED_VERBS.has(tokens[i] as string) || JOINED_AUXILIARIES.has((tokens[i] as string).toLowerCase())) &&
   /^ +$/.test(tokens[i + 1] ?? '') &&
   /^[a-z]/i.test(tokens[i + 2] ?? '');
 
@@ -160,6 +167,15 @@ const joinedVerb = (tokens: readonly string[], i: number, previous: string | und
  */
 const ENDS_AGREEMENT =
   /^(?:[^A-Za-z]*[.;:!?()\u2013\u2014-][^A-Za-z]*|to|because|but|that|when|if|so|while|which|who|where|or|will|would|can|could|should|may|might|must|shall|won't|wouldn't|can't|couldn't|shouldn't|you|he|she|they|we|it|there|this|these|those|people|everyone)$/i;
+
+/**
+ * "to" before a determiner is a preposition ("I'm going to the store and need milk"), not an
+ * infinitive's, so the speaker's verb reaches past it.
+ */
+const prepositionTo = (tokens: readonly string[], i: number): boolean =>
+  (tokens[i] as string).toLowerCase() === 'to' &&
+  /^ +$/.test(tokens[i + 1] ?? '') &&
+  /^(?:the|a|an|my|his|her|their|our|this|that|these|those)$/i.test(tokens[i + 2] ?? '');
 
 /**
  * Whether "I" after `previous` (the word before it, undefined after punctuation or at the start)

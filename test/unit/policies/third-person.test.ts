@@ -41,6 +41,10 @@ describe('toThirdPerson names the speaker and keeps every content word', () => {
     ["I've got flat feet and need sneakers", 'Caroline has got flat feet and needs sneakers'],
     ['I love hiking, and need boots', 'Caroline loves hiking, and needs boots'],
     ['I have a dog and cats', 'Caroline has a dog and cats'],
+    // "to" before a determiner is a preposition: the verb after "and" still agrees.
+    ["I'm going to the store and need milk", 'Caroline is going to the store and needs milk'],
+    ["I've been busy and haven't slept", "Caroline has been busy and hasn't slept"],
+    ["I work late and don't cook", "Caroline works late and doesn't cook"],
     [
       'I want to use my platform and make a difference',
       "Caroline wants to use Caroline's platform and make a difference",
