@@ -72,6 +72,12 @@ const NAMED_MONTH = [
   ...MONTH.split('|').filter((name) => !['may', 'march', 'mar'].includes(name)),
 ].join('|');
 const ORDINAL = '(?:st|nd|rd|th)?';
+/**
+ * Words that follow "may" the verb, not May the month ("Version 2 May be out soon", "item 3 May
+ * need a fix"): a day written before its month is no day when one comes next.
+ */
+const MODAL_COMPLEMENT =
+  '(?:be|have|not|also|still|never|need|want|well|seem|help|take|come|go|get|make|vary|include|require|happen|cause|work|use|become|affect|lead|depend|change)\\b';
 const COUNT = `\\d{1,2}|a couple of|couple|an|a|one|two|three|four|five|six|seven|eight|nine|ten`;
 
 type Resolver = (
@@ -108,7 +114,10 @@ const RULES: Array<[RegExp, Resolver]> = [
   // ("7:30") or a score ("4/5"); not a day that comes back every year.
   [new RegExp(`\\b(${NAMED_MONTH})\\.? (\\d{1,2})${ORDINAL}\\b(?![-–/:.]\\d)`, 'g'), yearlessDay],
   [
-    new RegExp(`(?<![-–/:.]|\\d )\\b(?:[Tt]he )?(\\d{1,2})${ORDINAL} (?:of )?(${NAMED_MONTH})\\b`, 'g'),
+    new RegExp(
+      `(?<![-–/:.]|\\d )\\b(?:[Tt]he )?(\\d{1,2})${ORDINAL} (?:of )?(${NAMED_MONTH})\\b(?! ${MODAL_COMPLEMENT})`,
+      'g',
+    ),
     yearlessDayFirst,
   ],
   // The other day of a pair ("April 6 and 7", "June 3 or 4", "6 and 7 April"): a day of the same month.
