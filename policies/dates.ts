@@ -15,7 +15,10 @@ export interface TimeMention {
   /** Start of the day, week (Monday), month or year meant, UTC. */
   at: Date;
   precision: TimePrecision;
-  /** A calendar day named without its year ("December 5"): its words are a date already, the year aside. */
+  /**
+   * A calendar day named without its own year ("December 5", or a pair's day whose year is written
+   * once for both: the "6" of "6 and 7 April 2025"): its words are a date already, the year aside.
+   */
   yearless?: true;
 }
 
@@ -86,16 +89,23 @@ type Resolver = (
   text: string,
 ) => { at: Date; precision: TimePrecision; yearless?: true } | undefined;
 
-/** A day named without its year, its month and day in the given groups: see nearestDay. */
+/**
+ * A day named without its year, its month and day in the given groups: see nearestDay. With a
+ * year group that matched (a pair's year written once, after its other day: "6 and 7 April
+ * 2025", "April 6 and 7, 2025"), the day is in that year.
+ */
 const yearless =
-  (monthGroup: number, dayGroup: number): Resolver =>
+  (monthGroup: number, dayGroup: number, yearGroup?: number): Resolver =>
   (m, now, text) => {
+    const year = yearGroup === undefined ? undefined : m[yearGroup];
+    if (year !== undefined) {
+      const at = dateOf(+year, monthIndex(m[monthGroup]!), +m[dayGroup]!);
+      return at && { at, precision: 'day', yearless: true };
+    }
     const start = m.index ?? 0;
     if (isRecurringDay(text, start, start + m[0].length)) return undefined;
     return nearestDay(now, monthIndex(m[monthGroup]!), +m[dayGroup]!);
   };
-/** "April 6" */
-const yearlessDay = yearless(1, 2);
 /** "6 April", "the 6th of April" */
 const yearlessDayFirst = yearless(2, 1);
 
@@ -112,7 +122,13 @@ const RULES: Array<[RegExp, Resolver]> = [
   ],
   // A day without a year ("on December 5", "on 5 December"): not a range ("June 1-3"), a time
   // ("7:30") or a score ("4/5"); not a day that comes back every year.
-  [new RegExp(`\\b(${NAMED_MONTH})\\.? (\\d{1,2})${ORDINAL}\\b(?![-–/:.]\\d)`, 'g'), yearlessDay],
+  [
+    new RegExp(
+      `\\b(${NAMED_MONTH})\\.? (\\d{1,2})${ORDINAL}\\b(?![-–/:.]\\d)(?=(?: (?:and|or|&) \\d{1,2}${ORDINAL},? (\\d{4})\\b)?)`,
+      'g',
+    ),
+    yearless(1, 2, 3),
+  ],
   [
     new RegExp(
       `(?<![-–/:.]|\\d )\\b(?:[Tt]he )?(\\d{1,2})${ORDINAL} (?:of )?(${NAMED_MONTH})\\b(?! ${MODAL_COMPLEMENT})`,
@@ -123,17 +139,17 @@ const RULES: Array<[RegExp, Resolver]> = [
   // The other day of a pair ("April 6 and 7", "June 3 or 4", "6 and 7 April"): a day of the same month.
   [
     new RegExp(
-      `(?<=\\b(${NAMED_MONTH})\\.? \\d{1,2}${ORDINAL} (?:and|or|&) )(\\d{1,2})${ORDINAL}\\b(?![-–/:.]\\d| ?%)`,
+      `(?<=\\b(${NAMED_MONTH})\\.? \\d{1,2}${ORDINAL} (?:and|or|&) )(\\d{1,2})${ORDINAL}\\b(?![-–/:.]\\d| ?%)(?:,? (\\d{4})\\b)?`,
       'g',
     ),
-    yearlessDay,
+    yearless(1, 2, 3),
   ],
   [
     new RegExp(
-      `(?<![-–/:.]|\\d )\\b(\\d{1,2})${ORDINAL}(?= (?:and|or|&) \\d{1,2}${ORDINAL} (?:of )?(${NAMED_MONTH})\\b)`,
+      `(?<![-–/:.]|\\d )\\b(\\d{1,2})${ORDINAL}(?= (?:and|or|&) \\d{1,2}${ORDINAL} (?:of )?(${NAMED_MONTH})\\b(?:,? (\\d{4})\\b)?)`,
       'g',
     ),
-    yearlessDayFirst,
+    yearless(2, 1, 3),
   ],
   // The coarser forms formatMention writes ("May 2023", "in 2022"), so a note's dates read back.
   [new RegExp(`\\b(${MONTH})\\.? (\\d{4})\\b`, 'gi'), (m) => month(+m[2]!, monthIndex(m[1]!))],

@@ -125,7 +125,8 @@ const CLAUSE_END =
   /[;:]|\s[-\u2013\u2014]\s|,\s+(?:(?:so|but|because|though|although|which|while|yet)\b|(?:and\s+)?(?:it|that|this|they|he|she|there)\b)|[.!?]+\s*$/i;
 
 const SUBJECT_OF_VERB = /^\s+(was|is|has|had|were|will|seemed|felt)\b/i;
-const isAbsolute = (m: TimeMention) => /\d{4}/.test(m.text);
+const isAbsolute = (m: TimeMention) =>
+  /\d{4}/.test(m.text) && (m.precision !== 'day' || /[A-Za-z]{3}|\d{4}-\d{2}-\d{2}/.test(m.text));
 
 /** "December 5": a date already, only its year missing; it takes the place of the words as they stand. */
 const isCalendarDay = (m: TimeMention) => m.yearless === true;

@@ -68,6 +68,15 @@ describe('findTimeMentions resolves time words against the record time', () => {
     expect(findTimeMentions('Sales rose on April 6 and 7% of them', MONDAY).map(formatMention)).toEqual([
       '6 April 2023',
     ]);
+    // A year written once for both days is the year of both.
+    expect(findTimeMentions('The shoots are on 6 and 7 April 2025', MONDAY).map(formatMention)).toEqual([
+      '6 April 2025',
+      '7 April 2025',
+    ]);
+    expect(findTimeMentions('The shoots are on April 6 and 7, 2025', MONDAY).map(formatMention)).toEqual([
+      '6 April 2025',
+      '7 April 2025',
+    ]);
     const dayFirst = findTimeMentions('I paid $6 for the shoots on 6 and 7 April', MONDAY);
     expect(dayFirst.map((m) => [m.text, formatMention(m)])).toEqual([
       ['6', '6 April 2023'],

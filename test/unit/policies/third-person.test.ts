@@ -91,6 +91,12 @@ describe('absoluteTimes writes the day a relative time word meant', () => {
       'Caroline missed the shoots on 6 April 2023 and 7 April 2023',
       'April 6',
     ],
+    [
+      'Caroline missed the shoots on April 6 and 7, 2025',
+      'Caroline missed the shoots on 6 April 2025 and 7 April 2025',
+      'April 6',
+    ],
+    ['The shoots are on 6 and 7 April 2025', 'The shoots are on 6 April 2025 and 7 April 2025', '6'],
   ])('%s', (text, expected, source) => {
     const out = absoluteTimes(text, MONDAY);
     expect(out.text).toBe(expected);
