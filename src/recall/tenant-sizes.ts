@@ -3,9 +3,9 @@ import { memoByObject } from '../../policies/memo.ts';
 /**
  * Which vector read each tenant takes (exact for a small tenant or one sparse in its partition,
  * its partition's graph otherwise), as its last count said, per store. Counting a tenant's
- * projection rows (up to EXACT_READ_UP_TO + 1 keys, then up to SPARSE_TENANT.upTo + 1) cost the
- * recall statement 10–20% of its time, for an answer that changes only when the tenant crosses a
- * threshold. A stale answer costs time, never a row:
+ * projection rows (up to SPARSE_TENANT.upTo + 1 keys; up to EXACT_READ_UP_TO + 1 it already cost
+ * the recall statement 10–20% of its time) is work for an answer that changes only when the
+ * tenant crosses a threshold. A stale answer costs time, never a row:
  * an exact read of a tenant that has grown returns the true nearest notes, and a graph read
  * that comes back short is read again exactly (readVectorChannel) and forgets the answer.
  */
