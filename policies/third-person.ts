@@ -111,7 +111,7 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
         if (!partOfCompoundSubject(tokens, i)) {
           const opensClause = startsClause(previous);
           i = agreeVerb(tokens, i, out);
-          agreed = opensClause && out.at(-1) !== tokens[i];
+          agreed = opensClause;
         }
       }
     } else if (voices.listener === undefined && /^you/.test(lower)) {

@@ -45,6 +45,10 @@ describe('toThirdPerson names the speaker and keeps every content word', () => {
     ["I'm going to the store and need milk", 'Caroline is going to the store and needs milk'],
     ["I've been busy and haven't slept", "Caroline has been busy and hasn't slept"],
     ["I work late and don't cook", "Caroline works late and doesn't cook"],
+    // After a past form too: the second verb is the speaker's present one.
+    ['I went home and need sleep', 'Caroline went home and needs sleep'],
+    ['I was tired and am sleepy now', 'Caroline was tired and is sleepy now'],
+    ['I will go and see', 'Caroline will go and see'],
     [
       'I want to use my platform and make a difference',
       "Caroline wants to use Caroline's platform and make a difference",
