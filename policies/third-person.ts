@@ -130,7 +130,8 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
     else if (lower === 'you' || lower === 'yourself') i = listener(tokens, i, out, voices.listener as string);
     else if (lower === 'your' || lower === 'yours') out.push(possessive(voices.listener as string));
     else out.push(token);
-    if (agreed && ENDS_AGREEMENT.test(token) && !prepositionTo(tokens, i)) agreed = false;
+    if (agreed && ENDS_AGREEMENT.test(token) && !prepositionTo(tokens, i) && !objectOfVerb(lower, previous))
+      agreed = false;
   }
   return out.join('');
 }
@@ -161,12 +162,19 @@ const joinedVerb = (tokens: readonly string[], i: number, previous: string | und
 
 /**
  * What ends the reach of the speaker's verb: punctuation but a comma ("I love hiking, and need
- * boots" goes on), "to" (a verb after it is an infinitive's: "I want to rest and read"), a
+ * boots" goes on), "to" and "gonna" (a verb after it is an infinitive's: "I want to rest and read"), a
  * modal (a verb after it is bare: "… people will recognise you and love the book"), another
  * subject, and words that start another clause.
  */
 const ENDS_AGREEMENT =
-  /^(?:[^A-Za-z]*[.;:!?()\u2013\u2014-][^A-Za-z]*|to|because|but|that|when|if|so|while|which|who|where|or|will|would|can|could|should|may|might|must|shall|won't|wouldn't|can't|couldn't|shouldn't|you|he|she|they|we|it|there|this|these|those|people|everyone)$/i;
+  /^(?:[^A-Za-z]*[.;:!?()\u2013\u2014-][^A-Za-z]*|to|gonna|wanna|gotta|because|but|that|when|if|so|while|which|who|where|or|will|would|can|could|should|may|might|must|shall|won't|wouldn't|can't|couldn't|shouldn't|you|he|she|they|we|it|there|this|these|those|people|everyone)$/i;
+
+/**
+ * "it", "there", "this" … right after a word that is not "and"/"or" are the object of what
+ * came before ("I liked it and want more"), not a clause's new subject ("… and it rains").
+ */
+const objectOfVerb = (lower: string, previous: string | undefined): boolean =>
+  /^(?:it|there|this|these|those)$/.test(lower) && previous !== undefined && previous !== 'and' && previous !== 'or';
 
 /**
  * "to" before a determiner is a preposition ("I'm going to the store and need milk"), not an

@@ -49,6 +49,10 @@ describe('toThirdPerson names the speaker and keeps every content word', () => {
     ['I went home and need sleep', 'Caroline went home and needs sleep'],
     ['I was tired and am sleepy now', 'Caroline was tired and is sleepy now'],
     ['I will go and see', 'Caroline will go and see'],
+    // "it" after a verb is its object, not a new subject; "gonna" is "going to".
+    ['I liked it and want more', 'Caroline liked it and wants more'],
+    ["I'm gonna give it a shot and see how it goes", 'Caroline is gonna give it a shot and see how it goes'],
+    ['I love hiking and it is fun', 'Caroline loves hiking and it is fun'],
     [
       'I want to use my platform and make a difference',
       "Caroline wants to use Caroline's platform and make a difference",
