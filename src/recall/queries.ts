@@ -94,13 +94,32 @@ const WITH_VERSIONS = `SELECT ${VERSION_COLUMNS}, c.distance, c.text_rank
     FROM c JOIN note_versions v ON v.tenant_id = c.tenant_id AND v.note_id = c.note_id AND v.version = c.version`;
 
 /**
- * Nearest neighbours through an HNSW index. `exact` orders by an expression the index cannot
- * serve, forcing an exact scan of the tenant's eligible rows. Parameters $4 vector, $5 text, $6 limit.
- * Current reads search the projection's partition of the tenant; point-in-time reads the versions.
+ * The order the projection's partition graphs serve (migration 0030): the cosine distance between
+ * half-precision copies of the row's vector and the query's. It names the dimension so that it
+ * matches the index expression. It only orders the graph's candidates: the distance a row
+ * returns is computed from its full-precision vector.
  */
-export function vectorCandidatesSql(pointInTime: boolean, exact: boolean, opts: SqlOptions = {}): string {
+export function projectionGraphOrder(dimension: number): string {
+  if (!Number.isInteger(dimension) || dimension < 1)
+    throw new Error(`a query vector's dimension must be a positive integer, got ${dimension}`);
+  return `r.embedding::halfvec(${dimension}) <=> $4::vector::halfvec(${dimension})`;
+}
+
+/**
+ * Nearest neighbours through an HNSW index. `exact` orders by an expression the index cannot
+ * serve, forcing an exact scan of the tenant's eligible rows. Parameters $4 vector (of
+ * `dimension` numbers), $5 text, $6 limit. Current reads search the projection's partition of the
+ * tenant (its graph over half-precision vectors); point-in-time reads the versions.
+ */
+export function vectorCandidatesSql(
+  pointInTime: boolean,
+  exact: boolean,
+  dimension: number,
+  opts: SqlOptions = {},
+): string {
   const a = pointInTime ? 'v' : 'r';
-  const order = exact ? `(${a}.embedding <=> $4::vector) + 0` : `${a}.embedding <=> $4::vector`;
+  const graph = pointInTime ? `v.embedding <=> $4::vector` : projectionGraphOrder(dimension);
+  const order = exact ? `(${a}.embedding <=> $4::vector) + 0` : graph;
   // MATERIALIZED + re-sort: with relaxed_order the index may return neighbours slightly out of order.
   if (pointInTime)
     return `WITH c AS MATERIALIZED (
@@ -225,7 +244,8 @@ export async function selectVectorCandidates(
   exact: boolean,
   opts: SqlOptions = {},
 ): Promise<CandidateRow[]> {
-  const { rows } = await tx.query(vectorCandidatesSql(p.pointInTime, exact, userOptions(p, opts)), params(p), PREPARED);
+  const sql = vectorCandidatesSql(p.pointInTime, exact, p.queryVector.length, userOptions(p, opts));
+  const { rows } = await tx.query(sql, params(p), PREPARED);
   return parseRows(rows);
 }
 
@@ -242,6 +262,8 @@ export async function selectTextCandidates(
 export interface VectorChannelPlan {
   /** hnsw.ef_search for the index read. */
   efSearch: number;
+  /** The query vector's dimension, named by the graph's order (projectionGraphOrder). */
+  dimension: number;
   /** A tenant with at most this many projection rows is read exactly. */
   exactUpTo: number;
   /**
@@ -280,10 +302,10 @@ export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOption
   const known = plan.path !== undefined;
   const gate = (exact: boolean) =>
     known ? `(SELECT ef_search FROM s) IS NOT NULL` : `${exact ? '' : 'NOT '}(SELECT exact FROM s)`;
-  // The index serves ORDER BY embedding <=> $4. The exact read sorts by the distance it has
-  // computed once per row; OFFSET 0 keeps that subquery apart, so the index cannot serve it.
+  // The partition's graph serves projectionGraphOrder. The exact read sorts by the distance it
+  // has computed once per row; OFFSET 0 keeps that subquery apart, so the index cannot serve it.
   const viaIndex = `(${rows(gate(false))}
-     ORDER BY r.embedding <=> $4::vector LIMIT $6::int)`;
+     ORDER BY ${projectionGraphOrder(plan.dimension)} LIMIT $6::int)`;
   const exactly = `(SELECT * FROM (${rows(gate(true))} OFFSET 0) e ORDER BY e.distance LIMIT $6::int)`;
   const reads =
     plan.path === 'hnsw' ? viaIndex : plan.path === 'exact' ? exactly : `${viaIndex}\n    UNION ALL\n    ${exactly}`;

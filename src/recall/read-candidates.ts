@@ -84,8 +84,9 @@ export async function readCandidates(
   const before = async (tx: Queryable) => ({
     model: await selectProjectionModel(tx, p.tenantId),
     text: await selectTextCandidates(tx, { ...p, queryVector: null }),
+    planned: await planVectorRead(tx, p.tenantId, tenantSizesOf(db)),
   });
-  return aroundVector(db, p.tenantId, vector, before, async (tx, { model, text }, queryVector) => {
+  return aroundVector(db, p.tenantId, vector, before, async (tx, { model, text, planned }, queryVector) => {
     if (model !== null && model !== embedder.name) {
       // Vectors of another model are not comparable with this query's: full text only until a reindex switches.
       return {
@@ -95,7 +96,7 @@ export async function readCandidates(
         warning: `vector similarity skipped: this tenant's notes are embedded by ${model}, the query by ${embedder.name} (reindex to switch)`,
       };
     }
-    const read = await readVectorChannel(tx, { ...p, queryVector }, text, tenantSizesOf(db));
+    const read = await readVectorChannel(tx, { ...p, queryVector }, text, tenantSizesOf(db), planned);
     const rows = await withNoteDistances(tx, p.tenantId, queryVector, text, read.rows, read.known);
     return { vector: read.rows, text: rows, vectorPath: read.path, warning: undefined };
   });
@@ -149,6 +150,36 @@ export interface VectorRead {
   known: Map<string, number | null>;
 }
 
+/** The read a tenant's vector channel takes, chosen before the query's vector is there (planVectorRead). */
+export interface PlannedRead {
+  /** As the tenant's last count chose (TenantSizes); undefined: the statement counts. */
+  path: 'exact' | 'hnsw' | undefined;
+  /** The rest of the transaction runs cached generic plans (plan_cache_mode). */
+  genericPlans: boolean;
+}
+
+/**
+ * Sets up the vector read in the tenant's transaction while the query is being embedded. For a
+ * graph read, the rest of the transaction runs generic plans: the graph statement is then planned
+ * once per connection and kept, where by default PostgreSQL plans a statement over a partitioned
+ * table again on every call (0.5-0.8 ms of it at 100k notes, docs/BENCHMARKS.md). Only for the
+ * graph read: a generic plan of the exact read, the count, or the full-text read does not know
+ * the tenant's partition and takes several times as long. So it is set after the full-text read,
+ * and the exact read of a fallback sets per-call planning back first. On PGlite the setting ends
+ * with the transaction that reads before the vector (aroundVector), and reads are planned per call.
+ */
+export async function planVectorRead(tx: Queryable, tenantId: string, sizes: TenantSizes): Promise<PlannedRead> {
+  const path = sizes.pathOf(tenantId);
+  if (path !== 'hnsw') return { path, genericPlans: false };
+  await tx.query(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`);
+  return { path, genericPlans: true };
+}
+
+/** Per-call planning again (PostgreSQL's default), after planVectorRead chose generic plans. */
+export async function planPerCall(tx: Queryable): Promise<void> {
+  await tx.query(`SELECT set_config('plan_cache_mode', 'auto', true)`);
+}
+
 /**
  * The vector channel inside the caller's tenant transaction: an exact scan for a small tenant,
  * else the HNSW index with iterative scan bounds, and the exact scan again when the index
@@ -161,6 +192,7 @@ export async function readVectorChannel(
   p: CandidateParams,
   known: readonly CandidateRow[] = [],
   sizes?: TenantSizes,
+  planned?: PlannedRead,
 ): Promise<VectorRead> {
   // ef_search twice the rows read: at ef_search = limit a tenant's graph search now and then
   // settled in the wrong region and returned none of the true top 10 (docs/BENCHMARKS.md).
@@ -171,7 +203,13 @@ export async function readVectorChannel(
     await setIndexScanSettings(tx, efSearch);
     first = await selectVectorCandidates(tx, p, false);
   } else {
-    const plan = { efSearch, exactUpTo: EXACT_READ_UP_TO, sparse: SPARSE_TENANT, path: sizes?.pathOf(p.tenantId) };
+    const plan = {
+      efSearch,
+      dimension: p.queryVector.length,
+      exactUpTo: EXACT_READ_UP_TO,
+      sparse: SPARSE_TENANT,
+      path: planned !== undefined ? planned.path : sizes?.pathOf(p.tenantId),
+    };
     const keys = known.map((r) => r.version);
     const read = await selectCurrentVectorChannel(tx, p, plan, {}, keys);
     if (read.counted !== null) sizes?.counted(p.tenantId, read.exact ? 'exact' : 'hnsw');
@@ -185,6 +223,7 @@ export async function readVectorChannel(
   if (!short && !graphReadMissedNearer(first, distances))
     return { rows: first, path: 'hnsw', firstRead: first, fellBack: false, known: distances };
   if (short) sizes?.forget(p.tenantId);
+  if (planned?.genericPlans) await planPerCall(tx);
   const rows = await selectVectorCandidates(tx, p, true);
   return { rows, path: 'exact', firstRead: first, fellBack: true, known: distances };
 }

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NoteContent } from '../../src/contracts/note.ts';
-import { applyNoteBatch, type Db, getNoteHistory, type NoteOp, openDb, withTenant } from '../../src/db/index.ts';
+import {
+  applyNoteBatch,
+  type Db,
+  getNoteHistory,
+  type NoteOp,
+  openDb,
+  type Queryable,
+  withTenant,
+} from '../../src/db/index.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
 import type { Embedder } from '../../src/embeddings/embedder.ts';
 import { createHashingEmbedder } from '../../src/embeddings/hashing.ts';
@@ -16,7 +24,7 @@ import {
   type CandidateParams,
   type CandidateRow,
 } from '../../src/recall/queries.ts';
-import { readVectorChannel } from '../../src/recall/read-candidates.ts';
+import { planPerCall, planVectorRead, readVectorChannel } from '../../src/recall/read-candidates.ts';
 import { TenantSizes } from '../../src/recall/tenant-sizes.ts';
 import { STACK } from '../../src/stack/endpoints.ts';
 import { createOp, freshNoteId, freshTenant } from '../helpers/notes.ts';
@@ -147,26 +155,18 @@ describe('recall: tenant isolation', () => {
 
     // Outside withTenant the runtime login sees no tenant at all (row-level security applies to
     // the login itself, not only to the role withTenant switches to).
-    const unscopedRows = await unscoped(db).query(vectorCandidatesSql(false, true, { tenantPredicate: false }), [
-      b,
-      NOW.toISOString(),
-      null,
-      `[${queryVector!.join(',')}]`,
-      'invoices exported',
-      1000,
-    ]);
+    const unscopedRows = await unscoped(db).query(
+      vectorCandidatesSql(false, true, queryVector!.length, { tenantPredicate: false }),
+      [b, NOW.toISOString(), null, `[${queryVector!.join(',')}]`, 'invoices exported', 1000],
+    );
     expect(unscopedRows.rows).toEqual([]);
 
     // Negative control: the same predicate-less SQL with row-level security lifted does see
     // tenant A, so the assertions above are carried by row-level security alone.
-    const leaked = await withoutRowSecurity(vectorCandidatesSql(false, true, { tenantPredicate: false }), [
-      b,
-      NOW.toISOString(),
-      null,
-      `[${queryVector!.join(',')}]`,
-      'invoices exported',
-      1000,
-    ]);
+    const leaked = await withoutRowSecurity(
+      vectorCandidatesSql(false, true, queryVector!.length, { tenantPredicate: false }),
+      [b, NOW.toISOString(), null, `[${queryVector!.join(',')}]`, 'invoices exported', 1000],
+    );
     expect(leaked.some((r) => (r as { tenant_id: string }).tenant_id === a)).toBe(true);
   });
 });
@@ -552,7 +552,7 @@ describe('recall: iterative index scan', () => {
     const plan = await withTenant(db, big, async (tx) => {
       await tx.query(indexOnly);
       await setIndexScanSettings(tx, K);
-      const { rows } = await tx.query(`EXPLAIN ${vectorCandidatesSql(false, false)}`, [
+      const { rows } = await tx.query(`EXPLAIN ${vectorCandidatesSql(false, false, queryVector!.length)}`, [
         big,
         p.at,
         JSON.stringify(p.scopes),
@@ -584,7 +584,7 @@ describe('recall: iterative index scan', () => {
     const oneStatement = (exactUpTo: number, path?: 'exact' | 'hnsw') =>
       withTenant(db, big, async (tx) => {
         await tx.query(indexOnly);
-        return selectCurrentVectorChannel(tx, p, { efSearch: 40, exactUpTo, path });
+        return selectCurrentVectorChannel(tx, p, { efSearch: 40, dimension: queryVector!.length, exactUpTo, path });
       });
     const viaIndex = await oneStatement(100);
     expect(viaIndex.exact).toBe(false);
@@ -649,7 +649,7 @@ describe('recall: a tenant sparse in its partition', () => {
             queryText: '',
             limit: 5,
           },
-          { efSearch: 40, exactUpTo: 4, sparse: { upTo: 20, shareBelow } },
+          { efSearch: 40, dimension: queryVector!.length, exactUpTo: 4, sparse: { upTo: 20, shareBelow } },
         ),
       );
     // Other tests' tenants may share the partition too: the share is taken from what it holds.
@@ -670,45 +670,107 @@ describe('recall: a tenant sparse in its partition', () => {
   });
 });
 
+/**
+ * A tenant of one note the query quotes and 30 deployment notes, and the vector channel's
+ * parameters for that query (5 rows).
+ */
+async function quotedAmongDeployments() {
+  const t = freshTenant();
+  const query = 'The billing export runs at midnight.';
+  const ops = [await embeddedCreate(query)];
+  for (let i = 0; i < 30; i++)
+    ops.push(await embeddedCreate(`Deployment note ${i}: restart the workers after config change.`));
+  await commit(t, ops);
+  const [queryVector] = await embedder.embed([query]);
+  const p: CandidateParams = {
+    tenantId: t,
+    at: NOW.toISOString(),
+    pointInTime: false,
+    scopes: undefined,
+    queryVector: queryVector!,
+    queryText: '',
+    limit: 5,
+  };
+  return { t, ops, p };
+}
+
+/** Retires the quoted note; its version 1, returned, is the row another channel read. */
+async function retireQuoted(t: string, nearest: { noteId: string }) {
+  await commit(t, [{ op: 'newVersion', action: 'retire', noteId: nearest.noteId, expectedVersion: 1, reason: 'test' }]);
+  const [v1] = (await getNoteHistory(db, { tenantId: t, noteId: nearest.noteId })).versions;
+  return v1!;
+}
+
 describe('recall: a graph read that left out a nearer row', () => {
   it('is read again exactly when another channel holds a row nearer than its nearest', async () => {
-    const t = freshTenant();
-    const query = 'The billing export runs at midnight.';
-    const ops = [await embeddedCreate(query)];
-    for (let i = 0; i < 30; i++)
-      ops.push(await embeddedCreate(`Deployment note ${i}: restart the workers after config change.`));
-    await commit(t, ops);
+    const { t, ops, p } = await quotedAmongDeployments();
     // The note the query quotes, retired: the graph read leaves it out, as it would a row of a
     // part of the graph it never reached. Its version 1 is the row another channel read.
     const nearest = ops[0]!;
-    await commit(t, [
-      { op: 'newVersion', action: 'retire', noteId: nearest.noteId, expectedVersion: 1, reason: 'test' },
-    ]);
-    const [queryVector] = await embedder.embed([query]);
-    const p: CandidateParams = {
-      tenantId: t,
-      at: NOW.toISOString(),
-      pointInTime: false,
-      scopes: undefined,
-      queryVector: queryVector!,
-      queryText: '',
-      limit: 5,
-    };
+    const v1 = await retireQuoted(t, nearest);
     const sizes = new TenantSizes();
     sizes.counted(t, 'hnsw');
-    const [v1] = (await getNoteHistory(db, { tenantId: t, noteId: nearest.noteId })).versions;
     const read = (known: CandidateRow[]) => withTenant(db, t, (tx) => readVectorChannel(tx, p, known, sizes));
     const exactly = await withTenant(db, t, (tx) => selectVectorCandidates(tx, p, true));
 
     const alone = await read([]);
     expect(alone).toMatchObject({ path: 'hnsw', fellBack: false });
-    const contradicted = await read([{ version: v1!, distance: null, textRank: 0.5 }]);
+    const contradicted = await read([{ version: v1, distance: null, textRank: 0.5 }]);
     expect(contradicted).toMatchObject({ path: 'exact', fellBack: true });
     expect(contradicted.known.get(noteKey(nearest.noteId, 1))).toBeCloseTo(0, 5);
     expect(contradicted.rows.map((r) => r.version.noteId)).toEqual(exactly.map((r) => r.version.noteId));
     // A known row farther than the read's nearest proves nothing: the graph read stands.
     const farther = alone.rows.at(-1)!;
     expect(await read([farther])).toMatchObject({ path: 'hnsw', fellBack: false });
+  });
+});
+
+describe('recall: a graph read planned once', () => {
+  it('runs the graph statement on a generic plan with the same rows, and plans the exact read of a fallback per call', async () => {
+    const { t, ops, p } = await quotedAmongDeployments();
+    const mode = async (tx: Queryable) =>
+      ((await tx.query(`SELECT current_setting('plan_cache_mode') AS m`)).rows[0] as { m: string }).m;
+    const sizes = new TenantSizes();
+    // Not counted yet: the statement counts, planned per call.
+    expect(await withTenant(db, t, async (tx) => [await planVectorRead(tx, t, sizes), await mode(tx)])).toEqual([
+      { path: undefined, genericPlans: false },
+      'auto',
+    ]);
+    const perCall = await withTenant(db, t, (tx) => readVectorChannel(tx, p, [], sizes));
+    sizes.counted(t, 'hnsw');
+    // Counted as a graph read: the rest of the transaction runs generic plans, and the rows are
+    // as near on every call (the first one plans it, later ones reuse it on their connection).
+    for (let i = 0; i < 7; i++) {
+      const [planned, during, read] = await withTenant(db, t, async (tx) => {
+        const plan = await planVectorRead(tx, t, sizes);
+        return [plan, await mode(tx), await readVectorChannel(tx, p, [], sizes, plan)] as const;
+      });
+      expect(planned).toEqual({ path: 'hnsw', genericPlans: true });
+      expect(during).toBe('force_generic_plan');
+      expect(read).toMatchObject({ path: 'hnsw', fellBack: false });
+      // The deployment notes tie in distance: which of them fill the last places may differ.
+      expect(read.rows[0]!.version.noteId).toBe(ops[0]!.noteId);
+      expect(read.rows.map((r) => r.distance)).toEqual(perCall.rows.map((r) => r.distance));
+    }
+    // A fallback: the note the query quotes, retired, is known nearer than the read's nearest.
+    const v1 = await retireQuoted(t, ops[0]!);
+    const exactly = await withTenant(db, t, (tx) => selectVectorCandidates(tx, p, true));
+    const [fallback, after] = await withTenant(db, t, async (tx) => {
+      const plan = await planVectorRead(tx, t, sizes);
+      const read = await readVectorChannel(tx, p, [{ version: v1, distance: null, textRank: 0.5 }], sizes, plan);
+      return [read, await mode(tx)] as const;
+    });
+    expect(fallback).toMatchObject({ path: 'exact', fellBack: true });
+    expect(fallback.rows.map((r) => r.version.noteId)).toEqual(exactly.map((r) => r.version.noteId));
+    expect(after).toBe('auto');
+    // planPerCall is what the fallback ran: per-call planning again.
+    expect(
+      await withTenant(db, t, async (tx) => {
+        await planVectorRead(tx, t, sizes);
+        await planPerCall(tx);
+        return mode(tx);
+      }),
+    ).toBe('auto');
   });
 });
 

@@ -35,7 +35,7 @@ async function explainCandidates(
     if (forceHnsw) await tx.query('SET LOCAL enable_sort = off');
     return explain(
       tx,
-      vectorCandidatesSql(false, exact),
+      vectorCandidatesSql(false, exact, q.vector.length),
       [p.tenantId, p.at, null, toSql(p.queryVector), p.queryText, p.limit],
       analyze,
     );

@@ -8,7 +8,7 @@ import {
   type CandidateParams,
   type CandidateRow,
 } from '../../src/recall/queries.ts';
-import { EXACT_READ_UP_TO, readVectorChannel } from '../../src/recall/read-candidates.ts';
+import { EXACT_READ_UP_TO, planPerCall, planVectorRead, readVectorChannel } from '../../src/recall/read-candidates.ts';
 import { tenantSizesOf, type TenantSizes } from '../../src/recall/tenant-sizes.ts';
 import { EMPTY_TENANT, type BenchQuery, type SyntheticCorpus, type TenantPlan } from './recall-bench-data.ts';
 import { elapsedMs, recallAtK } from './recall-bench-stats.ts';
@@ -40,14 +40,17 @@ interface PathRead {
  * iterative-scan settings, the small-tenant row count (unless the store's TenantSizes holds a
  * fresh one, as recall's does), the HNSW read with the distances of the full-text channel's rows,
  * and the exact scan when the tenant is small, the index returned fewer rows than asked, or it
- * left out a full-text row nearer than its nearest. The full-text channel is read first and not
- * timed: recall reads it while the question is being embedded. The rest is timed.
+ * left out a full-text row nearer than its nearest. The full-text channel and planVectorRead run
+ * first and are not timed: recall runs them while the question is being embedded. The rest is timed.
  */
 async function readLikeRecall(tx: Queryable, p: CandidateParams, sizes: TenantSizes): Promise<PathRead> {
   const text = await selectTextCandidates(tx, { ...p, queryVector: null });
+  const planned = await planVectorRead(tx, p.tenantId, sizes);
   const started = process.hrtime.bigint();
-  const read = await readVectorChannel(tx, p, text, sizes);
+  const read = await readVectorChannel(tx, p, text, sizes, planned);
   const ms = elapsedMs(started);
+  // The reads timed after this one in the transaction are planned per call, as before.
+  if (planned.genericPlans) await planPerCall(tx);
   const firstPath = read.fellBack ? 'hnsw' : read.path === 'exact' ? 'exact' : 'hnsw';
   return { rows: read.rows, hnswRows: read.firstRead, firstPath, fellBack: read.fellBack, ms };
 }
