@@ -118,8 +118,11 @@ export function vectorCandidatesSql(
   opts: SqlOptions = {},
 ): string {
   const a = pointInTime ? 'v' : 'r';
-  const graph = pointInTime ? `v.embedding <=> $4::vector` : projectionGraphOrder(dimension);
-  const order = exact ? `(${a}.embedding <=> $4::vector) + 0` : graph;
+  const order = exact
+    ? `(${a}.embedding <=> $4::vector) + 0`
+    : pointInTime
+      ? `v.embedding <=> $4::vector`
+      : projectionGraphOrder(dimension);
   // MATERIALIZED + re-sort: with relaxed_order the index may return neighbours slightly out of order.
   if (pointInTime)
     return `WITH c AS MATERIALIZED (
