@@ -89,20 +89,32 @@ function currentEligibleSql(opts: SqlOptions): string {
 // quoted lexemes joined by ' & ', which a lexeme cannot contain, so swapping in ' | ' is safe.
 const TSQUERY = `replace(plainto_tsquery('simple', $5::text)::text, ' & ', ' | ')::tsquery`;
 
-/** The projection's chosen rows (CTE `c`: tenant_id, note_id, version, distance, text_rank) with their versions. */
-const WITH_VERSIONS = `SELECT ${VERSION_COLUMNS}, c.distance, c.text_rank
+/**
+ * A version row's cosine distance to the query ($4), from its full-precision vector: the distance
+ * every read returns, whichever table chose the row (the projection only orders, in half precision).
+ * `+ 0` keeps the statements' final ORDER BY from matching note_versions' own HNSW index: a plan
+ * that reads the versions in graph order and joins the chosen rows to them walks that whole graph
+ * (the bench's forced read did, for 290 ms); the value is unchanged.
+ */
+const VERSION_DISTANCE = `((v.embedding <=> $4::vector) + 0)::float8`;
+
+/**
+ * The projection's chosen rows (CTE `c`: tenant_id, note_id, version, text_rank) with their
+ * versions and distances. Statements over it order by the output column `distance`.
+ */
+const WITH_VERSIONS = `SELECT ${VERSION_COLUMNS}, ${VERSION_DISTANCE} AS distance, c.text_rank
     FROM c JOIN note_versions v ON v.tenant_id = c.tenant_id AND v.note_id = c.note_id AND v.version = c.version`;
 
 /**
- * The order the projection's partition graphs serve (migration 0030): the cosine distance between
- * half-precision copies of the row's vector and the query's. It names the dimension so that it
- * matches the index expression. It only orders the graph's candidates: the distance a row
- * returns is computed from its full-precision vector.
+ * The cosine distance between a projection row's vector, kept in half precision (migration
+ * 0031), and the query's in the same precision: the order the partition graphs serve, and the
+ * exact read's. It names the dimension of the column. It only orders candidates: the distance a
+ * row returns is its version's, in full precision (VERSION_DISTANCE).
  */
-export function projectionGraphOrder(dimension: number): string {
+export function projectionOrder(dimension: number): string {
   if (!Number.isInteger(dimension) || dimension < 1)
     throw new Error(`a query vector's dimension must be a positive integer, got ${dimension}`);
-  return `r.embedding::halfvec(${dimension}) <=> $4::vector::halfvec(${dimension})`;
+  return `r.embedding <=> $4::vector::halfvec(${dimension})`;
 }
 
 /**
@@ -117,12 +129,13 @@ export function vectorCandidatesSql(
   dimension: number,
   opts: SqlOptions = {},
 ): string {
-  const a = pointInTime ? 'v' : 'r';
-  const order = exact
-    ? `(${a}.embedding <=> $4::vector) + 0`
-    : pointInTime
-      ? `v.embedding <=> $4::vector`
-      : projectionGraphOrder(dimension);
+  const order = pointInTime
+    ? exact
+      ? `(v.embedding <=> $4::vector) + 0`
+      : `v.embedding <=> $4::vector`
+    : exact
+      ? `(${projectionOrder(dimension)}) + 0`
+      : projectionOrder(dimension);
   // MATERIALIZED + re-sort: with relaxed_order the index may return neighbours slightly out of order.
   if (pointInTime)
     return `WITH c AS MATERIALIZED (
@@ -135,15 +148,14 @@ export function vectorCandidatesSql(
      LIMIT $6::int)
   SELECT * FROM c ORDER BY distance, note_id`;
   return `WITH c AS MATERIALIZED (
-    SELECT r.tenant_id, r.note_id, r.version, (r.embedding <=> $4::vector)::float8 AS distance,
-           ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
+    SELECT r.tenant_id, r.note_id, r.version, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
       FROM note_recall r
      WHERE r.embedding IS NOT NULL
        AND ${currentEligibleSql(opts)}
      ORDER BY ${order}
      LIMIT $6::int)
   ${WITH_VERSIONS}
-   ORDER BY c.distance, c.note_id`;
+   ORDER BY distance, c.note_id`;
 }
 
 /** Full-text candidates through the GIN index; unembedded notes are reachable here. */
@@ -157,8 +169,7 @@ export function textCandidatesSql(pointInTime: boolean, opts: SqlOptions = {}): 
    ORDER BY text_rank DESC, v.note_id
    LIMIT $6::int`;
   return `WITH c AS MATERIALIZED (
-    SELECT r.tenant_id, r.note_id, r.version, (r.embedding <=> $4::vector)::float8 AS distance,
-           ts_rank(r.fts, q.q)::float8 AS text_rank
+    SELECT r.tenant_id, r.note_id, r.version, ts_rank(r.fts, q.q)::float8 AS text_rank
       FROM note_recall r, (SELECT ${TSQUERY} AS q) q
      WHERE r.fts @@ q.q
        AND ${currentEligibleSql(opts)}
@@ -174,7 +185,7 @@ export function textCandidatesSql(pointInTime: boolean, opts: SqlOptions = {}): 
  * (text array), $6 limit.
  */
 export const STANDING_PREFERENCES_SQL = `WITH c AS MATERIALIZED (
-    SELECT r.tenant_id, r.note_id, r.version, (r.embedding <=> $4::vector)::float8 AS distance, 0::float8 AS text_rank
+    SELECT r.tenant_id, r.note_id, r.version, 0::float8 AS text_rank
       FROM note_recall r
       JOIN note_versions pv ON pv.tenant_id = r.tenant_id AND pv.note_id = r.note_id AND pv.version = r.version
      WHERE pv.kind = 'preference'
@@ -265,7 +276,7 @@ export async function selectTextCandidates(
 export interface VectorChannelPlan {
   /** hnsw.ef_search for the index read. */
   efSearch: number;
-  /** The query vector's dimension, named by the graph's order (projectionGraphOrder). */
+  /** The query vector's dimension, named by the projection's order (projectionOrder). */
   dimension: number;
   /** A tenant with at most this many projection rows is read exactly. */
   exactUpTo: number;
@@ -292,11 +303,15 @@ export interface VectorChannelPlan {
  * hnsw.ef_search and hnsw.iterative_scan, so the settings made in the same statement apply
  * (test/integration/recall.test.ts checks that they do). The first column, n, is the count; a LEFT JOIN keeps one row with it when no note qualifies.
  */
-export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOptions = {}, withKnown = false): string {
+export function currentVectorChannelSql(
+  plan: VectorChannelPlan & { limit: number },
+  opts: SqlOptions = {},
+  withKnown = false,
+): string {
   // No ts_rank here: the exact read would compute it for every row of the tenant; it is
   // computed below for the rows chosen, from their full-text vectors carried along.
   const rows = (gate: string): string => `SELECT r.tenant_id, r.note_id, r.version,
-           (r.embedding <=> $4::vector)::float8 AS distance, r.fts
+           (${projectionOrder(plan.dimension)})::float8 AS near, r.fts
       FROM note_recall r
      WHERE r.embedding IS NOT NULL
        AND ${currentEligibleSql(opts)}
@@ -305,22 +320,27 @@ export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOption
   const known = plan.path !== undefined;
   const gate = (exact: boolean) =>
     known ? `(SELECT ef_search FROM s) IS NOT NULL` : `${exact ? '' : 'NOT '}(SELECT exact FROM s)`;
-  // The partition's graph serves projectionGraphOrder. The exact read sorts by the distance it
-  // has computed once per row; OFFSET 0 keeps that subquery apart, so the index cannot serve it.
+  // The partition's graph serves projectionOrder. The exact read sorts by the half-precision
+  // distance it has computed once per row; OFFSET 0 keeps that subquery apart, so the index
+  // cannot serve it. Both return the rows' full-precision distances (VERSION_DISTANCE).
+  // The graph read names its row limit (the value of $6) in its text: it may run under a generic
+  // plan (planVectorRead), which knows no parameter's value, assumes a LIMIT $6 wants a tenth of
+  // the rows, and then found sorting a whole partition cheaper than its graph (docs/BENCHMARKS.md).
   const viaIndex = `(${rows(gate(false))}
-     ORDER BY ${projectionGraphOrder(plan.dimension)} LIMIT $6::int)`;
-  const exactly = `(SELECT * FROM (${rows(gate(true))} OFFSET 0) e ORDER BY e.distance LIMIT $6::int)`;
+     ORDER BY ${projectionOrder(plan.dimension)} LIMIT ${rowLimit(plan.limit)})`;
+  const exactly = `(SELECT * FROM (${rows(gate(true))} OFFSET 0) e ORDER BY e.near LIMIT $6::int)`;
   const reads =
     plan.path === 'hnsw' ? viaIndex : plan.path === 'exact' ? exactly : `${viaIndex}\n    UNION ALL\n    ${exactly}`;
+  // $6 stays in the statement (s.asked) when only the graph read, with its literal limit, runs.
   const channel = `WITH s AS MATERIALIZED (
-    SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true) AS iterative,
+    SELECT $6::int AS asked, set_config('hnsw.iterative_scan', 'relaxed_order', true) AS iterative,
            set_config('hnsw.ef_search', '${efSearchSetting(plan.efSearch)}', true) AS ef_search,
            k.n, ${known ? 'NULL::bool' : exactReadSql(plan)} AS exact
       FROM (SELECT ${known ? 'NULL::int' : tenantRowsSql(plan)} AS n, ${known || !plan.sparse ? 'NULL::float8' : PARTITION_ROWS} AS part) k),
   c AS MATERIALIZED (
     ${reads})
   SELECT s.n, s.exact, x.* FROM s LEFT JOIN LATERAL (
-    SELECT ${VERSION_COLUMNS}, c.distance, ts_rank(c.fts, q.q)::float8 AS text_rank
+    SELECT ${VERSION_COLUMNS}, ${VERSION_DISTANCE} AS distance, ts_rank(c.fts, q.q)::float8 AS text_rank
       FROM c JOIN note_versions v ON v.tenant_id = c.tenant_id AND v.note_id = c.note_id AND v.version = c.version,
            (SELECT ${TSQUERY} AS q) q) x ON true
    ORDER BY x.distance, x.note_id`;
@@ -332,6 +352,13 @@ export function currentVectorChannelSql(plan: VectorChannelPlan, opts: SqlOption
   ${KNOWN_DISTANCES_ROWS(at)}
   ORDER BY known, distance, note_id`;
 }
+
+/** A row limit written into a statement's text. */
+const rowLimit = (limit: number): number => {
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new Error(`a read's row limit must be a positive integer, got ${limit}`);
+  return limit;
+};
 
 /** The count recall needs to choose its read: up to the larger of the two thresholds, plus one. */
 const tenantRowsSql = (plan: VectorChannelPlan): string => {
@@ -362,7 +389,7 @@ const exactReadSql = (plan: VectorChannelPlan): string => {
 const KNOWN_DISTANCES_ROWS = (at: number): string => {
   const columns = VERSION_COLUMNS.split(',').map((c) => c.trim());
   const keyed = columns.map((c) => (c === 'v.note_id' || c === 'v.version' ? c : 'NULL'));
-  return `SELECT true, NULL, NULL, ${keyed.join(', ')}, (v.embedding <=> $4::vector)::float8, NULL
+  return `SELECT true, NULL, NULL, ${keyed.join(', ')}, ${VERSION_DISTANCE}, NULL
     FROM unnest($${at}::text[], $${at + 1}::int[]) AS k(note_id, version)
     JOIN note_versions v ON v.tenant_id = $1::text AND v.note_id = k.note_id AND v.version = k.version
    WHERE v.embedding IS NOT NULL`;
@@ -383,7 +410,8 @@ export async function selectCurrentVectorChannel(
 ): Promise<{ rows: CandidateRow[]; exact: boolean; counted: number | null; known: Map<string, number | null> }> {
   const folded = known !== undefined && known.length > 0;
   const args = folded ? [...params(p), known.map((k) => k.noteId), known.map((k) => k.version)] : params(p);
-  const { rows } = await tx.query(currentVectorChannelSql(plan, userOptions(p, opts), folded), args, PREPARED);
+  const sql = currentVectorChannelSql({ ...plan, limit: p.limit }, userOptions(p, opts), folded);
+  const { rows } = await tx.query(sql, args, PREPARED);
   const isKnown = (r: unknown) => (r as { known?: boolean }).known === true;
   const channel = rows.filter((r) => !isKnown(r));
   const { n, exact: counted } = RowCount.parse(channel[0]);

@@ -94,6 +94,26 @@ async function readHnswForced(tx: Queryable, p: CandidateParams): Promise<{ rows
   return timedRead(tx, p, false);
 }
 
+/**
+ * The oracle: the tenant's nearest eligible notes read exactly from the version rows, in full
+ * precision, with the store's own definition of what is current (the point-in-time read as of
+ * now). Not the projection: its vectors are half-precision copies that only order recall's
+ * candidates, so an oracle over them would grade recall against its own rounding, and it would
+ * not see a projection that drifted from the store. Read for every query before any is timed
+ * (its scans of the version rows would otherwise crowd the timed reads' pages out of the cache).
+ */
+export async function readOracle(
+  db: Db,
+  corpus: SyntheticCorpus,
+  q: BenchQuery,
+  limit: number,
+): Promise<CandidateRow[]> {
+  const tenantId = (corpus.tenants[q.tenant] as TenantPlan).tenantId;
+  return withTenant(db, tenantId, (tx) =>
+    selectVectorCandidates(tx, { ...candidateParams(tenantId, q, limit), pointInTime: true }, true),
+  );
+}
+
 /** The baseline: nearest neighbours over the whole table, no tenant or lifecycle filter, default index settings. */
 export const UNFILTERED_SQL = `SELECT note_id, (embedding <=> $1::vector)::float8 AS distance FROM note_versions ORDER BY embedding <=> $1::vector LIMIT $2::int`;
 
@@ -147,9 +167,9 @@ export interface QueryOutcome {
 
 /**
  * One query in all its forms, back to back, so a busy neighbour on the machine slows all of
- * them alike: the recall path, the exact oracle and the forced HNSW read for the tenant (one
- * transaction, in that order: the latter two read warm pages), the unfiltered ANN query, and the
- * recall path for a tenant that has no notes. The unfiltered query visits the same part of the
+ * them alike: the recall path, the exact read of the projection and the forced HNSW read for
+ * the tenant (one transaction, in that order: the latter two read warm pages), the unfiltered ANN query, and the
+ * recall path for a tenant that has no notes; graded against the query's oracle (readOracle). The unfiltered query visits the same part of the
  * graph, so whichever of it and the recall path runs second finds those pages cached; they
  * take turns going first.
  */
@@ -157,6 +177,7 @@ export async function measureQuery(
   db: Db,
   corpus: SyntheticCorpus,
   q: BenchQuery,
+  oracle: readonly CandidateRow[],
   k: number,
   limit: number,
   unfilteredFirst: boolean,
@@ -179,13 +200,13 @@ export async function measureQuery(
     readLikeRecall(tx, candidateParams(EMPTY_TENANT, q, limit), tenantSizesOf(db)),
   );
 
-  const ids = (rows: CandidateRow[]): string[] => rows.map((r) => r.version.noteId);
+  const ids = (rows: readonly CandidateRow[]): string[] => rows.map((r) => r.version.noteId);
   const returned = [...(path.fellBack ? [...path.hnswRows, ...path.rows] : path.rows), ...forced.rows];
   const kEligible = plan.eligible >= k;
   return {
     tenant: q.tenant,
-    recall: recallAtK(ids(path.rows), ids(exact.rows), k),
-    forcedRecall: recallAtK(ids(forced.rows), ids(exact.rows), k),
+    recall: recallAtK(ids(path.rows), ids(oracle), k),
+    forcedRecall: recallAtK(ids(forced.rows), ids(oracle), k),
     pathMs: path.ms,
     twoStatementsMs,
     forcedMs: forced.ms,
@@ -195,9 +216,11 @@ export async function measureQuery(
     firstPath: path.firstPath,
     fellBack: path.fellBack,
     crossTenantRows:
-      [...returned, ...exact.rows].filter((r) => r.version.tenantId !== plan.tenantId).length +
+      [...returned, ...exact.rows, ...oracle].filter((r) => r.version.tenantId !== plan.tenantId).length +
       empty.rows.filter((r) => r.version.tenantId !== EMPTY_TENANT).length,
-    ineligibleRows: [...returned, ...exact.rows].filter((r) => !corpus.isEligible(q.tenant, r.version.noteId)).length,
+    ineligibleRows: [...returned, ...exact.rows, ...oracle].filter(
+      (r) => !corpus.isEligible(q.tenant, r.version.noteId),
+    ).length,
     hnswShort: kEligible && path.hnswRows.length < k,
     finalShort: kEligible && path.rows.length < k,
     forcedShort: kEligible && forced.rows.length < k,

@@ -8,7 +8,8 @@ import { SyntheticCorpus, type BenchQuery, type TenantPlan } from './recall-benc
 import { GEOMETRIES } from './recall-bench-vectors.ts';
 import { buildMaintenanceWorkMem, copyClient, loadCorpus } from './recall-bench-load.ts';
 import { explainPlans } from './recall-bench-plans.ts';
-import { measureQuery, openUnfilteredBaseline, type QueryOutcome } from './recall-bench-query.ts';
+import type { CandidateRow } from '../../src/recall/queries.ts';
+import { measureQuery, openUnfilteredBaseline, readOracle, type QueryOutcome } from './recall-bench-query.ts';
 import type { RecallBenchOptions, RecallBenchReport } from './recall-bench-report.ts';
 import { sum, summarize } from './recall-bench-summary.ts';
 
@@ -83,8 +84,8 @@ export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBe
 }
 
 /**
- * Every query, after an unrecorded warm-up round that brings index and heap pages into the
- * caches. Rounds hold one query per tenant; alternating by round and tenant, each tenant's
+ * Every query's oracle first (untimed, readOracle), then every query, after an unrecorded
+ * warm-up round that brings index and heap pages into the caches. Rounds hold one query per tenant; alternating by round and tenant, each tenant's
  * queries (and all queries) go first half the time.
  */
 async function measureQueries(
@@ -95,11 +96,16 @@ async function measureQueries(
 ): Promise<QueryOutcome[]> {
   const tenantCount = corpus.tenants.length;
   const unfilteredFirst = (i: number): boolean => (Math.floor(i / tenantCount) + (i % tenantCount)) % 2 === 0;
+  const oracles: CandidateRow[][] = [];
+  for (const q of queries) {
+    oracles.push(await readOracle(db, corpus, q, o.limit));
+    o.report('oracle', oracles.length, queries.length);
+  }
   for (const [i, q] of queries.slice(0, tenantCount).entries())
-    await measureQuery(db, corpus, q, o.k, o.limit, unfilteredFirst(i));
+    await measureQuery(db, corpus, q, oracles[i] as CandidateRow[], o.k, o.limit, unfilteredFirst(i));
   const outcomes: QueryOutcome[] = [];
   for (const [i, q] of queries.entries()) {
-    outcomes.push(await measureQuery(db, corpus, q, o.k, o.limit, unfilteredFirst(i)));
+    outcomes.push(await measureQuery(db, corpus, q, oracles[i] as CandidateRow[], o.k, o.limit, unfilteredFirst(i)));
     o.report('queries', outcomes.length, queries.length);
   }
   return outcomes;

@@ -12,7 +12,14 @@ import {
   type NoteOp,
 } from '../../../src/db/index.ts';
 import { recall } from '../../../src/recall/index.ts';
-import { selectTextCandidates, selectVectorCandidates, type CandidateParams } from '../../../src/recall/queries.ts';
+import {
+  selectCurrentVectorChannel,
+  selectNoteDistances,
+  selectTextCandidates,
+  selectVectorCandidates,
+  type CandidateParams,
+  type CandidateRow,
+} from '../../../src/recall/queries.ts';
 import { rollbackNote } from '../../../src/rollback/note.ts';
 import { createOp, freshNoteId, freshTenant } from '../../helpers/notes.ts';
 import { portsForThisFile } from '../../helpers/use-cases.ts';
@@ -223,6 +230,66 @@ describe('recall projection', () => {
     expect(await rebuildRecallProjection(ports.db, { tenantId: t })).toEqual({ removed: 0, inserted: 2 });
     await expectConsistent(t);
     expect((await ask(t, 'which database does Alpha use')).notes).toEqual(before.notes);
+  });
+
+  it('orders by half-precision vectors and returns every distance in full precision', async () => {
+    const t = freshTenant('half');
+    const claims = ['Invoices export as CSV.', 'Refunds need approval.', 'Exports run nightly.', 'Seats by the aisle.'];
+    await commit(t, await Promise.all(claims.map((c) => note(c))));
+    const [queryVector] = await ports.embedder.embed(['invoice exports']);
+    const p: CandidateParams = {
+      tenantId: t,
+      at: NOW.toISOString(),
+      pointInTime: false,
+      scopes: undefined,
+      queryVector: queryVector as number[],
+      queryText: 'exports',
+      limit: 50,
+    };
+    const plan = { efSearch: 40, dimension: p.queryVector.length, exactUpTo: 2000 };
+    const vector = `[${p.queryVector.join(',')}]`;
+    const { reads, full, half, column } = await withTenant(ports.db, t, async (tx) => {
+      const distances = async (sql: string) =>
+        new Map(
+          (await tx.query(sql, [t, vector])).rows.map((r) => [
+            (r as { note_id: string }).note_id,
+            (r as { d: number }).d,
+          ]),
+        );
+      const rows = (list: CandidateRow[]) => list.map((r) => [r.version.noteId, r.distance] as const);
+      const keys = (await selectTextCandidates(tx, { ...p, queryVector: null })).map((r) => r.version);
+      return {
+        reads: {
+          graph: rows(await selectVectorCandidates(tx, p, false)),
+          exact: rows(await selectVectorCandidates(tx, p, true)),
+          text: rows(await selectTextCandidates(tx, p)),
+          channelExact: rows((await selectCurrentVectorChannel(tx, p, { ...plan, path: 'exact' })).rows),
+          channelGraph: rows((await selectCurrentVectorChannel(tx, p, { ...plan, path: 'hnsw' })).rows),
+          known: [...(await selectNoteDistances(tx, t, p.queryVector, keys))].map(
+            ([k, d]) => [k.split('\u0000')[0]!, d] as const,
+          ),
+        },
+        full: await distances(
+          `SELECT note_id, (embedding <=> $2::vector)::float8 AS d FROM note_versions WHERE tenant_id = $1`,
+        ),
+        half: await distances(
+          `SELECT note_id, (embedding <=> $2::vector::halfvec)::float8 AS d FROM note_recall WHERE tenant_id = $1`,
+        ),
+        column: (
+          await tx.query(
+            `SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'note_recall'::regclass AND attname = 'embedding'`,
+          )
+        ).rows[0] as { t: string },
+      };
+    });
+    expect(column.t).toBe(`halfvec(${p.queryVector.length})`);
+    // The two precisions give different distances for these notes, so the reads below tell them apart.
+    expect([...full].some(([id, d]) => d !== half.get(id))).toBe(true);
+    for (const [read, rows] of Object.entries(reads)) {
+      expect(rows.length, read).toBeGreaterThan(0);
+      for (const [id, d] of rows) expect(d, `${read} ${id}`).toBe(full.get(id));
+    }
+    expect(reads.exact.map(([id]) => id)).toEqual([...full].sort((a, b) => a[1] - b[1]).map(([id]) => id));
   });
 
   it("never returns another tenant's rows, even with the tenant predicate removed", async () => {
