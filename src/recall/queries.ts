@@ -129,13 +129,8 @@ export function vectorCandidatesSql(
   dimension: number,
   opts: SqlOptions = {},
 ): string {
-  const order = pointInTime
-    ? exact
-      ? `(v.embedding <=> $4::vector) + 0`
-      : `v.embedding <=> $4::vector`
-    : exact
-      ? `(${projectionOrder(dimension)}) + 0`
-      : projectionOrder(dimension);
+  const nearest = pointInTime ? `v.embedding <=> $4::vector` : projectionOrder(dimension);
+  const order = exact ? `(${nearest}) + 0` : nearest;
   // MATERIALIZED + re-sort: with relaxed_order the index may return neighbours slightly out of order.
   if (pointInTime)
     return `WITH c AS MATERIALIZED (

@@ -168,10 +168,10 @@ export interface QueryOutcome {
 /**
  * One query in all its forms, back to back, so a busy neighbour on the machine slows all of
  * them alike: the recall path, the exact read of the projection and the forced HNSW read for
- * the tenant (one transaction, in that order: the latter two read warm pages), the unfiltered ANN query, and the
- * recall path for a tenant that has no notes; graded against the query's oracle (readOracle). The unfiltered query visits the same part of the
- * graph, so whichever of it and the recall path runs second finds those pages cached; they
- * take turns going first.
+ * the tenant (one transaction, in that order: the latter two read warm pages), the unfiltered
+ * ANN query, and the recall path for a tenant that has no notes; graded against the query's
+ * oracle (readOracle). The unfiltered query visits the same part of the graph, so whichever of
+ * it and the recall path runs second finds those pages cached; they take turns going first.
  */
 export async function measureQuery(
   db: Db,

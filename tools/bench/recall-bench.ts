@@ -85,8 +85,9 @@ export async function runRecallBench(opts: RecallBenchOptions): Promise<RecallBe
 
 /**
  * Every query's oracle first (untimed, readOracle), then every query, after an unrecorded
- * warm-up round that brings index and heap pages into the caches. Rounds hold one query per tenant; alternating by round and tenant, each tenant's
- * queries (and all queries) go first half the time.
+ * warm-up round that brings index and heap pages into the caches. Rounds hold one query per
+ * tenant; alternating by round and tenant, each tenant's queries (and all queries) go first
+ * half the time.
  */
 async function measureQueries(
   db: Db,

@@ -55,18 +55,15 @@ async function storeCurrent(tenantId: string): Promise<string[]> {
     .sort();
 }
 
+/** Current-time read parameters for the tenant, judged at NOW. */
+function currentParams(tenantId: string, queryVector: number[], queryText: string, limit: number): CandidateParams {
+  return { tenantId, at: NOW.toISOString(), pointInTime: false, scopes: undefined, queryVector, queryText, limit };
+}
+
 /** Everything recall's reads return for the tenant: the exact vector read and a text read, both with a large limit. */
 async function recallable(tenantId: string, text = ''): Promise<{ vector: string[]; text: string[] }> {
   const [queryVector] = await ports.embedder.embed(['anything']);
-  const p: CandidateParams = {
-    tenantId,
-    at: NOW.toISOString(),
-    pointInTime: false,
-    scopes: undefined,
-    queryVector: queryVector as number[],
-    queryText: text,
-    limit: 1000,
-  };
+  const p = currentParams(tenantId, queryVector as number[], text, 1000);
   const key = (r: { version: { noteId: string; version: number } }) => `${r.version.noteId}@${r.version.version}`;
   return withTenant(ports.db, tenantId, async (tx) => ({
     vector: (await selectVectorCandidates(tx, p, true)).map(key).sort(),
@@ -237,15 +234,7 @@ describe('recall projection', () => {
     const claims = ['Invoices export as CSV.', 'Refunds need approval.', 'Exports run nightly.', 'Seats by the aisle.'];
     await commit(t, await Promise.all(claims.map((c) => note(c))));
     const [queryVector] = await ports.embedder.embed(['invoice exports']);
-    const p: CandidateParams = {
-      tenantId: t,
-      at: NOW.toISOString(),
-      pointInTime: false,
-      scopes: undefined,
-      queryVector: queryVector as number[],
-      queryText: 'exports',
-      limit: 50,
-    };
+    const p = currentParams(t, queryVector as number[], 'exports', 50);
     const plan = { efSearch: 40, dimension: p.queryVector.length, exactUpTo: 2000 };
     const vector = `[${p.queryVector.join(',')}]`;
     const { reads, full, half, column } = await withTenant(ports.db, t, async (tx) => {
@@ -298,15 +287,7 @@ describe('recall projection', () => {
     await commit(a, [await note('Tenant A exports invoices as CSV.')]);
     await commit(b, [await note('Tenant B exports invoices as PDF.')]);
     const [queryVector] = await ports.embedder.embed(['invoices export']);
-    const p: CandidateParams = {
-      tenantId: b,
-      at: NOW.toISOString(),
-      pointInTime: false,
-      scopes: undefined,
-      queryVector: queryVector as number[],
-      queryText: 'invoices',
-      limit: 50,
-    };
+    const p = currentParams(b, queryVector as number[], 'invoices', 50);
     const rows = await withTenant(ports.db, b, async (tx) => [
       ...(await selectVectorCandidates(tx, p, false, { tenantPredicate: false })),
       ...(await selectVectorCandidates(tx, p, true, { tenantPredicate: false })),
