@@ -56,7 +56,9 @@ export function absoluteTimes(text: string, observedAt: string, opts: AbsoluteOp
     const previous = /([A-Za-z]+)\s*$/.exec(before)?.[1]?.toLowerCase();
     // "Last week was wild" → "The week of … was wild": a time that is the subject takes no preposition.
     const isSubject = SUBJECT_OF_VERB.test(text.slice(from));
-    const phrase = absolutePhrase(m, isSubject || (previous !== undefined && TIME_PREPOSITIONS.has(previous)));
+    const phrase = afterNumber(before, m)
+      ? `${m.text}, ${m.at.getUTCFullYear()}`
+      : absolutePhrase(m, isSubject || (previous !== undefined && TIME_PREPOSITIONS.has(previous)));
     const startsSentence = /(^|[.!?]\s+)$/.test(out + before);
     out += before + (startsSentence ? phrase.charAt(0).toUpperCase() + phrase.slice(1) : phrase);
   }
@@ -130,6 +132,14 @@ const isAbsolute = (m: TimeMention) =>
 
 /** "December 5": a date already, only its year missing; it takes the place of the words as they stand. */
 const isCalendarDay = (m: TimeMention) => m.yearless === true;
+
+/**
+ * A day written month first right after a number ("Version 2 May 3"): turned day first, the two
+ * numbers would run together ("Version 2 3 May 2024"), so it keeps its order and takes the year
+ * after a comma ("Version 2 May 3, 2024").
+ */
+const afterNumber = (before: string, m: TimeMention) =>
+  isCalendarDay(m) && /\d\s*$/.test(before) && /^[A-Za-z]/.test(m.text);
 
 function absolutePhrase(m: TimeMention, hasPreposition: boolean): string {
   const date = formatMention(m);

@@ -105,6 +105,7 @@ describe('absoluteTimes writes the day a relative time word meant', () => {
       'April 6',
     ],
     ['The shoots are on 6 and 7 April 2025', 'The shoots are on 6 April 2025 and 7 April 2025', '6'],
+    ['Version 2 May 3 fixed the export', 'Version 2 May 3, 2023 fixed the export', 'May 3'],
   ])('%s', (text, expected, source) => {
     const out = absoluteTimes(text, MONDAY);
     expect(out.text).toBe(expected);
