@@ -84,7 +84,7 @@ export async function readCandidates(
   const before = async (tx: Queryable) => ({
     model: await selectProjectionModel(tx, p.tenantId),
     text: await selectTextCandidates(tx, { ...p, queryVector: null }),
-    planned: await planVectorRead(tx, p.tenantId, tenantSizesOf(db)),
+    planned: await planVectorRead(tx, p.tenantId, tenantSizesOf(db), p.pointInTime),
   });
   return aroundVector(db, p.tenantId, vector, before, async (tx, { model, text, planned }, queryVector) => {
     if (model !== null && model !== embedder.name) {
@@ -159,25 +159,37 @@ export interface PlannedRead {
 }
 
 /**
- * Sets up the vector read in the tenant's transaction while the query is being embedded. For a
- * graph read, the rest of the transaction runs generic plans: the graph statement is then planned
- * once per connection and kept, where by default PostgreSQL plans a statement over a partitioned
- * table again on every call (0.5-0.8 ms of it at 100k notes, docs/BENCHMARKS.md). Only for the
- * graph read: a generic plan of the exact read, the count, or the full-text read does not know
- * the tenant's partition and takes several times as long. So it is set after the full-text read,
- * and the exact read of a fallback sets per-call planning back first. On PGlite the setting ends
- * with the transaction that reads before the vector (aroundVector), and reads are planned per call.
+ * Sets up the vector read in the tenant's transaction while the query is being embedded: once
+ * the tenant's last count chose its read, the rest of the transaction runs generic plans, so the
+ * vector statement is planned once per connection and kept, where by default PostgreSQL plans a
+ * statement over a partitioned table again on every call (0.5-0.8 ms of it at 100k notes, and
+ * now and then several milliseconds: docs/BENCHMARKS.md, docs/EVALUATION.md). A generic plan
+ * knows no tenant, so it would scan the tenant's whole partition for an exact read; sequential
+ * scans are turned off beside it there, and the exact read finds the tenant's rows by key. Set
+ * after the full-text read (whose generic plan is slower), and the exact read of a fallback sets
+ * per-call planning back first. A point-in-time read (over note_versions, not the projection) is
+ * left as it was. On PGlite the settings end with the transaction that reads before the vector
+ * (aroundVector), and reads are planned per call.
  */
-export async function planVectorRead(tx: Queryable, tenantId: string, sizes: TenantSizes): Promise<PlannedRead> {
+export async function planVectorRead(
+  tx: Queryable,
+  tenantId: string,
+  sizes: TenantSizes,
+  pointInTime = false,
+): Promise<PlannedRead> {
   const path = sizes.pathOf(tenantId);
-  if (path !== 'hnsw') return { path, genericPlans: false };
-  await tx.query(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`);
+  if (path === undefined || (path === 'exact' && pointInTime)) return { path, genericPlans: false };
+  await tx.query(
+    path === 'hnsw'
+      ? `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
+      : `SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)`,
+  );
   return { path, genericPlans: true };
 }
 
 /** Per-call planning again (PostgreSQL's default), after planVectorRead chose generic plans. */
 export async function planPerCall(tx: Queryable): Promise<void> {
-  await tx.query(`SELECT set_config('plan_cache_mode', 'auto', true)`);
+  await tx.query(`SELECT set_config('plan_cache_mode', 'auto', true), set_config('enable_seqscan', 'on', true)`);
 }
 
 /**

@@ -832,6 +832,49 @@ describe('recall: a graph read planned once', () => {
   });
 });
 
+describe('recall: an exact read planned once', () => {
+  // A generic plan cannot know the tenant's share of its partition and would scan it whole; with
+  // sequential scans off it reads the tenant's rows by key (seen at 100k notes, docs/BENCHMARKS.md;
+  // this test's partitions are too small for the planner to prefer the scan either way).
+  it('runs the exact statement on a generic plan with sequential scans off, with the same rows', async () => {
+    const { t, p } = await quotedAmongDeployments();
+    const settings = async (tx: Queryable) =>
+      (
+        await tx.query(
+          `SELECT current_setting('plan_cache_mode') AS plans, current_setting('enable_seqscan') AS seqscan`,
+        )
+      ).rows[0];
+    const sizes = new TenantSizes();
+    sizes.counted(t, 'exact');
+    const perCall = await withTenant(db, t, (tx) => selectVectorCandidates(tx, p, true));
+    for (let i = 0; i < 7; i++) {
+      const [planned, during, read] = await withTenant(db, t, async (tx) => {
+        const plan = await planVectorRead(tx, t, sizes);
+        return [plan, await settings(tx), await readVectorChannel(tx, p, [], sizes, plan)] as const;
+      });
+      expect(planned).toEqual({ path: 'exact', genericPlans: true });
+      expect(during).toEqual({ plans: 'force_generic_plan', seqscan: 'off' });
+      expect(read).toMatchObject({ path: 'exact', fellBack: false });
+      expect(read.rows.map((r) => [r.version.noteId, r.distance])).toEqual(
+        perCall.map((r) => [r.version.noteId, r.distance]),
+      );
+    }
+    // A point-in-time read leaves the transaction's planning as it was; planPerCall sets both back.
+    const [pointInTime, afterPerCall] = await withTenant(db, t, async (tx) => {
+      const plan = await planVectorRead(tx, t, sizes, true);
+      const untouched = { plan, settings: await settings(tx) };
+      await planVectorRead(tx, t, sizes);
+      await planPerCall(tx);
+      return [untouched, await settings(tx)] as const;
+    });
+    expect(pointInTime).toEqual({
+      plan: { path: 'exact', genericPlans: false },
+      settings: { plans: 'auto', seqscan: 'on' },
+    });
+    expect(afterPerCall).toEqual({ plans: 'auto', seqscan: 'on' });
+  });
+});
+
 describe('recall: the question embedded while the database is read', () => {
   // On PostgreSQL the notes' transaction stays open while the model works (src/recall/read-candidates.ts).
   const claims = [
