@@ -179,11 +179,8 @@ export async function planVectorRead(
 ): Promise<PlannedRead> {
   const path = sizes.pathOf(tenantId);
   if (path === undefined || (path === 'exact' && pointInTime)) return { path, genericPlans: false };
-  await tx.query(
-    path === 'hnsw'
-      ? `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
-      : `SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)`,
-  );
+  const byKey = path === 'exact' ? `, set_config('enable_seqscan', 'off', true)` : '';
+  await tx.query(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)${byKey}`);
   return { path, genericPlans: true };
 }
 
