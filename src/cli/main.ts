@@ -13,6 +13,7 @@ import { registerRecall } from './commands/recall.ts';
 import { registerRollback } from './commands/rollback.ts';
 import { registerRun } from './commands/run.ts';
 import { registerSchedule } from './commands/schedule.ts';
+import { registerSchema } from './commands/schema.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerStack } from './commands/stack.ts';
 import { registerWorker } from './commands/worker.ts';
@@ -53,6 +54,7 @@ export function buildProgram(options: MainOptions = {}): Command {
     registerErase,
     registerAudit,
     registerIndex,
+    registerSchema,
     ...(options.extensions ?? []),
   ]) {
     register(program);

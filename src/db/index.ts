@@ -18,10 +18,20 @@
 export type { Db, Queryable, QueryOptions, QueryResult, SessionConnection } from './db.ts';
 export { PREPARED } from './db.ts';
 export { isoColumn } from './rows.ts';
-export { openDb, type OpenDbOptions } from './open-db.ts';
+export { openDb, openStoreAsOwner, type OpenDbOptions } from './open-db.ts';
 export { createPgDb, type PgDbOptions } from './pg-driver.ts';
 export { createPgliteDb, wrapPglite, type PgliteDbOptions } from './pglite-driver.ts';
-export { runMigrations, readStoredEmbeddingDimension, MIGRATIONS_DIR, type MigrateOptions } from './migrate.ts';
+export {
+  runMigrations,
+  revertMigrations,
+  migrationState,
+  migrationNames,
+  hasDownSection,
+  type MigrationState,
+  readStoredEmbeddingDimension,
+  MIGRATIONS_DIR,
+  type MigrateOptions,
+} from './migrate.ts';
 export { withTenant, APP_ROLE, type TenantOptions } from './tenant.ts';
 export { dropSchema } from './drop-schema.ts';
 export * from './errors.ts';

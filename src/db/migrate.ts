@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import { z } from 'zod';
@@ -76,43 +78,124 @@ async function assertDimension(conn: SessionConnection, dimension: number): Prom
   if (existing !== undefined && existing !== dimension) throw new EmbeddingDimensionMismatchError(existing, dimension);
 }
 
+function checkSchemaName(schema: string): void {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name ${JSON.stringify(schema)}`);
+}
+
+/** The session set up for the runner: the schema (created when named) and the embedding dimension. */
+async function prepareSession(conn: SessionConnection, options: MigrateOptions): Promise<string> {
+  if (!Number.isInteger(options.dimension) || options.dimension < 1) {
+    throw new Error(`embedding dimension must be a positive integer, got ${options.dimension}`);
+  }
+  if (options.schema) {
+    checkSchemaName(options.schema);
+    await conn.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+    await conn.query(`SELECT set_config('search_path', $1, false)`, [`"${options.schema}", public`]);
+  }
+  // Without an explicit schema, migrate the one the connection resolves to (a Db opened on a
+  // schema sets it in its search_path), so the bookkeeping table sits beside the tables.
+  const schema = options.schema ?? (await currentSchema(conn));
+  await assertDimension(conn, options.dimension);
+  // The SQL migrations read N from this session setting (SQL files take no parameters).
+  await conn.query(`SELECT set_config('nocturne.embedding_dimension', $1, false)`, [String(options.dimension)]);
+  return schema;
+}
+
+async function runDirection(
+  conn: SessionConnection,
+  schema: string,
+  direction: 'up' | 'down',
+  options: MigrateOptions,
+): Promise<string[]> {
+  const applied = await runner({
+    dbClient: runnerClient(conn) as never,
+    dir: MIGRATIONS_DIR,
+    direction,
+    ...(options.count !== undefined ? { count: options.count } : {}),
+    migrationsTable: 'pgmigrations',
+    schema: schema === 'public' ? 'public' : [schema, 'public'],
+    migrationsSchema: schema,
+    checkOrder: true,
+    singleTransaction: true,
+    // Two processes starting at once: the second waits for the first instead of failing.
+    advisoryLockMode: 'wait',
+    logger: runnerLogger(options.log),
+  });
+  return applied.map((m) => m.name);
+}
+
 /**
  * Applies pending migrations (idempotent: a second call applies nothing) and returns the names
  * it applied. Fails with EmbeddingDimensionMismatchError, before changing anything, when the
  * database was created with another embedding dimension.
  */
 export async function runMigrations(db: Db, options: MigrateOptions): Promise<string[]> {
-  if (!Number.isInteger(options.dimension) || options.dimension < 1) {
-    throw new Error(`embedding dimension must be a positive integer, got ${options.dimension}`);
-  }
   return driverOf(db).session(async (conn) => {
-    if (options.schema) {
-      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema))
-        throw new Error(`invalid schema name ${JSON.stringify(options.schema)}`);
-      await conn.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
-      await conn.query(`SELECT set_config('search_path', $1, false)`, [`"${options.schema}", public`]);
-    }
-    // Without an explicit schema, migrate the one the connection resolves to (a Db opened on a
-    // schema sets it in its search_path), so the bookkeeping table sits beside the tables.
+    const schema = await prepareSession(conn, options);
+    const applied = await runDirection(conn, schema, 'up', options);
+    await assertDimension(conn, options.dimension);
+    return applied;
+  });
+}
+
+/**
+ * Reverts the last `count` applied migrations (newest first, in one transaction) through their
+ * down sections, for a store going back to an earlier release; returns the names reverted.
+ * Migrations up to 0016 have none: reverting one of them fails with node-pg-migrate's "has
+ * disabled down migration" and changes nothing. Run it as the owner login, like the migrations.
+ */
+export async function revertMigrations(db: Db, options: MigrateOptions & { count: number }): Promise<string[]> {
+  if (!Number.isInteger(options.count) || options.count < 1)
+    throw new Error(`count of migrations to revert must be a positive integer, got ${options.count}`);
+  return driverOf(db).session(async (conn) => runDirection(conn, await prepareSession(conn, options), 'down', options));
+}
+
+/** The migrations this release holds, by name, in the order they apply. */
+export function migrationNames(): string[] {
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .map((f) => f.replace(/\.sql$/, ''))
+    .sort();
+}
+
+/** Whether a migration can be reverted: its file has a down section (an empty one undoes nothing, on purpose). */
+export function hasDownSection(name: string): boolean {
+  const file = path.join(MIGRATIONS_DIR, `${name}.sql`);
+  // A migration of a later release is not in this one's folder: this release cannot revert it.
+  return existsSync(file) && /^-- Down Migration$/m.test(readFileSync(file, 'utf8'));
+}
+
+export interface MigrationState {
+  /** Applied, oldest first. */
+  applied: string[];
+  /** Held by this release and not applied yet. */
+  pending: string[];
+  /** How many of the newest applied migrations `revertMigrations` can revert in a row. */
+  revertible: number;
+}
+
+const NameRow = z.object({ name: z.string() });
+
+/** What is applied to the store (read from node-pg-migrate's `pgmigrations`) and what is not. */
+export async function migrationState(db: Db, options: Pick<MigrateOptions, 'schema'> = {}): Promise<MigrationState> {
+  return driverOf(db).session(async (conn) => {
     const schema = options.schema ?? (await currentSchema(conn));
-    await assertDimension(conn, options.dimension);
-    // The SQL migrations read N from this session setting (SQL files take no parameters).
-    await conn.query(`SELECT set_config('nocturne.embedding_dimension', $1, false)`, [String(options.dimension)]);
-    const applied = await runner({
-      dbClient: runnerClient(conn) as never,
-      dir: MIGRATIONS_DIR,
-      direction: 'up',
-      ...(options.count !== undefined ? { count: options.count } : {}),
-      migrationsTable: 'pgmigrations',
-      schema: schema === 'public' ? 'public' : [schema, 'public'],
-      migrationsSchema: schema,
-      checkOrder: true,
-      singleTransaction: true,
-      // Two processes starting at once: the second waits for the first instead of failing.
-      advisoryLockMode: 'wait',
-      logger: runnerLogger(options.log),
-    });
-    await assertDimension(conn, options.dimension);
-    return applied.map((m) => m.name);
+    checkSchemaName(schema);
+    const { rows: exists } = await conn.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [
+      `"${schema}".pgmigrations`,
+    ]);
+    const present = z.object({ present: z.boolean() }).parse(exists[0]).present;
+    const { rows } = present
+      ? await conn.query(`SELECT name FROM "${schema}".pgmigrations ORDER BY id`)
+      : { rows: [] as unknown[] };
+    const applied = rows.map((r) => NameRow.parse(r).name);
+    const known = new Set(applied);
+    const newestFirst = [...applied].reverse();
+    const stop = newestFirst.findIndex((name) => !hasDownSection(name));
+    return {
+      applied,
+      pending: migrationNames().filter((name) => !known.has(name)),
+      revertible: stop === -1 ? applied.length : stop,
+    };
   });
 }

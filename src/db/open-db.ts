@@ -50,3 +50,13 @@ export async function openDb(database: Config['database'], options: OpenDbOption
     throw error;
   }
 }
+
+/**
+ * The note store named by `database` as the login that owns its schema (the owner's URL on a
+ * server that has one), without migrating it: for reading and reverting its migrations.
+ */
+export async function openStoreAsOwner(database: Config['database'], schema?: string): Promise<Db> {
+  return database.kind === 'postgres'
+    ? createPgDb({ url: database.migrationUrl ?? database.url, maxConnections: 1, ...(schema ? { schema } : {}) })
+    : createPgliteDb(database.dataDir === ':memory:' ? {} : { dataDir: database.dataDir });
+}

@@ -22,3 +22,5 @@ ALTER TABLE note_versions FORCE ROW LEVEL SECURITY;
 ALTER TABLE note_recall FORCE ROW LEVEL SECURITY;
 
 -- Down Migration
+
+-- Nothing to undo: the rows it wrote are the ones the projection holds for those notes anyway.

@@ -31,3 +31,6 @@ END
 $$;
 
 -- Down Migration
+
+-- The denser graphs stay: the release before reads them as it read its own, and applying this
+-- migration again builds them once more.

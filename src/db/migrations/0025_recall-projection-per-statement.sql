@@ -37,3 +37,24 @@ CREATE TRIGGER note_recall_pointer_delete AFTER DELETE ON notes
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION note_recall_on_pointer_rows();
 
 -- Down Migration
+
+-- Back to 0013's row trigger (this migration dropped it, and applying it again drops it by name).
+DROP TRIGGER note_recall_pointer_insert ON notes;
+DROP TRIGGER note_recall_pointer_update ON notes;
+DROP TRIGGER note_recall_pointer_delete ON notes;
+DROP FUNCTION note_recall_on_pointer_rows();
+
+CREATE FUNCTION note_recall_on_pointer() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    DELETE FROM note_recall WHERE tenant_id = OLD.tenant_id AND note_id = OLD.note_id;
+    RETURN NULL;
+  END IF;
+  PERFORM note_recall_refresh(NEW.tenant_id, NEW.note_id);
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER note_recall_pointer AFTER INSERT OR UPDATE OR DELETE ON notes
+  FOR EACH ROW EXECUTE FUNCTION note_recall_on_pointer();

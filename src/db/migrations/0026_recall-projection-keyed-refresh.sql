@@ -45,3 +45,6 @@ END
 $$;
 
 -- Down Migration
+
+-- The refresh is left as this migration wrote it: it keeps the projection exactly as 0025's did,
+-- only through the primary keys, and 0025's down migration drops it.

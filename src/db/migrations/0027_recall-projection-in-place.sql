@@ -75,3 +75,7 @@ END
 $$;
 
 -- Down Migration
+
+-- The refresh is left as this migration wrote it (the same rows as before, updated in place),
+-- and so is the partitions' fillfactor (room for those updates): nothing the release before
+-- reads changes. 0025's down migration drops the refresh.

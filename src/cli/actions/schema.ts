@@ -1,0 +1,63 @@
+import { loadConfig } from '../../config.ts';
+import { migrationState, openStoreAsOwner, revertMigrations, type MigrationState } from '../../db/index.ts';
+import { UsageError } from '../errors.ts';
+import { printJson, printLine } from '../output.ts';
+
+export interface SchemaStatusOptions {
+  json?: boolean;
+}
+
+export interface SchemaRevertOptions {
+  count: string;
+  json?: boolean;
+}
+
+async function withOwnerStore<T>(fn: (db: Awaited<ReturnType<typeof openStoreAsOwner>>) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const db = await openStoreAsOwner(config.database);
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/** `nocturne schema status` */
+export async function schemaStatusCommand(opts: SchemaStatusOptions): Promise<void> {
+  const state = await withOwnerStore((db) => migrationState(db));
+  if (opts.json) return printJson(state);
+  printStatus(state);
+}
+
+function printStatus(s: MigrationState): void {
+  const span = (names: string[]) =>
+    names.length === 0 ? 'none' : names.length === 1 ? names[0] : `${names.length}, ${names[0]} to ${names.at(-1)}`;
+  printLine(`applied: ${span(s.applied)}`);
+  printLine(`pending: ${span(s.pending)}`);
+  const keep = s.applied.at(-1 - s.revertible);
+  if (s.applied.length === 0) return printLine('revertible: none (nothing applied)');
+  printLine(
+    s.revertible === 0
+      ? `revertible: none (${s.applied.at(-1)} has no down section)`
+      : `revertible: the newest ${s.revertible}, back to ${keep ?? 'an empty store'} (nocturne schema revert --count <n>)`,
+  );
+}
+
+/** `nocturne schema revert --count <n>` */
+export async function schemaRevertCommand(opts: SchemaRevertOptions): Promise<void> {
+  const count = Number(opts.count);
+  if (!Number.isInteger(count) || count < 1) throw new UsageError(`--count: a positive integer, got ${opts.count}`);
+  const config = loadConfig();
+  const { reverted, state } = await withOwnerStore(async (db) => {
+    const before = await migrationState(db);
+    if (count > before.revertible)
+      throw new UsageError(
+        `--count ${count}: only the newest ${before.revertible} applied migrations can be reverted (${before.applied.at(-1 - before.revertible) ?? 'the first'} has no down section); nothing reverted`,
+      );
+    const names = await revertMigrations(db, { dimension: config.embedding.dimension, count });
+    return { reverted: names, state: await migrationState(db) };
+  });
+  if (opts.json) return printJson({ reverted, ...state });
+  for (const name of reverted) printLine(`reverted ${name}`);
+  printStatus(state);
+}
