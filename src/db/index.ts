@@ -27,6 +27,7 @@ export {
   migrationState,
   migrationNames,
   hasDownSection,
+  downSectionDataLoss,
   type MigrationState,
   readStoredEmbeddingDimension,
   MIGRATIONS_DIR,

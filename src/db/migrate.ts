@@ -165,6 +165,23 @@ export function hasDownSection(name: string): boolean {
   return existsSync(file) && /^-- Down Migration$/m.test(readFileSync(file, 'utf8'));
 }
 
+/**
+ * The statements of a migration's down section that lose data (a table or column dropped, rows
+ * deleted), one line each, for an operator to read before reverting it.
+ */
+export function downSectionDataLoss(name: string): string[] {
+  const file = path.join(MIGRATIONS_DIR, `${name}.sql`);
+  if (!existsSync(file)) return [];
+  const down = readFileSync(file, 'utf8').split(/^-- Down Migration$/m)[1] ?? '';
+  // Function bodies ($$ … $$) run later, as triggers; only the section's own statements count.
+  return down
+    .replace(/\$\$[\s\S]*?\$\$/g, '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => /^(DROP TABLE|DELETE FROM|ALTER TABLE \S+ DROP COLUMN)\b/i.test(line))
+    .map((line) => line.replace(/;$/, ''));
+}
+
 export interface MigrationState {
   /** Applied, oldest first. */
   applied: string[];

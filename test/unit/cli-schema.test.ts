@@ -49,8 +49,19 @@ describe('nocturne schema', () => {
     expect(status.applied).toEqual(all);
   });
 
+  it('without --yes, lists what it would revert and the data those down sections drop, and reverts nothing', () => {
+    const revertible = all.filter((name) => name > '0016_keyed-audit');
+    const r = nocturne('schema', 'revert', '--count', String(revertible.length));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`would revert ${revertible.length}: ${[...revertible].reverse().join(', ')}`);
+    expect(r.stdout).toContain('loses data: DROP TABLE erasure_requests (0017_erasure-lock-and-handles)');
+    expect(r.stdout).toContain('loses data: ALTER TABLE record_index DROP COLUMN told (0022_record-index-told)');
+    expect(r.stdout).toContain('nothing reverted: run again with --yes');
+    expect(JSON.parse(nocturne('schema', 'status', '--json').stdout)).toMatchObject({ applied: all, pending: [] });
+  });
+
   it('reverts the newest migrations, and the next start applies them again with the note kept', () => {
-    const r = nocturne('schema', 'revert', '--count', '2', '--json');
+    const r = nocturne('schema', 'revert', '--count', '2', '--yes', '--json');
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { reverted: string[]; pending: string[] };
     expect(out.reverted).toEqual(all.slice(-2).reverse());

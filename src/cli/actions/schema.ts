@@ -1,5 +1,11 @@
 import { loadConfig } from '../../config.ts';
-import { migrationState, openStoreAsOwner, revertMigrations, type MigrationState } from '../../db/index.ts';
+import {
+  downSectionDataLoss,
+  migrationState,
+  openStoreAsOwner,
+  revertMigrations,
+  type MigrationState,
+} from '../../db/index.ts';
 import { UsageError } from '../errors.ts';
 import { printJson, printLine } from '../output.ts';
 
@@ -9,6 +15,7 @@ export interface SchemaStatusOptions {
 
 export interface SchemaRevertOptions {
   count: string;
+  yes?: boolean;
   json?: boolean;
 }
 
@@ -43,21 +50,30 @@ function printStatus(s: MigrationState): void {
   );
 }
 
-/** `nocturne schema revert --count <n>` */
+/** `nocturne schema revert --count <n> [--yes]`: without --yes, what it would revert and drop, and nothing changed. */
 export async function schemaRevertCommand(opts: SchemaRevertOptions): Promise<void> {
   const count = Number(opts.count);
   if (!Number.isInteger(count) || count < 1) throw new UsageError(`--count: a positive integer, got ${opts.count}`);
   const config = loadConfig();
-  const { reverted, state } = await withOwnerStore(async (db) => {
+  const result = await withOwnerStore(async (db) => {
     const before = await migrationState(db);
     if (count > before.revertible)
       throw new UsageError(
         `--count ${count}: only the newest ${before.revertible} applied migrations can be reverted (${before.applied.at(-1 - before.revertible) ?? 'the first'} has no down section); nothing reverted`,
       );
-    const names = await revertMigrations(db, { dimension: config.embedding.dimension, count });
-    return { reverted: names, state: await migrationState(db) };
+    const chosen = before.applied.slice(-count).reverse();
+    const dataLoss = chosen.flatMap((name) => downSectionDataLoss(name).map((statement) => ({ name, statement })));
+    if (!opts.yes) return { reverted: [], wouldRevert: chosen, dataLoss, state: before };
+    const reverted = await revertMigrations(db, { dimension: config.embedding.dimension, count });
+    return { reverted, wouldRevert: [], dataLoss, state: await migrationState(db) };
   });
-  if (opts.json) return printJson({ reverted, ...state });
-  for (const name of reverted) printLine(`reverted ${name}`);
-  printStatus(state);
+  if (opts.json) return printJson({ ...result, ...result.state, state: undefined });
+  if (!opts.yes) {
+    printLine(`would revert ${result.wouldRevert.length}: ${result.wouldRevert.join(', ')}`);
+    for (const d of result.dataLoss) printLine(`  loses data: ${d.statement} (${d.name})`);
+    printLine('nothing reverted: run again with --yes to revert (stop the workers and servers of this release first)');
+    return;
+  }
+  for (const name of result.reverted) printLine(`reverted ${name}`);
+  printStatus(result.state);
 }

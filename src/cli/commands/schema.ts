@@ -16,6 +16,7 @@ export function registerSchema(program: Command): void {
       'revert the newest applied migrations through their down sections, in one transaction, before starting an earlier release (stop this release first: it migrates up again at start-up)',
     )
     .requiredOption('--count <n>', 'how many of the newest applied migrations to revert (see `schema status`)')
+    .option('--yes', 'revert them; without it, list what would be reverted and the data its down sections drop')
     .option('--json', 'one JSON document on stdout')
     .action(async (opts: SchemaRevertOptions) => (await import('../actions/schema.ts')).schemaRevertCommand(opts));
 }
