@@ -138,16 +138,47 @@ export async function runMigrations(db: Db, options: MigrateOptions): Promise<st
   });
 }
 
+/** The migration whose down section drops `erasure_requests`: reverting it loses unfinished erasures. */
+const ERASURE_REQUESTS_MIGRATION = '0017_erasure-lock-and-handles';
+
+/**
+ * Unfinished (unexpired) erasure requests over every tenant, read by the owner: FORCEd row-level
+ * security is lifted for the count in a transaction rolled back at once, as migration 0020 did.
+ */
+async function unfinishedErasures(conn: SessionConnection): Promise<number> {
+  await conn.exec('BEGIN');
+  try {
+    await conn.exec('ALTER TABLE erasure_requests NO FORCE ROW LEVEL SECURITY');
+    const { rows } = await conn.query(`SELECT count(*)::int AS n FROM erasure_requests WHERE expires_at > now()`);
+    return z.object({ n: z.number() }).parse(rows[0]).n;
+  } finally {
+    await conn.exec('ROLLBACK');
+  }
+}
+
 /**
  * Reverts the last `count` applied migrations (newest first, in one transaction) through their
  * down sections, for a store going back to an earlier release; returns the names reverted.
  * Migrations up to 0016 have none: reverting one of them fails with node-pg-migrate's "has
- * disabled down migration" and changes nothing. Run it as the owner login, like the migrations.
+ * disabled down migration" and changes nothing. Reverting 0017 is refused while an erasure
+ * request is unfinished (its down section drops them, and the user's data would stay). Run it as
+ * the owner login, like the migrations.
  */
 export async function revertMigrations(db: Db, options: MigrateOptions & { count: number }): Promise<string[]> {
   if (!Number.isInteger(options.count) || options.count < 1)
     throw new Error(`count of migrations to revert must be a positive integer, got ${options.count}`);
-  return driverOf(db).session(async (conn) => runDirection(conn, await prepareSession(conn, options), 'down', options));
+  return driverOf(db).session(async (conn) => {
+    const schema = await prepareSession(conn, options);
+    const reverting = (await appliedNames(conn, schema)).slice(-options.count);
+    if (reverting.includes(ERASURE_REQUESTS_MIGRATION)) {
+      const unfinished = await unfinishedErasures(conn);
+      if (unfinished > 0)
+        throw new Error(
+          `${unfinished} erasure request(s) not finished: reverting ${ERASURE_REQUESTS_MIGRATION} drops them and the users' data would stay; finish them (nocturne erase) or wait for them to expire, then revert`,
+        );
+    }
+    return runDirection(conn, schema, 'down', options);
+  });
 }
 
 /** The migrations this release holds, by name, in the order they apply. */
@@ -193,19 +224,22 @@ export interface MigrationState {
 
 const NameRow = z.object({ name: z.string() });
 
+/** Applied migrations, oldest first (none before the first migration made `pgmigrations`). */
+async function appliedNames(conn: SessionConnection, schema: string): Promise<string[]> {
+  checkSchemaName(schema);
+  const { rows: exists } = await conn.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [
+    `"${schema}".pgmigrations`,
+  ]);
+  if (!z.object({ present: z.boolean() }).parse(exists[0]).present) return [];
+  const { rows } = await conn.query(`SELECT name FROM "${schema}".pgmigrations ORDER BY id`);
+  return rows.map((r) => NameRow.parse(r).name);
+}
+
 /** What is applied to the store (read from node-pg-migrate's `pgmigrations`) and what is not. */
 export async function migrationState(db: Db, options: Pick<MigrateOptions, 'schema'> = {}): Promise<MigrationState> {
   return driverOf(db).session(async (conn) => {
     const schema = options.schema ?? (await currentSchema(conn));
-    checkSchemaName(schema);
-    const { rows: exists } = await conn.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [
-      `"${schema}".pgmigrations`,
-    ]);
-    const present = z.object({ present: z.boolean() }).parse(exists[0]).present;
-    const { rows } = present
-      ? await conn.query(`SELECT name FROM "${schema}".pgmigrations ORDER BY id`)
-      : { rows: [] as unknown[] };
-    const applied = rows.map((r) => NameRow.parse(r).name);
+    const applied = await appliedNames(conn, schema);
     const known = new Set(applied);
     const newestFirst = [...applied].reverse();
     const stop = newestFirst.findIndex((name) => !hasDownSection(name));

@@ -5,6 +5,8 @@ import { parseConfig } from '../../src/config.ts';
 import {
   applyNoteBatch,
   type Db,
+  deleteErasureRequest,
+  insertErasureRequest,
   migrationNames,
   type NoteOp,
   openDb,
@@ -44,6 +46,8 @@ let appliedAgain: string[] = [];
 let notesBefore: unknown[] = [];
 let notesReverted: unknown[] = [];
 let projectionReverted: unknown[] = [];
+let refusedWhileErasing = '';
+let afterRefusal = '';
 
 async function commit(ops: NoteOp[]): Promise<void> {
   await applyNoteBatch(
@@ -96,6 +100,14 @@ beforeAll(async () => {
   const retiredId = (retired as { noteId: string }).noteId;
   await commit([{ op: 'newVersion', action: 'retire', noteId: retiredId, expectedVersion: 1, reason: 'wrong' }]);
   notesBefore = await versionRows();
+  // An erasure not finished holds the revert back: 0017's down section would drop its request.
+  const handle = await insertErasureRequest(db, { tenantId: tenant, userId: 'u-dan' });
+  refusedWhileErasing = await revertMigrations(owner, { dimension, schema, count: reversible.length }).then(
+    () => 'reverted',
+    (e: unknown) => String(e),
+  );
+  afterRefusal = await lastApplied();
+  await withTenant(db, tenant, (tx) => deleteErasureRequest(tx, { handle }));
 
   reverted = await revertMigrations(owner, { dimension, schema, count: reversible.length });
   notesReverted = await versionRows();
@@ -117,6 +129,13 @@ describe('reverting the migrations after 0016 and applying them again', () => {
     expect(reversible.length).toBeGreaterThan(10);
     expect(reverted).toEqual([...reversible].reverse());
     expect(appliedAgain).toEqual(reversible);
+  });
+
+  it('refuses while an erasure request is not finished, and reverts nothing then', () => {
+    expect(refusedWhileErasing).toMatch(
+      /1 erasure request\(s\) not finished: reverting 0017_erasure-lock-and-handles drops them/,
+    );
+    expect(afterRefusal).toBe(reversible.at(-1));
   });
 
   it('leaves the store at 0016 in between, with the projection back on full-precision vectors', () => {
