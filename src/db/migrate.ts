@@ -138,21 +138,54 @@ export async function runMigrations(db: Db, options: MigrateOptions): Promise<st
   });
 }
 
-/** The migration whose down section drops `erasure_requests`: reverting it loses unfinished erasures. */
-const ERASURE_REQUESTS_MIGRATION = '0017_erasure-lock-and-handles';
+/**
+ * What a down section drops that may be in use: live rows of these tables hold the revert back
+ * (an erasure the users' data would outlive, a lease a running operation still holds).
+ */
+const LIVE_ROWS_DROPPED: ReadonlyArray<{ migration: string; table: string; what: string; finish: string }> = [
+  {
+    migration: '0017_erasure-lock-and-handles',
+    table: 'erasure_requests',
+    what: 'erasure request(s) not finished',
+    finish: "finish them (nocturne erase) or wait for them to expire; the users' data would stay",
+  },
+  {
+    migration: '0017_erasure-lock-and-handles',
+    table: 'tenant_locks',
+    what: 'tenant lock(s) held by a running erasure',
+    finish: 'let the erasure end',
+  },
+  {
+    migration: '0023_tenant-operation-lease',
+    table: 'tenant_operations',
+    what: 'operation lease(s) held (a consolidation, rollback, erasure or reindex running)',
+    finish: 'stop the workers and let the leases expire',
+  },
+];
 
 /**
- * Unfinished (unexpired) erasure requests over every tenant, read by the owner: FORCEd row-level
- * security is lifted for the count in a transaction rolled back at once, as migration 0020 did.
+ * Unexpired rows of `table` over every tenant, read by the owner: FORCEd row-level security is
+ * lifted for the count in a transaction rolled back at once, as migration 0020 did.
  */
-async function unfinishedErasures(conn: SessionConnection): Promise<number> {
+async function liveRows(conn: SessionConnection, table: string): Promise<number> {
   await conn.exec('BEGIN');
   try {
-    await conn.exec('ALTER TABLE erasure_requests NO FORCE ROW LEVEL SECURITY');
-    const { rows } = await conn.query(`SELECT count(*)::int AS n FROM erasure_requests WHERE expires_at > now()`);
+    await conn.exec(`ALTER TABLE ${table} NO FORCE ROW LEVEL SECURITY`);
+    const { rows } = await conn.query(`SELECT count(*)::int AS n FROM ${table} WHERE expires_at > now()`);
     return z.object({ n: z.number() }).parse(rows[0]).n;
   } finally {
     await conn.exec('ROLLBACK');
+  }
+}
+
+/** Refuses (before changing anything) when a migration about to be reverted would drop live rows. */
+async function assertNothingLiveDropped(conn: SessionConnection, reverting: readonly string[]): Promise<void> {
+  for (const d of LIVE_ROWS_DROPPED.filter((x) => reverting.includes(x.migration))) {
+    const n = await liveRows(conn, d.table);
+    if (n > 0)
+      throw new Error(
+        `${n} ${d.what}: reverting ${d.migration} drops ${d.table}; ${d.finish}, then revert (nothing reverted)`,
+      );
   }
 }
 
@@ -160,23 +193,16 @@ async function unfinishedErasures(conn: SessionConnection): Promise<number> {
  * Reverts the last `count` applied migrations (newest first, in one transaction) through their
  * down sections, for a store going back to an earlier release; returns the names reverted.
  * Migrations up to 0016 have none: reverting one of them fails with node-pg-migrate's "has
- * disabled down migration" and changes nothing. Reverting 0017 is refused while an erasure
- * request is unfinished (its down section drops them, and the user's data would stay). Run it as
- * the owner login, like the migrations.
+ * disabled down migration" and changes nothing. It is refused while a table a down section drops
+ * holds live rows (LIVE_ROWS_DROPPED: unfinished erasures, held leases). Run it as the owner
+ * login, like the migrations.
  */
 export async function revertMigrations(db: Db, options: MigrateOptions & { count: number }): Promise<string[]> {
   if (!Number.isInteger(options.count) || options.count < 1)
     throw new Error(`count of migrations to revert must be a positive integer, got ${options.count}`);
   return driverOf(db).session(async (conn) => {
     const schema = await prepareSession(conn, options);
-    const reverting = (await appliedNames(conn, schema)).slice(-options.count);
-    if (reverting.includes(ERASURE_REQUESTS_MIGRATION)) {
-      const unfinished = await unfinishedErasures(conn);
-      if (unfinished > 0)
-        throw new Error(
-          `${unfinished} erasure request(s) not finished: reverting ${ERASURE_REQUESTS_MIGRATION} drops them and the users' data would stay; finish them (nocturne erase) or wait for them to expire, then revert`,
-        );
-    }
+    await assertNothingLiveDropped(conn, (await appliedNames(conn, schema)).slice(-options.count));
     return runDirection(conn, schema, 'down', options);
   });
 }

@@ -6,7 +6,9 @@ import {
   applyNoteBatch,
   type Db,
   deleteErasureRequest,
+  freeTenantOperation,
   insertErasureRequest,
+  takeTenantOperation,
   migrationNames,
   type NoteOp,
   openDb,
@@ -46,8 +48,7 @@ let appliedAgain: string[] = [];
 let notesBefore: unknown[] = [];
 let notesReverted: unknown[] = [];
 let projectionReverted: unknown[] = [];
-let refusedWhileErasing = '';
-let afterRefusal = '';
+const refusals: Array<{ error: string; last: string }> = [];
 
 async function commit(ops: NoteOp[]): Promise<void> {
   await applyNoteBatch(
@@ -86,6 +87,15 @@ async function projection(): Promise<{ rows: unknown[]; type: string }> {
   });
 }
 
+/** Reverting every reversible migration, expected to be refused: its error and the last migration applied after it. */
+async function refusal(): Promise<{ error: string; last: string }> {
+  const error = await revertMigrations(owner, { dimension, schema, count: reversible.length }).then(
+    () => 'reverted',
+    (e: unknown) => String(e),
+  );
+  return { error, last: await lastApplied() };
+}
+
 async function lastApplied(): Promise<string> {
   const { rows } = await unscoped(owner).query(`SELECT name FROM pgmigrations ORDER BY run_on DESC, id DESC LIMIT 1`);
   return z.object({ name: z.string() }).parse(rows[0]).name;
@@ -100,14 +110,15 @@ beforeAll(async () => {
   const retiredId = (retired as { noteId: string }).noteId;
   await commit([{ op: 'newVersion', action: 'retire', noteId: retiredId, expectedVersion: 1, reason: 'wrong' }]);
   notesBefore = await versionRows();
-  // An erasure not finished holds the revert back: 0017's down section would drop its request.
+  // An erasure not finished, or a lease a running operation holds, holds the revert back:
+  // 0017's and 0023's down sections would drop them.
   const handle = await insertErasureRequest(db, { tenantId: tenant, userId: 'u-dan' });
-  refusedWhileErasing = await revertMigrations(owner, { dimension, schema, count: reversible.length }).then(
-    () => 'reverted',
-    (e: unknown) => String(e),
-  );
-  afterRefusal = await lastApplied();
+  refusals.push(await refusal());
   await withTenant(db, tenant, (tx) => deleteErasureRequest(tx, { handle }));
+  const holder = 'consolidate/downgrade/night';
+  await withTenant(db, tenant, (tx) => takeTenantOperation(tx, { tenantId: tenant, kind: 'consolidation', holder }));
+  refusals.push(await refusal());
+  await withTenant(db, tenant, (tx) => freeTenantOperation(tx, { tenantId: tenant, holder }));
 
   reverted = await revertMigrations(owner, { dimension, schema, count: reversible.length });
   notesReverted = await versionRows();
@@ -131,11 +142,21 @@ describe('reverting the migrations after 0016 and applying them again', () => {
     expect(appliedAgain).toEqual(reversible);
   });
 
-  it('refuses while an erasure request is not finished, and reverts nothing then', () => {
-    expect(refusedWhileErasing).toMatch(
-      /1 erasure request\(s\) not finished: reverting 0017_erasure-lock-and-handles drops them/,
-    );
-    expect(afterRefusal).toBe(reversible.at(-1));
+  it('refuses while an erasure request is not finished or a lease is held, and reverts nothing then', () => {
+    expect(refusals).toEqual([
+      {
+        error: expect.stringMatching(
+          /1 erasure request\(s\) not finished: reverting 0017_erasure-lock-and-handles drops erasure_requests/,
+        ),
+        last: reversible.at(-1),
+      },
+      {
+        error: expect.stringMatching(
+          /1 operation lease\(s\) held .*: reverting 0023_tenant-operation-lease drops tenant_operations/,
+        ),
+        last: reversible.at(-1),
+      },
+    ]);
   });
 
   it('leaves the store at 0016 in between, with the projection back on full-precision vectors', () => {
