@@ -215,11 +215,20 @@ export function migrationNames(): string[] {
     .sort();
 }
 
-/** Whether a migration can be reverted: its file has a down section (an empty one undoes nothing, on purpose). */
-export function hasDownSection(name: string): boolean {
+/** A migration's down section, or undefined when it has none or is not in this release's folder. */
+function downSection(name: string): string | undefined {
   const file = path.join(MIGRATIONS_DIR, `${name}.sql`);
-  // A migration of a later release is not in this one's folder: this release cannot revert it.
-  return existsSync(file) && /^-- Down Migration$/m.test(readFileSync(file, 'utf8'));
+  if (!existsSync(file)) return undefined;
+  return readFileSync(file, 'utf8').split(/^-- Down Migration$/m)[1];
+}
+
+/**
+ * Whether a migration can be reverted: its file has a down section (an empty one undoes nothing,
+ * on purpose). A migration of a later release is not in this one's folder: this release cannot
+ * revert it.
+ */
+export function hasDownSection(name: string): boolean {
+  return downSection(name) !== undefined;
 }
 
 /**
@@ -227,11 +236,8 @@ export function hasDownSection(name: string): boolean {
  * deleted), one line each, for an operator to read before reverting it.
  */
 export function downSectionDataLoss(name: string): string[] {
-  const file = path.join(MIGRATIONS_DIR, `${name}.sql`);
-  if (!existsSync(file)) return [];
-  const down = readFileSync(file, 'utf8').split(/^-- Down Migration$/m)[1] ?? '';
   // Function bodies ($$ … $$) run later, as triggers; only the section's own statements count.
-  return down
+  return (downSection(name) ?? '')
     .replace(/\$\$[\s\S]*?\$\$/g, '')
     .split('\n')
     .map((line) => line.trim())

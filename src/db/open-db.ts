@@ -16,9 +16,14 @@ export interface OpenDbOptions {
   migrate?: boolean;
 }
 
+/** The embedded store in `dataDir` (`:memory:`: a throw-away one). */
+function openPglite(dataDir: string): Promise<Db> {
+  return createPgliteDb(dataDir === ':memory:' ? {} : { dataDir });
+}
+
 /** Applies pending migrations as the owner login, on a connection of its own closed afterwards. */
-async function migrateAsOwner(url: string, options: OpenDbOptions): Promise<void> {
-  const owner = createPgDb({ url, maxConnections: 1, ...(options.schema ? { schema: options.schema } : {}) });
+async function migrateAsOwner(database: Config['database'], options: OpenDbOptions): Promise<void> {
+  const owner = await openStoreAsOwner(database, options.schema);
   try {
     await runMigrations(owner, { dimension: options.dimension, ...(options.schema ? { schema: options.schema } : {}) });
   } finally {
@@ -37,11 +42,11 @@ export async function openDb(database: Config['database'], options: OpenDbOption
   const opened =
     database.kind === 'postgres'
       ? createPgDb({ url: database.url, ...(options.schema ? { schema: options.schema } : {}) })
-      : await createPgliteDb(database.dataDir === ':memory:' ? {} : { dataDir: database.dataDir });
+      : await openPglite(database.dataDir);
   const db = withAuditKey(opened, options.auditKey ? auditKey(options.auditKey) : undefined);
   if (options.migrate === false) return db;
   try {
-    if (database.kind === 'postgres' && database.migrationUrl) await migrateAsOwner(database.migrationUrl, options);
+    if (database.kind === 'postgres' && database.migrationUrl) await migrateAsOwner(database, options);
     else
       await runMigrations(db, { dimension: options.dimension, ...(options.schema ? { schema: options.schema } : {}) });
     return db;
@@ -58,5 +63,5 @@ export async function openDb(database: Config['database'], options: OpenDbOption
 export async function openStoreAsOwner(database: Config['database'], schema?: string): Promise<Db> {
   return database.kind === 'postgres'
     ? createPgDb({ url: database.migrationUrl ?? database.url, maxConnections: 1, ...(schema ? { schema } : {}) })
-    : createPgliteDb(database.dataDir === ':memory:' ? {} : { dataDir: database.dataDir });
+    : openPglite(database.dataDir);
 }

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../config.ts';
 import {
+  type Db,
   downSectionDataLoss,
   migrationState,
   openStoreAsOwner,
@@ -19,7 +20,7 @@ export interface SchemaRevertOptions {
   json?: boolean;
 }
 
-async function withOwnerStore<T>(fn: (db: Awaited<ReturnType<typeof openStoreAsOwner>>) => Promise<T>): Promise<T> {
+async function withOwnerStore<T>(fn: (db: Db) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const db = await openStoreAsOwner(config.database);
   try {

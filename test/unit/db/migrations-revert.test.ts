@@ -1,17 +1,13 @@
-import { readdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Db, MIGRATIONS_DIR, openDb, revertMigrations, runMigrations } from '../../../src/db/index.ts';
+import { type Db, migrationNames, openDb, revertMigrations, runMigrations } from '../../../src/db/index.ts';
 import { unscoped } from '../../../src/db/unscoped.ts';
 
 // Going back to an earlier release on the embedded store: the down sections of the migrations
 // after 0016 run on PGlite too, and reverting past the last one without a down section changes
 // nothing. The round trip with notes in the store runs on PostgreSQL (db-downgrade.test.ts).
 const DIMENSION = 8;
-const migrations = readdirSync(MIGRATIONS_DIR)
-  .filter((f) => f.endsWith('.sql'))
-  .map((f) => f.replace(/\.sql$/, ''))
-  .sort();
+const migrations = migrationNames();
 const reversible = migrations.filter((name) => name > '0016_keyed-audit');
 let db: Db;
 
