@@ -130,6 +130,8 @@ export function vectorCandidatesSql(
   opts: SqlOptions = {},
 ): string {
   const nearest = pointInTime ? `v.embedding <=> $4::vector` : projectionOrder(dimension);
+  // An exact read breaks ties by note id, so which of equally near rows make the limit does not
+  // depend on the plan's scan order (the graph read cannot, and needs not: its order is approximate).
   const order = exact ? `(${nearest}) + 0` : nearest;
   // MATERIALIZED + re-sort: with relaxed_order the index may return neighbours slightly out of order.
   if (pointInTime)
@@ -139,7 +141,7 @@ export function vectorCandidatesSql(
       FROM note_versions v
      WHERE v.embedding IS NOT NULL
        AND ${pointInTimeEligibleSql(opts)}
-     ORDER BY ${order}
+     ORDER BY ${order}${exact ? ', v.note_id' : ''}
      LIMIT $6::int)
   SELECT * FROM c ORDER BY distance, note_id`;
   return `WITH c AS MATERIALIZED (
@@ -147,7 +149,7 @@ export function vectorCandidatesSql(
       FROM note_recall r
      WHERE r.embedding IS NOT NULL
        AND ${currentEligibleSql(opts)}
-     ORDER BY ${order}
+     ORDER BY ${order}${exact ? ', r.note_id' : ''}
      LIMIT $6::int)
   ${WITH_VERSIONS}
    ORDER BY distance, c.note_id`;
@@ -324,7 +326,7 @@ export function currentVectorChannelSql(
   // (3.6 times with the limit named), too near for the plan to stay put (docs/BENCHMARKS.md).
   const viaIndex = `(${rows(gate(false))}
      ORDER BY ${projectionOrder(plan.dimension)} LIMIT ${rowLimit(plan.limit)})`;
-  const exactly = `(SELECT * FROM (${rows(gate(true))} OFFSET 0) e ORDER BY e.near LIMIT $6::int)`;
+  const exactly = `(SELECT * FROM (${rows(gate(true))} OFFSET 0) e ORDER BY e.near, e.note_id LIMIT $6::int)`;
   const reads =
     plan.path === 'hnsw' ? viaIndex : plan.path === 'exact' ? exactly : `${viaIndex}\n    UNION ALL\n    ${exactly}`;
   // $6 stays in the statement (s.asked) when only the graph read, with its literal limit, runs.
