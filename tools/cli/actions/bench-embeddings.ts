@@ -7,15 +7,18 @@ export interface EmbeddingsBenchOptions {
   chars: number;
   batchSize: number;
   rounds: number;
+  queries: number;
   ports: string;
   json?: boolean;
 }
 
-function parsePorts(value: string): [number, number, number] {
+function parsePorts(value: string): [number, number, number, number] {
   const ports = value.split(',').map((p) => Number(p.trim()));
-  if (ports.length !== 3 || !ports.every((p) => Number.isInteger(p) && p > 0 && p < 65536) || new Set(ports).size !== 3)
-    throw new UsageError(`--ports: expected three distinct ports such as 8097,8096,8095, got ${JSON.stringify(value)}`);
-  return ports as [number, number, number];
+  if (ports.length !== 4 || !ports.every((p) => Number.isInteger(p) && p > 0 && p < 65536) || new Set(ports).size !== 4)
+    throw new UsageError(
+      `--ports: expected four distinct ports such as 8097,8096,8095,8094, got ${JSON.stringify(value)}`,
+    );
+  return ports as [number, number, number, number];
 }
 
 /** `nocturne bench embeddings` */
@@ -25,6 +28,7 @@ export async function embeddingsBenchCommand(opts: EmbeddingsBenchOptions): Prom
     chars: opts.chars,
     batchSize: opts.batchSize,
     rounds: opts.rounds,
+    queries: opts.queries,
     ports: parsePorts(opts.ports),
     onProgress: (line) => process.stderr.write(`bench embeddings: ${line}\n`),
   });
@@ -41,4 +45,9 @@ export async function embeddingsBenchCommand(opts: EmbeddingsBenchOptions): Prom
   printLine(
     `  best: ${r.layouts[r.best].description} (target >= ${r.target.ratio}x: ${r.target.met ? 'met' : 'missed'})`,
   );
+  const q = r.queries;
+  printLine(`${q.count} questions one at a time on each server:`);
+  for (const l of [q.launcher, q.nagleOn])
+    printLine(`  ${l.description.padEnd(48)} mean ${l.meanMs} ms, p50 ${l.p50Ms} ms, p95 ${l.p95Ms} ms`);
+  printLine(`  Nagle on / the launcher (mean)  ${q.nagleOnVsLauncherMean}`);
 }
