@@ -9,6 +9,7 @@ import { ulid } from 'ulid';
 import type { NoteContent } from '../../src/contracts/note.ts';
 import { applyNoteBatch, createPgDb, type Db, type NoteOp, runMigrations, wrapPglite } from '../../src/db/index.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
+import { NOTE_VERSION_COPY_COLUMNS } from './recall-bench-csv.ts';
 
 export interface CommitBenchOptions {
   /** Notes to commit through the store and to COPY. @default 10000 */
@@ -53,27 +54,7 @@ interface CommitBenchReport {
   target: { storeVsSingleRow: number; met: boolean };
 }
 
-const COLUMNS = [
-  'tenant_id',
-  'note_id',
-  'version',
-  'status',
-  'scope_level',
-  'scope_key',
-  'kind',
-  'claim',
-  'evidence',
-  'source_kind',
-  'confidence',
-  'importance',
-  'valid_from',
-  'valid_until',
-  'superseded_by',
-  'source_count',
-  'last_confirmed_at',
-  'contradicted_at',
-  'created_by_run',
-] as const;
+const COLUMNS = NOTE_VERSION_COPY_COLUMNS;
 
 const TENANT = 'bench';
 /** Changes a consolidation batch of 50 episodes commits, about. */

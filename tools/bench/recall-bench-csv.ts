@@ -4,8 +4,11 @@
 const VALID_FROM = '2025-01-01T00:00:00.000Z';
 const RUN = 'bench-recall';
 
-/** Columns of the note_versions COPY, in the order versionLines writes them. */
-export const VERSION_COPY_COLUMNS = [
+/**
+ * note_versions' columns a benchmark loads by COPY, in CSV order: every column a writer supplies
+ * but the vector (the commit benchmark's rows have none).
+ */
+export const NOTE_VERSION_COPY_COLUMNS = [
   'tenant_id',
   'note_id',
   'version',
@@ -25,8 +28,10 @@ export const VERSION_COPY_COLUMNS = [
   'last_confirmed_at',
   'contradicted_at',
   'created_by_run',
-  'embedding',
 ] as const;
+
+/** Columns of the note_versions COPY, in the order versionLines writes them. */
+export const VERSION_COPY_COLUMNS = [...NOTE_VERSION_COPY_COLUMNS, 'embedding'] as const;
 
 /** Columns of the notes (current pointer) COPY, in the order pointerLines writes them. */
 export const POINTER_COPY_COLUMNS = ['tenant_id', 'note_id', 'current_version', 'status'] as const;
