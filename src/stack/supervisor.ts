@@ -33,6 +33,8 @@ export interface ServiceStatus {
   endpoint: string;
   healthy: boolean;
   detail?: string;
+  /** Running as an earlier release started it (Service.current): `stack up` restarts it. */
+  earlierRelease: boolean;
   log: string;
 }
 
@@ -163,6 +165,7 @@ export async function stackStatus(only?: ServiceName[]): Promise<ServiceStatus[]
         endpoint: svc.endpoint,
         healthy: problem === undefined,
         ...(problem && pid !== undefined ? { detail: problem } : {}),
+        earlierRelease: pid !== undefined && startedByEarlierRelease(svc, cmdline(pid)),
         log: logFile(svc.name),
       };
     }),

@@ -28,6 +28,8 @@ describe('local stack', () => {
       ['embeddings', 'running', true],
       ['embeddings-2', 'running', true],
     ]);
+    // Every server runs as this release starts it (none left over from an earlier one).
+    expect(statuses.filter((s) => s.earlierRelease)).toEqual([]);
     // One embedding server per core; the environment names both, and the embedder spreads over them.
     expect(stackEnv()['NOCTURNE_EMBEDDING_URL']).toBe('http://127.0.0.1:8089/v1,http://127.0.0.1:8090/v1');
   });

@@ -60,7 +60,7 @@ export async function stackStatusCommand(opts: { only?: string; json?: boolean }
       ['SERVICE', 'STATE', 'PID', 'HEALTHY', 'ENDPOINT'],
       statuses.map((s) => [
         s.service,
-        s.state,
+        s.earlierRelease ? `${s.state} (an earlier release's: \`stack up\` restarts it)` : s.state,
         s.pid ?? '-',
         s.healthy ? 'yes' : s.state === 'running' ? `no: ${s.detail ?? ''}` : 'no',
         s.endpoint,
