@@ -39,6 +39,11 @@ export interface FusionPolicy {
    * its meaning is what sets it apart. Off when absent.
    */
   readonly recordTextSpan?: number;
+  /**
+   * How much of its relevance a record that only asks (questions and short reactions,
+   * `asksOnly` in policies/record-recall.ts) keeps in the record ranking. 1 leaves it as it is. @default 1
+   */
+  readonly recordQuestionWeight?: number;
 }
 
 /**
@@ -62,14 +67,25 @@ export interface FusionPolicy {
  * (span 200, 400, 800: 32.8%, 30.9%, 30.4%): a short record kept its match and outranked the long
  * ones. Weighed by the candidates' median length: span 400 42.7%, 200 43.8%, 100 44.6%; LoCoMo 1–3
  * R@5 64.6% without, 64.6% at 400, 64.5% at 200, 63.6% at 100. So 200.
+ *
+ * `rrf-v5` weighs a record that only asks about someone else at 0.8 of its relevance
+ * (`recordQuestionWeight`; `asksOnly` in policies/record-recall.ts): in LoCoMo's top 10, 6% of
+ * the places went to such records ("Wow! What kinda jobs are you thinking of?") and 2 of 299 were
+ * a question's evidence. Chosen on LoCoMo 1–3 (`fusion-offline.ts`, R@1/5/10 41.2/64.4/72.4%
+ * without): 0.9 41.3/65.6/72.7, 0.8 41.8/66.2/73.0, 0.7 41.8/65.9/72.9, 0.6 41.8/65.6/72.6 (a
+ * reaction of at most 5 words beside the questions; 3 words: 41.7/65.3/72.2 at 0.8, 8 words:
+ * 41.9/66.2/73.6). Without the first-person condition BEAM's tuning chats 1–5 fell from 52.6% to
+ * 44.2% at R@5 (a BEAM user asks about their own plans: "Can I move my budget to March?"); with
+ * it, LoCoMo 1–3 41.5/66.2/73.0% and BEAM unchanged to the decimal.
  */
 export const DEFAULT_FUSION_POLICY: FusionPolicy = {
-  name: 'rrf-v4',
+  name: 'rrf-v5',
   k: 60,
   weights: { notes: 1, lessons: 2, recordVector: 0, recordText: 0, recordHybrid: 1.1 },
   depth: { notes: 50, recordVector: 50, recordText: 50 },
   updatesFirst: true,
   recordTextSpan: 200,
+  recordQuestionWeight: 0.8,
 };
 
 /** Where a lesson comes from: a user's correction, a tool's answer, an approval. */

@@ -1,5 +1,6 @@
 import type { RecordKind } from '../src/contracts/raw-record.ts';
 import { absoluteTimes } from './statements.ts';
+import { sentences } from './text.ts';
 import { toThirdPerson } from './third-person.ts';
 
 /**
@@ -83,3 +84,24 @@ export const RECORD_BM25 = { k1: 1.2, b: 0.75 } as const;
 export const RECORD_TEXT_POOL_FACTOR = 8;
 /** The pool's ceiling. @default 2000 */
 export const RECORD_TEXT_POOL_MAX = 2000;
+
+/** A sentence of at most this many words beside a question is a reaction ("Wow!", "That is so cool, Mel!"), not a statement. @default 5 */
+export const REACTION_MAX_WORDS = 5;
+
+/** Words by which a speaker speaks of themself. */
+const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b/i;
+
+/**
+ * Whether a record only asks about someone else: every sentence is a question or a short
+ * reaction, once what it shows ("[shares a photo: …]") is left out, and none speaks of the
+ * speaker. "Wow, Caroline! What kinda jobs are you thinking of?" asks the other person to tell;
+ * the answer that follows holds the fact. "Can I move my $600 budget to March?" tells the
+ * speaker's budget; a statement with a question joined to it ("My library has 45 sources, how
+ * can I tag them?") does not only ask.
+ */
+export function asksOnly(text: string): boolean {
+  const said = sentences(text.replace(/\[[^\]]*\]/g, ' ').trim());
+  const asks = (s: string) => /\?["')\]]*$/.test(s);
+  const reacts = (s: string) => s.split(/\s+/).length <= REACTION_MAX_WORDS;
+  return said.some(asks) && said.every((s) => (asks(s) || reacts(s)) && !FIRST_PERSON.test(s));
+}

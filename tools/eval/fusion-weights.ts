@@ -2,14 +2,14 @@ import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.
 
 /**
  * A fusion policy from the offline tools' `--weights` syntax:
- * `notes/recordVector/recordText[/recordHybrid[/lessons]][@k][~b][^span][+u]` (b: `recordLengthNorm`,
- * span: `recordTextSpan`, +u: `updatesFirst`),
+ * `notes/recordVector/recordText[/recordHybrid[/lessons]][@k][~b][^span][%q][+u]` (b: `recordLengthNorm`,
+ * span: `recordTextSpan`, q: `recordQuestionWeight`, +u: `updatesFirst`),
  * named by that text.
  */
 export function fusionPolicyOf(named: string): FusionPolicy {
   const updatesFirst = named.endsWith('+u');
-  const triple = updatesFirst ? named.slice(0, -2) : named;
-  const [withSpan, span] = triple.split('^');
+  const [triple, question] = (updatesFirst ? named.slice(0, -2) : named).split('%');
+  const [withSpan, span] = (triple as string).split('^');
   const [withK, b] = (withSpan as string).split('~');
   const [weightText, k] = (withK as string).split('@');
   const [notes, recordVector, recordText, recordHybrid = 0, lessons = notes] = (weightText as string)
@@ -28,5 +28,6 @@ export function fusionPolicyOf(named: string): FusionPolicy {
     ...(k ? { k: Number(k) } : {}),
     ...(b !== undefined ? { recordLengthNorm: Number(b) } : {}),
     ...(span !== undefined ? { recordTextSpan: Number(span) } : {}),
+    ...(question !== undefined ? { recordQuestionWeight: Number(question) } : {}),
   };
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { recall } from '../../../src/recall/index.ts';
 import { z } from 'zod';
+import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../../policies/fusion.ts';
 import { RECORD_BM25 } from '../../../policies/record-recall.ts';
 import { withTenant } from '../../../src/db/index.ts';
 import { readRecordCandidates } from '../../../src/recall/read-candidates.ts';
@@ -98,6 +99,30 @@ describe('fused recall', () => {
     const budgeted = await ask(tenantId, { tokenBudget: 16 });
     expect(budgeted.tokens).toBeLessThanOrEqual(16);
     expect(budgeted.stats.overBudget).toBeGreaterThan(0);
+  });
+
+  it('ranks a record that only asks below the answer that tells', async () => {
+    const tenantId = freshTenantId('asks');
+    await archiveRecords(ports, [
+      remark(tenantId, 'Wow! Did the lake painting sell at the fair?', '2026-11-02T09:00:00.000Z'),
+      remark(tenantId, 'The lake painting sold at the fair.', '2026-11-02T09:01:00.000Z'),
+    ]);
+    await indexRecords(ports, { tenantId });
+    const asked = (fusion: FusionPolicy) =>
+      recall(ports.db, ports.embedder, { tenantId, query: 'lake painting fair', k: 5 }, { now: () => NOW, fusion });
+    const relevanceOf = (result: Awaited<ReturnType<typeof asked>>, start: string) =>
+      result.records.find((r) => r.text.startsWith(start))?.relevance;
+    const discounted = await asked(DEFAULT_FUSION_POLICY);
+    const whole = await asked({ ...DEFAULT_FUSION_POLICY, recordQuestionWeight: 1 });
+    expect(discounted.records.map((r) => r.text)).toEqual([
+      'The lake painting sold at the fair.',
+      'Wow! Did the lake painting sell at the fair?',
+    ]);
+    expect(relevanceOf(discounted, 'Wow!')).toBeCloseTo(
+      (DEFAULT_FUSION_POLICY.recordQuestionWeight as number) * (relevanceOf(whole, 'Wow!') as number),
+      6,
+    );
+    expect(relevanceOf(discounted, 'The lake')).toBe(relevanceOf(whole, 'The lake'));
   });
 
   it('never returns another tenant’s records', async () => {
