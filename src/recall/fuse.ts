@@ -9,6 +9,8 @@ import type { RecordRow } from './record-queries.ts';
 export interface RecordChannels {
   vector: readonly RecordRow[];
   text: readonly RecordRow[];
+  /** The reply to each candidate that only asks (by the question's record id), when read. */
+  replies?: ReadonlyMap<string, RecordRow>;
 }
 
 export interface SelectedRecord {
@@ -89,6 +91,7 @@ export function selectFused(
     return false;
   };
   const cited = new Set<string>();
+  const placed = new Set<string>();
   for (const f of fused) {
     if (out.items.length >= opts.k) break;
     const note = noteById.get(f.id);
@@ -104,14 +107,40 @@ export function selectFused(
       out.citedByNotes += 1;
       continue;
     }
+    if (placed.has(row.recordId)) continue;
     const tokens = approxTokens(row.text);
     const matched = relevance.get(row.recordId)?.relevance ?? 0;
     if (!matches(matched) || !fits(out, tokens, opts.tokenBudget)) continue;
     const record = { row, score: f.score, relevance: matched, why: explainRecord(f, row), tokens };
     out.items.push({ type: 'record', record });
     out.tokens += tokens;
+    placed.add(row.recordId);
+    const reply = policy.replyAfterQuestion ? records.replies?.get(row.recordId) : undefined;
+    if (reply !== undefined)
+      placeReply(out, record, reply, { placed, cited, k: opts.k, tokenBudget: opts.tokenBudget });
   }
   return out;
+}
+
+/**
+ * The reply to a question just placed comes right after it, with the question's score and
+ * relevance (it is shown because the question matched): a question that matches the query is
+ * most often answered by the next thing the other person said, in words the query may not share
+ * ("How long have you been married?" → "5 years already!").
+ */
+function placeReply(
+  out: FusedSelection,
+  question: SelectedRecord,
+  reply: RecordRow,
+  at: { placed: Set<string>; cited: ReadonlySet<string>; k: number; tokenBudget: number | undefined },
+): void {
+  if (at.placed.has(reply.recordId) || at.cited.has(reply.recordId) || out.items.length >= at.k) return;
+  const tokens = approxTokens(reply.text);
+  if (!fits(out, tokens, at.tokenBudget)) return;
+  const why = `raw record: the reply to ${question.row.recordId}, a question that matched (${question.why.replace(/^raw record: /, '')})`;
+  out.items.push({ type: 'record', record: { ...question, row: reply, why, tokens } });
+  out.tokens += tokens;
+  at.placed.add(reply.recordId);
 }
 
 export function rankingOf(selection: FusedSelection): RankedItem[] {

@@ -14,9 +14,11 @@ import {
   type TextParams,
 } from './queries.ts';
 import type { RecordChannels } from './fuse.ts';
+import { asksOnly } from '../../policies/record-recall.ts';
 import { tenantSizesOf, type TenantSizes } from './tenant-sizes.ts';
 import {
   selectRecordDistances,
+  selectRecordReplies,
   selectRecordTextCandidates,
   selectRecordVectorCandidates,
   selectRecordVectorChannel,
@@ -269,9 +271,15 @@ export function mergeCandidates(a: CandidateRow[], b: CandidateRow[]): Candidate
  * (only those embedded by the query's model; the index scan settings are set with the tenant).
  * The vector channel's transaction is opened while the query is being embedded too, so once the
  * vector is there it runs one statement, which also reads the distances of the full-text rows
- * when those are already read; else they are read after them (`selectRecordDistances`).
+ * when those are already read; else they are read after them (`selectRecordDistances`). With
+ * `replies`, the same transaction then reads the reply to each candidate that only asks.
  */
-export async function readRecordChannels(db: Db, p: RecordTextParams, vector: PendingVector): Promise<RecordChannels> {
+export async function readRecordChannels(
+  db: Db,
+  p: RecordTextParams,
+  vector: PendingVector,
+  opts: { replies?: boolean } = {},
+): Promise<RecordChannels> {
   const text = startedNow(
     withTenant(db, p.tenantId, (tx) => selectRecordTextCandidates(tx, { ...p, queryVector: null })),
   );
@@ -291,9 +299,23 @@ export async function readRecordChannels(db: Db, p: RecordTextParams, vector: Pe
     const found = await text;
     const missing = found.filter((r) => !distances.has(r.recordId)).map((r) => r.recordId);
     for (const [id, d] of await selectRecordDistances(tx, q, missing)) distances.set(id, d);
-    return { vector: rows, text: found.map((r) => ({ ...r, distance: distances.get(r.recordId) ?? null })) };
+    const matched = found.map((r) => ({ ...r, distance: distances.get(r.recordId) ?? null }));
+    if (!opts.replies) return { vector: rows, text: matched };
+    return { vector: rows, text: matched, replies: await selectRecordReplies(tx, q, questionsAmong(rows, matched)) };
   };
   return aroundVector(db, p.tenantId, vector, nothing, read, { settings: indexScanSettings(p.limit) });
+}
+
+/** Ids of the candidates that only ask (policies/record-recall.ts), each once. */
+function questionsAmong(...channels: ReadonlyArray<readonly RecordRow[]>): string[] {
+  return [
+    ...new Set(
+      channels
+        .flat()
+        .filter((r) => asksOnly(r.text))
+        .map((r) => r.recordId),
+    ),
+  ];
 }
 
 /** The record channels for a query already embedded. */

@@ -118,7 +118,9 @@ export async function recall(
       rankNotes,
     ),
     req.include.includes('records')
-      ? readRecordChannels(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) }, vector)
+      ? readRecordChannels(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) }, vector, {
+          replies: fusion.replyAfterQuestion === true,
+        })
       : NO_RECORDS,
     req.include.includes('notes') ? readStandingPreferences(db, params, vector) : [],
   ]);

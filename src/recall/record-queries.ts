@@ -234,6 +234,37 @@ export async function selectRecordTextCandidates(tx: Queryable, p: RecordTextPar
 const RecordDistance = z.object({ record_id: z.string(), distance: z.number() });
 
 /**
+ * The record that answers each question (policies/record-recall.ts, `asksOnly`): the next eligible
+ * record of the question's session, when another speaker said it. Parameters as the channels',
+ * with the questions' ids in place of the limit ($6); the index on (tenant, session, observed_at,
+ * record id) of migration 0032 finds each in one probe.
+ */
+export function recordRepliesSql(user = false): string {
+  return `SELECT ${SELECTED}, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank, q.record_id AS question_id
+    FROM record_index q
+    CROSS JOIN LATERAL (
+      SELECT r.* FROM record_index r
+       WHERE ${eligible(user)} AND r.session_id = q.session_id
+         AND (r.observed_at, r.record_id) > (q.observed_at, q.record_id)
+       ORDER BY r.observed_at, r.record_id
+       LIMIT 1) r
+   WHERE q.tenant_id = $1::text AND q.record_id = ANY($6::text[]) AND r.speaker <> q.speaker`;
+}
+
+/** The reply to each of the questions (by the question's record id); a question nobody answered has none. */
+export async function selectRecordReplies(
+  tx: Queryable,
+  p: RecordParams,
+  questionIds: readonly string[],
+): Promise<Map<string, RecordRow>> {
+  if (questionIds.length === 0) return new Map();
+  const args = params(p);
+  args[5] = questionIds;
+  const { rows } = await tx.query(recordRepliesSql(p.userId !== undefined), args, PREPARED);
+  return new Map(rows.map((r) => [z.object({ question_id: z.string() }).parse(r).question_id, Row.parse(r)]));
+}
+
+/**
  * Cosine distances of the given records to the query vector (only those embedded by the query's
  * model), for rows the full-text statement read before the vector was there: the expression the
  * channels compute, so the same values.

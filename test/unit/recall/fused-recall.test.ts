@@ -125,6 +125,46 @@ describe('fused recall', () => {
     expect(relevanceOf(discounted, 'The lake')).toBe(relevanceOf(whole, 'The lake'));
   });
 
+  it('brings the reply to a question it returns right after it, when another speaker gave it', async () => {
+    const tenantId = freshTenantId('replies');
+    const said = (userId: string, text: string, minute: number, sessionId = 'chat-wedding') => ({
+      ...remark(tenantId, text, `2026-11-02T09:0${minute}:00.000Z`),
+      userId,
+      sessionId,
+    });
+    await archiveRecords(ports, [
+      said('u-bob', 'Wow, what a lovely photo! How long have you been married?', 0),
+      said('u-alice', '5 years already! Time flies.', 1),
+      said('u-bob', 'How long is the married couples dance class?', 2),
+      said('u-bob', 'Sorry, wrong chat.', 3),
+      said('u-alice', 'My brother got married last year.', 4, 'chat-family'),
+    ]);
+    await indexRecords(ports, { tenantId });
+    const asked = async (fusion: FusionPolicy, userId?: string) =>
+      (
+        await recall(
+          ports.db,
+          ports.embedder,
+          { tenantId, query: 'how long married', k: 3 },
+          { now: () => NOW, fusion, ...(userId ? { visibleToUser: userId } : {}) },
+        )
+      ).records;
+    const replied = await asked(DEFAULT_FUSION_POLICY);
+    const question = replied.findIndex((r) => r.text.endsWith('How long have you been married?'));
+    expect(question).toBeGreaterThanOrEqual(0);
+    expect(replied[question + 1]?.text).toBe('5 years already! Time flies.');
+    expect(replied[question + 1]?.why).toMatch(/^raw record: the reply to \S+, a question that matched/);
+    expect(replied[question + 1]?.relevance).toBe(replied[question]?.relevance);
+    // The next record after the dance-class question is its own speaker's: no reply.
+    expect(replied.map((r) => r.text)).not.toContain('Sorry, wrong chat.');
+    const unreplied = await asked({ ...DEFAULT_FUSION_POLICY, replyAfterQuestion: false });
+    expect(unreplied.map((r) => r.text)).not.toContain('5 years already! Time flies.');
+    // A user-bound token reads only its user's records, replies included.
+    expect((await asked(DEFAULT_FUSION_POLICY, 'u-bob')).map((r) => r.text)).not.toContain(
+      '5 years already! Time flies.',
+    );
+  });
+
   it('never returns another tenant’s records', async () => {
     await tenantWithNoteAndRemark();
     const other = freshTenantId('empty');
