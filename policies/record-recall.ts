@@ -88,6 +88,10 @@ export const RECORD_TEXT_POOL_MAX = 2000;
 /** A sentence of at most this many words beside a question is a reaction ("Wow!", "That is so cool, Mel!"), not a statement. @default 5 */
 export const REACTION_MAX_WORDS = 5;
 
+/** What a record shows ("[shares a photo: …]") is not what it says. */
+const said = (text: string): string[] => sentences(text.replace(/\[[^\]]*\]/g, ' ').trim());
+const asks = (sentence: string): boolean => /\?["')\]]*$/.test(sentence);
+
 /** Words by which a speaker speaks of themself. */
 const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b/i;
 
@@ -100,8 +104,25 @@ const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|
  * can I tag them?") does not only ask.
  */
 export function asksOnly(text: string): boolean {
-  const said = sentences(text.replace(/\[[^\]]*\]/g, ' ').trim());
-  const asks = (s: string) => /\?["')\]]*$/.test(s);
+  const sentencesSaid = said(text);
   const reacts = (s: string) => s.split(/\s+/).length <= REACTION_MAX_WORDS;
-  return said.some(asks) && said.every((s) => (asks(s) || reacts(s)) && !FIRST_PERSON.test(s));
+  return sentencesSaid.some(asks) && sentencesSaid.every((s) => (asks(s) || reacts(s)) && !FIRST_PERSON.test(s));
 }
+
+/**
+ * Whether a record ends by asking ("I signed up for a pottery class. Have you found anything
+ * like it?"): what the other person says next most often answers it, in words the question's
+ * reader would not search for ("How long have you been married?" → "5 years already!").
+ */
+export function endsAsking(text: string): boolean {
+  const sentencesSaid = said(text);
+  return sentencesSaid.length > 0 && asks(sentencesSaid[sentencesSaid.length - 1] as string);
+}
+
+/**
+ * Kinds whose record answers a question that came before it: what a person said (their own
+ * words, corrected or judged). An agent's reply to a user's question is its own output, ranked
+ * on its own: brought after every user message that asks, it pushed the users' statements out of
+ * BEAM's answers.
+ */
+export const REPLY_KINDS: ReadonlySet<RecordKind> = SPOKEN_BY_USER;

@@ -9,7 +9,7 @@ import type { RecordRow } from './record-queries.ts';
 export interface RecordChannels {
   vector: readonly RecordRow[];
   text: readonly RecordRow[];
-  /** The reply to each candidate that only asks (by the question's record id), when read. */
+  /** The reply to each candidate that ends by asking (by the asking record's id), when read. */
   replies?: ReadonlyMap<string, RecordRow>;
 }
 
@@ -123,10 +123,10 @@ export function selectFused(
 }
 
 /**
- * The reply to a question just placed comes right after it, with the question's score and
- * relevance (it is shown because the question matched): a question that matches the query is
- * most often answered by the next thing the other person said, in words the query may not share
- * ("How long have you been married?" → "5 years already!").
+ * The reply to a record just placed that ends by asking comes right after it, with the asking
+ * record's score and relevance (it is shown because that record matched): what the other person
+ * says next most often answers it, in words the query may not share ("How long have you been
+ * married?" → "5 years already!").
  */
 function placeReply(
   out: FusedSelection,
@@ -137,7 +137,7 @@ function placeReply(
   if (at.placed.has(reply.recordId) || at.cited.has(reply.recordId) || out.items.length >= at.k) return;
   const tokens = approxTokens(reply.text);
   if (!fits(out, tokens, at.tokenBudget)) return;
-  const why = `raw record: the reply to ${question.row.recordId}, a question that matched (${question.why.replace(/^raw record: /, '')})`;
+  const why = `raw record: the reply to ${question.row.recordId}, which asked and matched (${question.why.replace(/^raw record: /, '')})`;
   out.items.push({ type: 'record', record: { ...question, row: reply, why, tokens } });
   out.tokens += tokens;
   at.placed.add(reply.recordId);

@@ -14,7 +14,7 @@ import {
   type TextParams,
 } from './queries.ts';
 import type { RecordChannels } from './fuse.ts';
-import { asksOnly } from '../../policies/record-recall.ts';
+import { endsAsking } from '../../policies/record-recall.ts';
 import { tenantSizesOf, type TenantSizes } from './tenant-sizes.ts';
 import {
   selectRecordDistances,
@@ -272,7 +272,9 @@ export function mergeCandidates(a: CandidateRow[], b: CandidateRow[]): Candidate
  * The vector channel's transaction is opened while the query is being embedded too, so once the
  * vector is there it runs one statement, which also reads the distances of the full-text rows
  * when those are already read; else they are read after them (`selectRecordDistances`). With
- * `replies`, the same transaction then reads the reply to each candidate that only asks.
+ * `replies`, the reply to each candidate that ends by asking is read where the candidate was:
+ * the full-text rows' in their own transaction while the query is embedded, the nearest rows'
+ * (those the full-text read did not return) after them.
  */
 export async function readRecordChannels(
   db: Db,
@@ -280,12 +282,17 @@ export async function readRecordChannels(
   vector: PendingVector,
   opts: { replies?: boolean } = {},
 ): Promise<RecordChannels> {
+  const textParams = { ...p, queryVector: null };
   const text = startedNow(
-    withTenant(db, p.tenantId, (tx) => selectRecordTextCandidates(tx, { ...p, queryVector: null })),
+    withTenant(db, p.tenantId, async (tx) => {
+      const rows = await selectRecordTextCandidates(tx, textParams);
+      const replies = opts.replies ? await selectRecordReplies(tx, textParams, askingAmong(rows)) : undefined;
+      return { rows, replies };
+    }),
   );
   let textRead: RecordRow[] | undefined;
   void text.then(
-    (rows) => (textRead = rows),
+    (read) => (textRead = read.rows),
     () => undefined,
   );
   const nothing = async () => undefined;
@@ -297,25 +304,21 @@ export async function readRecordChannels(
     const distances = new Map<string, number | null>(first.known);
     for (const r of rows) distances.set(r.recordId, r.distance);
     const found = await text;
-    const missing = found.filter((r) => !distances.has(r.recordId)).map((r) => r.recordId);
+    const missing = found.rows.filter((r) => !distances.has(r.recordId)).map((r) => r.recordId);
     for (const [id, d] of await selectRecordDistances(tx, q, missing)) distances.set(id, d);
-    const matched = found.map((r) => ({ ...r, distance: distances.get(r.recordId) ?? null }));
-    if (!opts.replies) return { vector: rows, text: matched };
-    return { vector: rows, text: matched, replies: await selectRecordReplies(tx, q, questionsAmong(rows, matched)) };
+    const matched = found.rows.map((r) => ({ ...r, distance: distances.get(r.recordId) ?? null }));
+    if (found.replies === undefined) return { vector: rows, text: matched };
+    const readAlready = new Set(found.rows.map((r) => r.recordId));
+    const nearestOnly = rows.filter((r) => !readAlready.has(r.recordId));
+    const replies = new Map([...found.replies, ...(await selectRecordReplies(tx, q, askingAmong(nearestOnly)))]);
+    return { vector: rows, text: matched, replies };
   };
   return aroundVector(db, p.tenantId, vector, nothing, read, { settings: indexScanSettings(p.limit) });
 }
 
-/** Ids of the candidates that only ask (policies/record-recall.ts), each once. */
-function questionsAmong(...channels: ReadonlyArray<readonly RecordRow[]>): string[] {
-  return [
-    ...new Set(
-      channels
-        .flat()
-        .filter((r) => asksOnly(r.text))
-        .map((r) => r.recordId),
-    ),
-  ];
+/** Ids of the rows that end by asking (policies/record-recall.ts). */
+function askingAmong(rows: readonly RecordRow[]): string[] {
+  return rows.filter((r) => endsAsking(r.text)).map((r) => r.recordId);
 }
 
 /** The record channels for a query already embedded. */

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { RECORD_KINDS } from '../contracts/raw-record.ts';
 import type { NoteScope } from '../contracts/note.ts';
 import { isoColumn, PREPARED, type Queryable } from '../db/index.ts';
-import { RECORD_BM25, RECORD_TEXT_POOL_FACTOR, RECORD_TEXT_POOL_MAX } from '../../policies/record-recall.ts';
+import {
+  RECORD_BM25,
+  RECORD_TEXT_POOL_FACTOR,
+  RECORD_TEXT_POOL_MAX,
+  REPLY_KINDS,
+} from '../../policies/record-recall.ts';
 import { vectorParam } from './vector-param.ts';
 
 /** A raw record from the record index (migration 0011), with its distance to the query and its ts_rank. */
@@ -233,11 +238,15 @@ export async function selectRecordTextCandidates(tx: Queryable, p: RecordTextPar
 
 const RecordDistance = z.object({ record_id: z.string(), distance: z.number() });
 
+/** The kinds a reply may be (REPLY_KINDS), as an SQL list: enum values, never input. */
+const REPLY_KIND_LIST = [...REPLY_KINDS].map((k) => `'${k}'`).join(', ');
+
 /**
- * The record that answers each question (policies/record-recall.ts, `asksOnly`): the next eligible
- * record of the question's session, when another speaker said it. Parameters as the channels',
- * with the questions' ids in place of the limit ($6); the index on (tenant, session, observed_at,
- * record id) of migration 0032 finds each in one probe.
+ * The record that answers each record ending in a question (policies/record-recall.ts,
+ * `endsAsking`): the next eligible record of its session, when another speaker said it and it is
+ * a person's words (REPLY_KINDS). Parameters as the channels', with the asking records' ids in
+ * place of the limit ($6); the index on (tenant, session, observed_at, record id) of migration
+ * 0032 finds each in one probe.
  */
 export function recordRepliesSql(user = false): string {
   return `SELECT ${SELECTED}, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank, q.record_id AS question_id
@@ -248,13 +257,17 @@ export function recordRepliesSql(user = false): string {
          AND (r.observed_at, r.record_id) > (q.observed_at, q.record_id)
        ORDER BY r.observed_at, r.record_id
        LIMIT 1) r
-   WHERE q.tenant_id = $1::text AND q.record_id = ANY($6::text[]) AND r.speaker <> q.speaker`;
+   WHERE q.tenant_id = $1::text AND q.record_id = ANY($6::text[]) AND r.speaker <> q.speaker
+     AND r.kind IN (${REPLY_KIND_LIST})`;
 }
 
-/** The reply to each of the questions (by the question's record id); a question nobody answered has none. */
+/**
+ * The reply to each of the asking records (by its record id); one nobody answered has none. Read
+ * before the query's vector is there (the full-text rows'), a reply carries no distance.
+ */
 export async function selectRecordReplies(
   tx: Queryable,
-  p: RecordParams,
+  p: RecordTextParams,
   questionIds: readonly string[],
 ): Promise<Map<string, RecordRow>> {
   if (questionIds.length === 0) return new Map();

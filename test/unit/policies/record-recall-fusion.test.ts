@@ -3,6 +3,7 @@ import { reciprocalRankFusion, type Ranking } from '../../../policies/fusion.ts'
 import {
   asksOnly,
   embeddedText,
+  endsAsking,
   matchText,
   recallableText,
   speakerOf,
@@ -46,6 +47,16 @@ describe('asksOnly', () => {
     ['a question joined to a statement by a comma', 'My library has 45 sources, how can I tag them?', false],
     ['no question at all', 'Wow! Great!', false],
   ] as Array<[string, string, boolean]>)('%s', (_name, text, expected) => expect(asksOnly(text)).toBe(expected));
+});
+
+describe('endsAsking', () => {
+  it.each([
+    ['a statement that ends with a question', 'I signed up for a pottery class. Have you tried it?', true],
+    ['a question before a photo shown', 'How long have you been married? [shares a photo: a bride]', true],
+    ['a question in the middle', 'Did you go? I went on Friday.', false],
+    ['no question', 'I went on Friday.', false],
+    ['nothing said', '[shares a photo: a lake]', false],
+  ] as Array<[string, string, boolean]>)('%s', (_name, text, expected) => expect(endsAsking(text)).toBe(expected));
 });
 
 describe('speakerOf', () => {

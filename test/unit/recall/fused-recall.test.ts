@@ -125,19 +125,27 @@ describe('fused recall', () => {
     expect(relevanceOf(discounted, 'The lake')).toBe(relevanceOf(whole, 'The lake'));
   });
 
-  it('brings the reply to a question it returns right after it, when another speaker gave it', async () => {
+  it('brings the reply to a record that ends by asking right after it, when another person gave it', async () => {
     const tenantId = freshTenantId('replies');
     const said = (userId: string, text: string, minute: number, sessionId = 'chat-wedding') => ({
       ...remark(tenantId, text, `2026-11-02T09:0${minute}:00.000Z`),
       userId,
       sessionId,
     });
+    const agentSaid = (text: string, minute: number): RawRecordInput => ({
+      ...said('u-bob', text, minute),
+      kind: 'agent_message',
+      source: 'agent',
+      role: 'assistant',
+    });
     await archiveRecords(ports, [
       said('u-bob', 'Wow, what a lovely photo! How long have you been married?', 0),
       said('u-alice', '5 years already! Time flies.', 1),
       said('u-bob', 'How long is the married couples dance class?', 2),
       said('u-bob', 'Sorry, wrong chat.', 3),
-      said('u-alice', 'My brother got married last year.', 4, 'chat-family'),
+      said('u-bob', 'We got married in June. How long should a wedding speech be?', 4),
+      agentSaid('About three minutes.', 5),
+      said('u-alice', 'My brother got married last year.', 6, 'chat-family'),
     ]);
     await indexRecords(ports, { tenantId });
     const asked = async (fusion: FusionPolicy, userId?: string) =>
@@ -145,18 +153,23 @@ describe('fused recall', () => {
         await recall(
           ports.db,
           ports.embedder,
-          { tenantId, query: 'how long married', k: 3 },
+          { tenantId, query: 'how long married', k: 5 },
           { now: () => NOW, fusion, ...(userId ? { visibleToUser: userId } : {}) },
         )
       ).records;
     const replied = await asked(DEFAULT_FUSION_POLICY);
-    const question = replied.findIndex((r) => r.text.endsWith('How long have you been married?'));
+    const texts = replied.map((r) => r.text);
+    const question = texts.indexOf('Wow, what a lovely photo! How long have you been married?');
     expect(question).toBeGreaterThanOrEqual(0);
-    expect(replied[question + 1]?.text).toBe('5 years already! Time flies.');
-    expect(replied[question + 1]?.why).toMatch(/^raw record: the reply to \S+, a question that matched/);
+    expect(texts[question + 1]).toBe('5 years already! Time flies.');
+    expect(replied[question + 1]?.why).toMatch(/^raw record: the reply to \S+, which asked and matched/);
     expect(replied[question + 1]?.relevance).toBe(replied[question]?.relevance);
-    // The next record after the dance-class question is its own speaker's: no reply.
-    expect(replied.map((r) => r.text)).not.toContain('Sorry, wrong chat.');
+    // The next record after the dance-class question is its own speaker's, and an agent's answer
+    // is its own output: neither is brought.
+    expect(texts).toContain('How long is the married couples dance class?');
+    expect(texts).not.toContain('Sorry, wrong chat.');
+    expect(texts).toContain('We got married in June. How long should a wedding speech be?');
+    expect(texts).not.toContain('About three minutes.');
     const unreplied = await asked({ ...DEFAULT_FUSION_POLICY, replyAfterQuestion: false });
     expect(unreplied.map((r) => r.text)).not.toContain('5 years already! Time flies.');
     // A user-bound token reads only its user's records, replies included.
