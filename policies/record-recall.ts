@@ -1,7 +1,7 @@
 import type { RecordKind } from '../src/contracts/raw-record.ts';
 import { absoluteTimes } from './statements.ts';
 import { sentences } from './text.ts';
-import { toThirdPerson } from './third-person.ts';
+import { FIRST_PERSON, toThirdPerson } from './third-person.ts';
 
 /**
  * Which raw records the record index keeps: what someone said or a tool answered in words.
@@ -91,9 +91,6 @@ export const REACTION_MAX_WORDS = 5;
 /** What a record shows ("[shares a photo: …]") is not what it says. */
 const said = (text: string): string[] => sentences(text.replace(/\[[^\]]*\]/g, ' ').trim());
 const asks = (sentence: string): boolean => /\?["')\]]*$/.test(sentence);
-
-/** Words by which a speaker speaks of themself. */
-const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b/i;
 
 /**
  * Whether a record only asks about someone else: every sentence is a question or a short

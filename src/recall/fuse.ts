@@ -130,15 +130,15 @@ export function selectFused(
  */
 function placeReply(
   out: FusedSelection,
-  question: SelectedRecord,
+  asking: SelectedRecord,
   reply: RecordRow,
   at: { placed: Set<string>; cited: ReadonlySet<string>; k: number; tokenBudget: number | undefined },
 ): void {
   if (at.placed.has(reply.recordId) || at.cited.has(reply.recordId) || out.items.length >= at.k) return;
   const tokens = approxTokens(reply.text);
   if (!fits(out, tokens, at.tokenBudget)) return;
-  const why = `raw record: the reply to ${question.row.recordId}, which asked and matched (${question.why.replace(/^raw record: /, '')})`;
-  out.items.push({ type: 'record', record: { ...question, row: reply, why, tokens } });
+  const why = `raw record: the reply to ${asking.row.recordId}, which asked and matched (${asking.why.replace(/^raw record: /, '')})`;
+  out.items.push({ type: 'record', record: { ...asking, row: reply, why, tokens } });
   out.tokens += tokens;
   at.placed.add(reply.recordId);
 }
