@@ -6,7 +6,7 @@
 -- since then recall checks every graph read against the full-text rows and reads exactly when
 -- one of them is nearer than the read's nearest (graphReadMissedNearer). A search of the
 -- sparser graph reads a third fewer neighbours per step: at 100k notes the recall path's p95
--- against the unfiltered query fell from a median of 2.03 (seven runs) to 1.78 (five), and at
+-- against the unfiltered query fell from a median of 2.03 (seven runs) to 1.79 (eight), and at
 -- 1M notes every tenant's mean recall@10 stayed at 0.99 or more (docs/BENCHMARKS.md, "Sparser
 -- partition graphs"). The graphs also build in a fifth to a quarter less time.
 --
