@@ -168,3 +168,31 @@ describe('updatesFirst: a newer value of what the query asks about is read first
     expect(out.at(-1)).toBe('may');
   });
 });
+
+describe('updatesFirst: a question about then keeps the statement of then first', () => {
+  it('moves nothing for a question asked in the past tense ("did", "was", "were", "had")', () => {
+    for (const query of [
+      'How many sources did I have in my Zotero library?',
+      'How many sources were in my Zotero library?',
+      'What was the number of sources in my Zotero library?',
+      'How many sources had my Zotero library reached before the essay?',
+    ])
+      expect(order([original, unrelated, update], query), query).toEqual(['march', 'essay', 'may']);
+  });
+
+  it('still moves the newer value for a question about now, whatever its later verbs say', () => {
+    for (const query of [zoteroQuery, 'How many sources have I added to my Zotero library since I was in March?'])
+      expect(order([original, unrelated, update], query), query).toEqual(['may', 'march', 'essay']);
+  });
+
+  it('keeps the older statement first when the question names a value only it holds', () => {
+    const query = 'What do I tag the 45 sources in my Zotero library by?';
+    expect(order([original, unrelated, update], query)).toEqual(['march', 'essay', 'may']);
+  });
+
+  it('moves the newer value when the question names a value both statements hold', () => {
+    const older = item('march', MARCH, 'My 2024 Zotero library has 45 sources, tagged by theme.');
+    const newer = item('may', MAY, 'My 2024 Zotero library now has 52 sources, tagged by theme.');
+    expect(order([older, newer], 'How many sources are in my 2024 Zotero library?')).toEqual(['may', 'march']);
+  });
+});
