@@ -1,6 +1,7 @@
 import type { NoteKind, SCOPE_LEVELS } from '../src/contracts/note.ts';
 import { decayFactor } from './decay.ts';
-import { contentTokens, coverage } from './text.ts';
+import { memoByText } from './memo.ts';
+import { contentTokens, coverage, inflectionStem } from './text.ts';
 
 /**
  * How recall ranks a candidate note. Relevance to the query (vector similarity and lexical
@@ -159,15 +160,41 @@ function idfOf(q: readonly string[], docs: ReadonlyArray<ReadonlySet<string>>): 
 /**
  * Each claim's `lexicalMatch` under the candidates' IDF (`candidateIdf`), in one pass: every claim
  * and the query are tokenized once, where the two calls would tokenize each claim twice and the
- * query once per claim. Recall runs it over every candidate of every query.
+ * query once per claim. Recall runs it over every candidate of every query. A query word the claim
+ * holds only in another inflection counts `INFLECTED_MATCH` of its weight.
  */
 export function candidateMatches(query: string, claims: readonly string[]): number[] {
   const q = [...new Set(contentTokens(query))];
   if (q.length === 0) return claims.map(() => 0);
   const docs = claims.map((c) => new Set(contentTokens(c)));
   const idf = idfOf(q, docs);
-  return docs.map((d) => weightedCoverage(q, d, idf));
+  const total = q.reduce((s, t) => s + (idf.get(t) ?? 0), 0);
+  if (total === 0) return claims.map(() => 0);
+  const stems = q.map(inflectionStem);
+  return docs.map((words, i) => {
+    const inflected = stemsOf(claims[i] as string);
+    let matched = 0;
+    q.forEach((t, j) => {
+      const found = words.has(t) ? 1 : inflected.has(stems[j] as string) ? INFLECTED_MATCH : 0;
+      matched += found * (idf.get(t) ?? 0);
+    });
+    return matched / total;
+  });
 }
+
+/**
+ * A query word a candidate holds only in another inflection ("camped" for "camping", "kids" for
+ * "kid") counts this share of its weight in `candidateMatches`: the same word, but a looser match
+ * than its very form, which long texts hold in many inflections of common words. Chosen on the
+ * tuning halves (docs/EVALUATION.md, "Words in another inflection").
+ */
+export const INFLECTED_MATCH = 0.5;
+
+/** Each text's content words without their inflections (`inflectionStem`), per text. */
+const stemsOf: (text: string) => ReadonlySet<string> = memoByText(
+  (text) => new Set(contentTokens(text).map(inflectionStem)),
+  8192,
+);
 
 /**
  * Word matches discounted by length as BM25 discounts term frequency (Robertson et al.): each

@@ -48,6 +48,27 @@ export const contentTokens: (text: string) => readonly string[] = memoByText(
   8192,
 );
 
+/**
+ * An English word without its inflection: a plural or third-person -s, -ies, -ied, -ed, -ing, then
+ * a doubled final consonant and a final e ("camped", "camping", "camps" → "camp"; "parties" →
+ * "party"; "running" → "run"; "moved", "moving", "move" → "mov"). Only words of four or more
+ * letters a–z change. Not a dictionary stemmer: it relates the inflections of one word, which is
+ * what a question and the turn that answers it most often differ by ("Where has Melanie camped?",
+ * "we went camping"), and nothing else. Remembered per word: recall stems the same candidates'
+ * words for every question.
+ */
+export const inflectionStem: (token: string) => string = memoByText((token) => {
+  if (!/^[a-z]{4,}$/.test(token)) return token;
+  let w = token;
+  if (/ie[sd]$/.test(w) && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (/[^su]s$/.test(w) && !/is$/.test(w)) w = w.slice(0, -1);
+  else if (/ing$/.test(w) && w.length > 5) w = w.slice(0, -3);
+  else if (/ed$/.test(w) && w.length > 4) w = w.slice(0, -2);
+  if (/([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w)) w = w.slice(0, -1);
+  if (/[^e]e$/.test(w) && w.length > 3) w = w.slice(0, -1);
+  return w;
+}, 16384);
+
 /** Whether a token is a function word that carries no claim of its own. */
 export function isStopword(token: string): boolean {
   return STOPWORDS.has(token);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentTokens, sentences } from '../../../policies/text.ts';
+import { contentTokens, inflectionStem, sentences } from '../../../policies/text.ts';
 
 describe('contentTokens', () => {
   it.each([
@@ -57,4 +57,25 @@ describe('sentences', () => {
       'Next one.',
     ]);
   });
+});
+
+describe('inflectionStem: the inflections of one English word meet', () => {
+  it.each<[string[], string]>([
+    [['camped', 'camping', 'camps', 'camp'], 'camp'],
+    [['painted', 'painting', 'paints', 'paint'], 'paint'],
+    [['parties', 'party'], 'party'],
+    [['tried', 'tries'], 'try'],
+    [['running', 'runs', 'run'], 'run'],
+    [['moved', 'moving', 'moves', 'move'], 'mov'],
+    [['kids', 'kid'], 'kid'],
+  ])('%j → %s', (words, stem) => {
+    for (const word of words) expect(inflectionStem(word), word).toBe(stem);
+  });
+
+  it.each(['bus', 'glass', 'analysis', 'focus', 'crm.export', 'u-dan', '4,500', 'überweisungen', 'Camped'])(
+    'leaves %s as it is (short, not a plural, not a–z, or not lower case)',
+    (word) => {
+      expect(inflectionStem(word)).toBe(word);
+    },
+  );
 });

@@ -5,6 +5,7 @@ import {
   candidateMatches,
   DEFAULT_RECALL_SCORE_POLICY,
   explainScore,
+  INFLECTED_MATCH,
   isBroaderThanRequest,
   lengthNormalized,
   lexicalMatch,
@@ -181,6 +182,23 @@ describe('recall text helpers', () => {
     }
     expect(candidateMatches('Caroline support group', claims)[0]).toBe(1);
     expect(candidateMatches('anything', [])).toEqual([]);
+  });
+
+  it('candidateMatches counts a query word found only in another inflection at INFLECTED_MATCH of its weight', () => {
+    const claims = [
+      'Melanie: we went camping in the mountains.',
+      'Melanie: Melanie camped by the beach.',
+      'Caroline: a lake.',
+    ];
+    const [camping, camped, none] = candidateMatches('Where has Melanie camped?', claims);
+    // "camped" is rarer than "melanie" among the candidates, so it weighs more; the first claim holds it as "camping".
+    const idf = candidateIdf('Where has Melanie camped?', claims);
+    const [melanie, word] = [idf.get('melanie') ?? 0, idf.get('camped') ?? 0];
+    const total = melanie + word + (idf.get('where') ?? 0);
+    expect(camped).toBeCloseTo((melanie + word) / total);
+    expect(camping).toBeCloseTo((melanie + INFLECTED_MATCH * word) / total);
+    expect(camping).toBeLessThan(camped as number);
+    expect(none).toBe(0);
   });
 
   it.each<[string, number]>([
