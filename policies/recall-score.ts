@@ -126,11 +126,21 @@ export function lexicalMatch(query: string, claim: string, weights?: ReadonlyMap
   return weightedCoverage(q, new Set(contentTokens(claim)), weights);
 }
 
-/** The weighted share of the query's words `q` found in a claim's word set. */
-function weightedCoverage(q: readonly string[], inClaim: ReadonlySet<string>, weights: ReadonlyMap<string, number>) {
+/**
+ * The weighted share of the query's words `q` found in a claim's word set; with the claim's
+ * `inflected` words (`inflectionStem`), a word found only in another inflection counts
+ * INFLECTED_MATCH of its weight.
+ */
+function weightedCoverage(
+  q: readonly string[],
+  inClaim: ReadonlySet<string>,
+  weights: ReadonlyMap<string, number>,
+  inflected?: ReadonlySet<string>,
+) {
   const weight = (t: string) => weights.get(t) ?? 0;
+  const found = (t: string) => (inClaim.has(t) ? 1 : inflected?.has(inflectionStem(t)) ? INFLECTED_MATCH : 0);
   const total = q.reduce((s, t) => s + weight(t), 0);
-  return total === 0 ? 0 : q.reduce((s, t) => s + (inClaim.has(t) ? weight(t) : 0), 0) / total;
+  return total === 0 ? 0 : q.reduce((s, t) => s + found(t) * weight(t), 0) / total;
 }
 
 /**
@@ -168,18 +178,7 @@ export function candidateMatches(query: string, claims: readonly string[]): numb
   if (q.length === 0) return claims.map(() => 0);
   const docs = claims.map((c) => new Set(contentTokens(c)));
   const idf = idfOf(q, docs);
-  const total = q.reduce((s, t) => s + (idf.get(t) ?? 0), 0);
-  if (total === 0) return claims.map(() => 0);
-  const stems = q.map(inflectionStem);
-  return docs.map((words, i) => {
-    const inflected = stemsOf(claims[i] as string);
-    let matched = 0;
-    q.forEach((t, j) => {
-      const found = words.has(t) ? 1 : inflected.has(stems[j] as string) ? INFLECTED_MATCH : 0;
-      matched += found * (idf.get(t) ?? 0);
-    });
-    return matched / total;
-  });
+  return docs.map((words, i) => weightedCoverage(q, words, idf, stemsOf(claims[i] as string)));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { memoByText } from './memo.ts';
-import { contentTokens, jaccardOfSets, sentences } from './text.ts';
+import { contentTokens, jaccardOfSets, sentences, wordTokens } from './text.ts';
 
 /**
  * Knowledge updates at recall. People restate a fact with a new value long after they first
@@ -190,6 +190,9 @@ const stemWord = (t: string): string => (t.length > 3 && /^[a-z]+[^s]s$/.test(t)
 /** Numbers as written without grouping commas or a trailing unit sign: `4,500` and `4500` are one value. */
 const valueForm = (t: string): string => t.replace(/(?<=\d),(?=\d{3}\b)/g, '').replace(/[%.,]+$/, '');
 
+/** The values (numbers, amounts, dates, times of day) among tokens, in their `valueForm`. */
+const valuesOf = (tokens: readonly string[]): Set<string> => new Set(tokens.filter((t) => /\d/.test(t)).map(valueForm));
+
 export function queryWords(query: string): Set<string> {
   return new Set(
     contentTokens(query)
@@ -230,7 +233,7 @@ function focusOf(view: UpdateView, query: ReadonlySet<string>): Focus | undefine
     speaker: view.speaker,
     all: new Set(best.tokens.filter((t) => !/\d/.test(t)).map(stemWord)),
     words: best.words,
-    values: new Set(best.tokens.filter((t) => /\d/.test(t)).map(valueForm)),
+    values: valuesOf(best.tokens),
     valueWords: wordsBesideValues(best.tokens),
     saysChange: best.tokens.some((t) => CHANGE_WORDS.has(t)),
     at,
@@ -269,17 +272,8 @@ const PAST_AUXILIARIES = new Set(['was', 'were', 'did', 'had']);
  * of that time, so no newer value moves above it.
  */
 export function asksAboutThen(query: string): boolean {
-  const first = (query.toLowerCase().match(/\p{L}+/gu) ?? []).find((w) => AUXILIARIES.has(w));
+  const first = wordTokens(query).find((w) => AUXILIARIES.has(w));
   return first !== undefined && PAST_AUXILIARIES.has(first);
-}
-
-/** Values the question itself names (numbers, amounts, dates), as the focus sentences hold them. */
-function queryValues(query: string): Set<string> {
-  return new Set(
-    contentTokens(query)
-      .filter((t) => /\d/.test(t))
-      .map(valueForm),
-  );
 }
 
 /**
@@ -319,7 +313,7 @@ function saysChangeOf(newer: Focus, older: Focus, added: string[], dropped: stri
 export function updatesFirst<T>(ranked: readonly T[], query: string, view: (item: T) => UpdateView): T[] {
   if (asksAboutThen(query)) return [...ranked];
   const words = queryWords(query);
-  const asked = queryValues(query);
+  const asked = valuesOf(contentTokens(query));
   const items = ranked.map((item) => ({ item, focus: focusOf(view(item), words) }));
   for (let i = 0; i < items.length; i++) {
     const older = items[i]?.focus;
