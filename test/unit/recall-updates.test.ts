@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UPDATE_REACH, updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
+import { UPDATE_OUTRIGHT_REACH, UPDATE_REACH, updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
 
 interface Item extends UpdateView {
   id: string;
@@ -166,6 +166,40 @@ describe('updatesFirst: a newer value of what the query asks about is read first
     const out = order([original, ...filler, update], zoteroQuery);
     expect(out[0]).toBe('march');
     expect(out.at(-1)).toBe('may');
+  });
+});
+
+describe('updatesFirst: an update that says what the value changed to is found further down', () => {
+  const fillers = (n: number) =>
+    Array.from({ length: n }, (_, i) => item(`f${i}`, APRIL, `Filler sentence ${'x'.repeat(i)}.`));
+  const grown = item('june', '2024-06-10T09:00:00.000Z', 'My Zotero library has grown to 52 sources this term.');
+
+  it('moves it from just beyond UPDATE_REACH places below, and from UPDATE_OUTRIGHT_REACH', () => {
+    for (const n of [UPDATE_REACH, UPDATE_OUTRIGHT_REACH - 1]) {
+      const out = order([original, ...fillers(n), grown], zoteroQuery);
+      expect(out.slice(0, 2)).toEqual(['june', 'march']);
+    }
+  });
+
+  it('leaves it where it is beyond UPDATE_OUTRIGHT_REACH', () => {
+    const out = order([original, ...fillers(UPDATE_OUTRIGHT_REACH), grown], zoteroQuery);
+    expect(out[0]).toBe('march');
+    expect(out.at(-1)).toBe('june');
+  });
+
+  it('does not reach that far for a change verb far from the new value', () => {
+    const addedElsewhere = item(
+      'june',
+      '2024-06-10T09:00:00.000Z',
+      'I added a citation style to my Zotero library, and tagging by theme and date keeps it at 52 sources.',
+    );
+    const out = order([original, ...fillers(UPDATE_REACH), addedElsewhere], zoteroQuery);
+    expect(out[0]).toBe('march');
+  });
+
+  it('prefers an update within UPDATE_REACH to a newer one further down', () => {
+    const out = order([original, update, ...fillers(UPDATE_REACH), grown], zoteroQuery);
+    expect(out.slice(0, 2)).toEqual(['may', 'march']);
   });
 });
 
