@@ -96,3 +96,41 @@ describe('a note explains a failed run when it is a lesson that cites a record o
     expect(failureLessonYield([...runs, ...unexplained])).toEqual({ mean: 0.5, n: 2 });
   });
 });
+
+describe('where a failed multi-agent run went wrong: the step its failed outcome is traced to', () => {
+  // A run whose coder recovered from a tool error, then an expert stated a wrong answer the verifier concluded with.
+  const steps: Array<[number, EvalRecord['record']['kind'], string]> = [
+    [1, 'user_message', 'user'],
+    [2, 'tool_call', 'Coder'],
+    [3, 'error', 'python'],
+    [4, 'agent_message', 'Expert'],
+    [5, 'agent_message', 'Verifier'],
+    [6, 'task_outcome', 'harness'],
+  ];
+  const run = steps.map(([step, kind, actor]) => rec(0, step, kind, actor));
+  const ww: EvalCase = { ...task, dataset: 'who-and-when', records: run };
+  const byId = new Map(run.map((r) => [r.record.id, r]));
+  const lesson = (kind: NoteVersion['kind'], sourceKind: NoteVersion['sourceKind'], cites: string[]) =>
+    ({
+      kind,
+      sourceKind,
+      status: 'active',
+      evidence: cites.map((g) => ({ recordId: run.find((r) => r.goldId === g)?.record.id })),
+    }) as unknown as NoteVersion;
+  const recoveredError = lesson('tool_behavior', 'tool_fact', ['t0:3']);
+  const blamed = (notes: NoteVersion[]) => {
+    const [outcome] = failedRunOutcomes(ww, notes, byId);
+    return [outcome?.attributedStep, outcome?.attributedAgent];
+  };
+
+  it('blames the step that first gave the answer the run ended with, not an earlier recovered error', () => {
+    const answer = lesson('failure_cause', 'inference', ['t0:4', 't0:5', 't0:6']);
+    expect(blamed([recoveredError, answer])).toEqual([4, 'Expert']);
+  });
+
+  it('falls back to the earliest step any lesson cites when no lesson traces the outcome to a step', () => {
+    const noEarlierStep = lesson('failure_cause', 'inference', ['t0:5', 't0:6']);
+    expect(blamed([recoveredError, noEarlierStep])).toEqual([2, 'Coder']);
+    expect(blamed([recoveredError])).toEqual([2, 'Coder']);
+  });
+});

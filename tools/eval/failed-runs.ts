@@ -38,8 +38,18 @@ function actingStep(evalCase: EvalCase, cited: EvalRecord): EvalRecord {
 }
 
 /**
+ * Records a lesson must cite to trace the failed outcome to a step: the outcome, the message that
+ * concluded the run, and an earlier step that gave what it concluded. A lesson citing only the
+ * outcome and the conclusion ("an answer no earlier step gave") names no step that went wrong.
+ */
+const TRACE_RECORDS = 3;
+
+/**
  * Per failed run: the notes drawn from its records, whether a lesson note cites one of them
- * (the run is explained), and the earliest step such a lesson cites (where it went wrong).
+ * (the run is explained), and where it went wrong: the earliest step cited by a lesson that
+ * traces the failed outcome to a step (it cites the run's `task_outcome`), or failing one, by any
+ * lesson. A tool error the run recovered from, or a problem reported along the way, comes earlier
+ * than the step whose answer the failed run ended with, but did not decide how it ended.
  */
 export function failedRunOutcomes(
   evalCase: EvalCase,
@@ -54,7 +64,12 @@ export function failedRunOutcomes(
         .filter((r): r is EvalRecord => r?.goldSession === run.goldSession);
     const fromRun = memory.filter((n) => citedFrom(n).length > 0);
     const lessons = fromRun.filter(explainsFailure);
-    const cited = lessons
+    const traces = (n: NoteVersion) => {
+      const records = citedFrom(n);
+      return records.length >= TRACE_RECORDS && records.some((r) => r.record.kind === 'task_outcome');
+    };
+    const causes = lessons.some(traces) ? lessons.filter(traces) : lessons;
+    const cited = causes
       .flatMap(citedFrom)
       .filter((r) => r.step !== undefined)
       .sort((a, b) => (a.step as number) - (b.step as number))[0];

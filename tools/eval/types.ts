@@ -100,7 +100,7 @@ export interface FailedRunOutcome {
   notes: number;
   /** A lesson note (or a correction) cites a record of this run: the run yielded a note explaining its failure. */
   explained?: boolean;
-  /** The step Nocturne attributes the failure to (earliest step cited by a failure lesson), if any. */
+  /** The step Nocturne attributes the failure to (the earliest step cited by a lesson that traces the failed outcome, else by any failure lesson), if any. */
   attributedStep?: number;
   attributedAgent?: string;
   mistakeStep?: number;
