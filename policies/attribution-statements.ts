@@ -1,6 +1,7 @@
 import type { ArchivedRecord, Episode, Finding } from '../src/contracts/episode.ts';
 import { selectStatement, statementBeforeQuestion, type SentenceContext } from './statement-selection.ts';
 import { MONTH } from './dates.ts';
+import { withNarrativeTimes } from './statements.ts';
 import { contentTokens, jaccard, sentences } from './text.ts';
 import { FIRST_PERSON } from './third-person.ts';
 
@@ -165,7 +166,8 @@ export function statedFacts(ep: Episode): Finding[] {
   return ep.records.flatMap((r, i) => {
     if (!isUserSpeech(r) || contradictsTool(ep, i)) return [];
     const ctx = contextOf(ep, r);
-    return statementsOf(r.record.text ?? '')
+    // A past event told right after the sentence that named its time takes that time.
+    return withNarrativeTimes(statementsOf(r.record.text ?? ''), r.record.observedAt)
       .filter((s) => !statesPreference(s, agent))
       .map((s) => selected(s, ctx))
       .filter((s): s is string => s !== undefined && isStatement(s, agent) && !restates(s, kept))

@@ -87,8 +87,18 @@ export function datedJust(text: string, observedAt: string): AbsoluteText {
   return { text: `${clause} on ${day}${cut.slice(end)}`, time: { at: observedAt, source: 'just' } };
 }
 
-/** "recently" or "lately", with the comma of an opener: the only time word of "Recently, Caroline had …". */
-const RECENTLY = /\b(recently|lately)\b,?\s*/i;
+/** "recently", "lately" or "currently", with the comma of an opener: the only time word of "Recently, Caroline had …". */
+const RECENTLY = /\b(recently|lately|currently)\b,?\s*/i;
+
+/** Words that start a sentence only because they stand first: not kept capitalised after an opener. */
+const SENTENCE_OPENER = /^(?:The|A|An|It|This|That|These|Those|There|They|He|She|We|Our|His|Her|Their|Its)\b/;
+
+/** What each of those words says of the day it was said on. */
+const RECENT_PHRASES: Record<'recently' | 'lately' | 'currently', (day: string) => string> = {
+  recently: (day) => `shortly before ${day}`,
+  lately: (day) => `in the weeks before ${day}`,
+  currently: (day) => `as of ${day}`,
+};
 
 /**
  * "Recently" names no day, but it was said on one: "Recently, Caroline had a bad hike." said on
@@ -99,12 +109,15 @@ export function datedRecently(text: string, observedAt: string): AbsoluteText {
   const m = RECENTLY.exec(text);
   if (!m || findTimeMentions(text, observedAt).length > 0) return { text };
   const day = formatMention({ at: new Date(observedAt), precision: 'day' });
-  const word = (m[1] as string).toLowerCase();
-  const phrase = word === 'recently' ? `shortly before ${day}` : `in the weeks before ${day}`;
+  const word = (m[1] as string).toLowerCase() as keyof typeof RECENT_PHRASES;
+  const phrase = RECENT_PHRASES[word](day);
   const time: NoteTime = { at: observedAt, source: m[1] as string };
-  if (m.index === 0) {
-    const rest = text.slice(m[0].length).replace(/\s+([,.!?])/g, '$1');
-    return { text: `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}, ${rest}`, time };
+  const opener = `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}, `;
+  if (m.index === 0) return { text: opener + text.slice(m[0].length).replace(/\s+([,.!?])/g, '$1'), time };
+  // "Jon is currently reading X and hoping …": the state holds as of that day, said first.
+  if (word === 'currently') {
+    const rest = `${text.slice(0, m.index)}${text.slice(m.index + m[0].length)}`.replace(/\s+([,.!?])/g, '$1');
+    return { text: opener + (SENTENCE_OPENER.test(rest) ? rest.charAt(0).toLowerCase() + rest.slice(1) : rest), time };
   }
   // Mid-sentence, only the word goes: a comma after it still ends its clause, and the day goes
   // there, not after a clause spliced on ("made some peach cobbler recently, it was great" →
@@ -118,6 +131,46 @@ export function datedRecently(text: string, observedAt: string): AbsoluteText {
   return { text: `${joined.slice(0, at).replace(/[,\s]+$/, '')} ${phrase}${joined.slice(at)}`, time };
 }
 
+/** "I participated …", "Yesterday, we went …": the verb a first-person sentence tells its event with. */
+const FIRST_PERSON_VERB = /^(?:[A-Za-z]+,?\s+){0,3}?(?:I|we)\s+(?:(?:also|then|finally|actually|even)\s+)?([a-z]+)\b/i;
+
+/**
+ * A past event told right after the sentence that set its time takes that time: "Last weekend I
+ * did something new. I participated in a 5K charity run." → "… I participated in a 5K charity
+ * run last weekend."; "Yesterday, I went to a fair … I got some possible leads" → "I got some
+ * possible leads yesterday". People tell one outing in a run of sentences and name its time once.
+ * Only the sentence just before counts, only a time before the day it was said (a past event
+ * happened before it was told), and only a first-person sentence whose verb is in the past and
+ * that names no time of its own ("just" and "recently" date it themselves). The time keeps its
+ * words, so `absoluteTimes` later makes it absolute as it would have in its own sentence.
+ */
+export function withNarrativeTimes(sentences: readonly string[], observedAt: string): string[] {
+  return sentences.map((sentence, i) => {
+    const time = i > 0 ? pastTimeOf(sentences[i - 1] as string, observedAt) : undefined;
+    if (!time) return sentence;
+    const verb = FIRST_PERSON_VERB.exec(sentence);
+    if (!verb || !isPastVerb((verb[1] as string).toLowerCase())) return sentence;
+    if (JUST_PAST.test(sentence) || RECENTLY.test(sentence) || placedTimeMentions(sentence, observedAt).length > 0)
+      return sentence;
+    const from = verb.index + verb[0].length;
+    // The time ends the event's clause, before a bracketed note of the transcript ("[shares a photo: …]").
+    const stop = sentence.slice(from).search(CLAUSE_OR_BRACKET);
+    const end = stop >= 0 ? from + stop : sentence.length;
+    const head = /^(.*?)([.!?]*)$/s.exec(sentence.slice(0, end).trimEnd()) as RegExpExecArray;
+    return `${head[1]} ${time}${head[2]}${sentence.slice(end)}`;
+  });
+}
+
+/** The one time a sentence names, with the preposition before it, when it lies before the day it was said. */
+function pastTimeOf(sentence: string, observedAt: string): string | undefined {
+  const mentions = placedTimeMentions(sentence, observedAt);
+  const m = mentions[0];
+  if (mentions.length !== 1 || !m || m.at.getTime() >= Date.parse(observedAt)) return undefined;
+  const previous = /([A-Za-z]+)\s*$/.exec(sentence.slice(0, m.index))?.[1];
+  const words = previous && TIME_PREPOSITIONS.has(previous.toLowerCase()) ? `${previous} ${m.text}` : m.text;
+  return words.charAt(0).toLowerCase() + words.slice(1);
+}
+
 /**
  * Where a clause ends: a semicolon or a dash, a comma before a joining word or a pronoun that
  * starts another clause (", so …", ", it was …"), or the end of the sentence. A comma in a list
@@ -125,6 +178,8 @@ export function datedRecently(text: string, observedAt: string): AbsoluteText {
  */
 const CLAUSE_END =
   /[;:]|\s[-\u2013\u2014]\s|,\s+(?:(?:so|but|because|though|although|which|while|yet)\b|(?:and\s+)?(?:it|that|this|they|he|she|there)\b)|[.!?]+\s*$/i;
+/** The same, or the start of a bracketed note of the transcript. */
+const CLAUSE_OR_BRACKET = new RegExp(`${CLAUSE_END.source}|\\s*\\[`, 'i');
 
 const SUBJECT_OF_VERB = /^\s+(was|is|has|had|were|will|seemed|felt)\b/i;
 const isAbsolute = (m: TimeMention) =>

@@ -216,6 +216,28 @@ describe('messages that leave notes, and their claims', () => {
       'I ran a charity race for mental health last Saturday – it was really rewarding.',
       ['Jon ran a charity race for mental health on 6 May 2023.'],
     ],
+    // A past event told right after the sentence that named its time takes that time.
+    [
+      'Last weekend I did something new that had an impact on me. I participated in a 5K charity run for a homeless shelter.',
+      [
+        'On the weekend of 6 May 2023 Jon did something new that had an impact on Jon.',
+        'Jon participated in a 5K charity run for a homeless shelter on the weekend of 6 May 2023.',
+      ],
+    ],
+    [
+      'Yesterday, I went to a fair to show off my studio. I got some possible leads, so that was awesome.',
+      ["On 7 May 2023, Jon went to a fair to show off Jon's studio.", 'Jon got some possible leads on 7 May 2023.'],
+    ],
+    // A time still to come is not when something already done happened.
+    [
+      'I am going to a pottery workshop next week. I bought a new pottery wheel.',
+      ['Jon is going to a pottery workshop in the week of 15 May 2023.', 'Jon bought a new pottery wheel.'],
+    ],
+    // "Currently": the state holds as of the day it was said.
+    [
+      'I am currently reading "The Lean Startup" and hoping it will give me tips for my biz.',
+      ['As of 8 May 2023, Jon is reading "The Lean Startup" and hoping it will give Jon tips for Jon\'s biz.'],
+    ],
     // A feeling about something named is a statement.
     [
       "I'm excited about my pottery class on 12 May 2023.",
