@@ -103,7 +103,8 @@ const RECENT_PHRASES: Record<'recently' | 'lately' | 'currently', (day: string) 
 /**
  * "Recently" names no day, but it was said on one: "Recently, Caroline had a bad hike." said on
  * 25 May 2023 → "Shortly before 25 May 2023, Caroline had a bad hike."; "lately" speaks of the
- * weeks up to that day. A text that names a time is returned as it was.
+ * weeks up to that day; "currently" says what held as of that day, and says it first ("As of 27
+ * May 2023, Jon is reading …"). A text that names a time is returned as it was.
  */
 export function datedRecently(text: string, observedAt: string): AbsoluteText {
   const m = RECENTLY.exec(text);
