@@ -1,4 +1,5 @@
 import { memoByText } from './memo.ts';
+import { isPastVerb } from './third-person.ts';
 import { contentTokens, jaccardOfSets, sentences, wordTokens } from './text.ts';
 
 /**
@@ -302,12 +303,15 @@ const PAST_AUXILIARIES = new Set(['was', 'were', 'did', 'had']);
 /**
  * Whether the question asks about what was said or done then ("How long did it take me to
  * improve my accuracy?", "How many series did I say were on my reading list?"), not about the
- * current value: its first auxiliary is in the past tense. Such a question wants the statement
+ * current value: its first auxiliary is in the past tense, or it has none and its verb is ("How
+ * many days passed between …"). Such a question wants the statement
  * of that time, so no newer value moves above it.
  */
 export function asksAboutThen(query: string): boolean {
-  const first = wordTokens(query).find((w) => AUXILIARIES.has(w));
-  return first !== undefined && PAST_AUXILIARIES.has(first);
+  const words = wordTokens(query);
+  const first = words.find((w) => AUXILIARIES.has(w));
+  // With no auxiliary, the verb itself says it: "How many days passed between …".
+  return first === undefined ? words.some(isPastVerb) : PAST_AUXILIARIES.has(first);
 }
 
 /**

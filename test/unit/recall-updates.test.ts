@@ -204,12 +204,14 @@ describe('updatesFirst: an update that says what the value changed to is found f
 });
 
 describe('updatesFirst: a question about then keeps the statement of then first', () => {
-  it('moves nothing for a question asked in the past tense ("did", "was", "were", "had")', () => {
+  it('moves nothing for a question asked in the past tense ("did", "was", "were", "had", or a past verb alone)', () => {
     for (const query of [
       'How many sources did I have in my Zotero library?',
       'How many sources were in my Zotero library?',
       'What was the number of sources in my Zotero library?',
       'How many sources had my Zotero library reached before the essay?',
+      // No auxiliary: the verb itself is in the past.
+      'How many sources went into my Zotero library?',
     ])
       expect(order([original, unrelated, update], query), query).toEqual(['march', 'essay', 'may']);
   });
