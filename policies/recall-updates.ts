@@ -209,6 +209,7 @@ function wordsBesideValues(tokens: readonly string[]): Map<string, Set<string>> 
   return beside;
 }
 
+/** The values of a sentence a change verb comes at most CHANGED_TO_REACH words before, in their `valueForm`. */
 function valuesChangedTo(tokens: readonly string[]): Set<string> {
   const changedTo = new Set<string>();
   tokens.forEach((token, i) => {

@@ -23,6 +23,15 @@ const TIME_PREPOSITIONS = new Set([
   'during',
 ]);
 
+/** The time preposition that ends `before` ("… since "), as written, if it ends with one. */
+function timePrepositionBefore(before: string): string | undefined {
+  const previous = /([A-Za-z]+)\s*$/.exec(before)?.[1];
+  return previous && TIME_PREPOSITIONS.has(previous.toLowerCase()) ? previous : undefined;
+}
+
+/** A space left before punctuation where a word was taken out ("… a bad hike ." → "… a bad hike."). */
+const closePunctuation = (text: string): string => text.replace(/\s+([,.!?])/g, '$1');
+
 export interface AbsoluteText {
   text: string;
   /** The first time the text speaks of, with the words it was read from. */
@@ -53,12 +62,12 @@ export function absoluteTimes(text: string, observedAt: string, opts: AbsoluteOp
       out += before + m.text;
       continue;
     }
-    const previous = /([A-Za-z]+)\s*$/.exec(before)?.[1]?.toLowerCase();
+    const previous = timePrepositionBefore(before);
     // "Last week was wild" → "The week of … was wild": a time that is the subject takes no preposition.
     const isSubject = SUBJECT_OF_VERB.test(text.slice(from));
     const phrase = afterNumber(before, m)
       ? `${m.text}, ${m.at.getUTCFullYear()}`
-      : absolutePhrase(m, isSubject || (previous !== undefined && TIME_PREPOSITIONS.has(previous)));
+      : absolutePhrase(m, isSubject || previous !== undefined);
     const startsSentence = /(^|[.!?]\s+)$/.test(out + before);
     out += before + (startsSentence ? phrase.charAt(0).toUpperCase() + phrase.slice(1) : phrase);
   }
@@ -114,10 +123,10 @@ export function datedRecently(text: string, observedAt: string): AbsoluteText {
   const phrase = RECENT_PHRASES[word](day);
   const time: NoteTime = { at: observedAt, source: m[1] as string };
   const opener = `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}, `;
-  if (m.index === 0) return { text: opener + text.slice(m[0].length).replace(/\s+([,.!?])/g, '$1'), time };
+  if (m.index === 0) return { text: opener + closePunctuation(text.slice(m[0].length)), time };
   // "Jon is currently reading X and hoping …": the state holds as of that day, said first.
   if (word === 'currently') {
-    const rest = `${text.slice(0, m.index)}${text.slice(m.index + m[0].length)}`.replace(/\s+([,.!?])/g, '$1');
+    const rest = closePunctuation(`${text.slice(0, m.index)}${text.slice(m.index + m[0].length)}`);
     return { text: opener + (SENTENCE_OPENER.test(rest) ? rest.charAt(0).toLowerCase() + rest.slice(1) : rest), time };
   }
   // Mid-sentence, only the word goes: a comma after it still ends its clause, and the day goes
@@ -167,8 +176,8 @@ function pastTimeOf(sentence: string, observedAt: string): string | undefined {
   const mentions = placedTimeMentions(sentence, observedAt);
   const m = mentions[0];
   if (mentions.length !== 1 || !m || m.at.getTime() >= Date.parse(observedAt)) return undefined;
-  const previous = /([A-Za-z]+)\s*$/.exec(sentence.slice(0, m.index))?.[1];
-  const words = previous && TIME_PREPOSITIONS.has(previous.toLowerCase()) ? `${previous} ${m.text}` : m.text;
+  const previous = timePrepositionBefore(sentence.slice(0, m.index));
+  const words = previous ? `${previous} ${m.text}` : m.text;
   return words.charAt(0).toLowerCase() + words.slice(1);
 }
 
