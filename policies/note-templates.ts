@@ -1,5 +1,6 @@
 import type { NoteCondition, NoteStructure } from '../src/contracts/note-structure.ts';
 import type { NoteKind } from '../src/contracts/note.ts';
+import { formatMention } from './dates.ts';
 
 /**
  * A note's claim rendered from its structure, one template per shape of lesson, so the text
@@ -41,7 +42,7 @@ export const TEMPLATE_VOCABULARY: ReadonlySet<string> = new Set(
 type Renderer = (s: NoteStructure) => string;
 
 const RENDERERS: Record<TemplateName, Renderer> = {
-  statement: (s) => `${s.subject.id} ${verbPhrase(s)} ${s.value}`,
+  statement: (s) => `${toldBy(s)}${s.subject.id} ${verbPhrase(s)} ${s.value}`,
   report: (s) => s.value,
   preference: (s) =>
     negative(s)
@@ -95,6 +96,11 @@ const isTemplate = (name: string | undefined): name is TemplateName =>
   name !== undefined && (TEMPLATES as readonly string[]).includes(name);
 
 const negative = (s: NoteStructure) => s.polarity === 'negative';
+
+/** "On or before 3 May 2023, " for an event bounded by the day it was told (`time.by`), else nothing. */
+function toldBy(s: NoteStructure): string {
+  return s.time?.by ? `On or before ${formatMention({ at: new Date(s.time.by), precision: 'day' })}, ` : '';
+}
 
 /** "is" → "is not", "really does want" → "really does not want": "not" follows the auxiliary; negatives always carry one. */
 function verbPhrase(s: NoteStructure): string {

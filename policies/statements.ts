@@ -279,6 +279,32 @@ export function splitStatement(sentence: string, subject: string): StatementPart
   return value.length > 0 ? { attribute: attribute.join(' '), value, polarity } : undefined;
 }
 
+/** Past forms that tell a state, a wish or an ability ("Caroline loved the book"), not an event of one day. */
+const STATE_PAST = new Set(
+  'was were had did could would should might must used loved liked hated disliked wanted needed thought knew felt seemed hoped wished meant believed preferred'.split(
+    ' ',
+  ),
+);
+/** Adverbs that make a past verb a habit ("always walked"), not one event. */
+const HABITUAL = new Set('always never usually often sometimes'.split(' '));
+/** A time of life or a habit named in words a day cannot bound: "as a kid", "when Maria was younger", "every week". */
+const LIFE_OR_HABIT =
+  /\b(?:as an? (?:kid|child|teen(?:ager)?|boy|girl|student)|when \S+ (?:was|were)|growing up|back (?:then|in)|in (?:high |middle |elementary )?school|in college|at (?:the )?age|childhood|younger|every|each (?:day|week|month|year|morning|evening|night|time)|whenever)\b/i;
+
+/**
+ * Whether a statement tells one past event with no time of its own ("Maria bought a cross
+ * necklace", "John lost John's job"): it happened on or before the day it was told, and a note
+ * can say that much (`NoteTime.by`). Left out: a past state or wish ("loved", "wanted to"), a
+ * habit ("always walked", "every week") and a time of life ("as a kid"), which that day does
+ * not bound in any useful way. Called on a statement that names no time.
+ */
+export function tellsPastEvent(parts: Pick<StatementParts, 'attribute' | 'value'>): boolean {
+  const words = parts.attribute.toLowerCase().split(' ');
+  if (words.some((w) => HABITUAL.has(w))) return false;
+  const verb = words.find((w) => !ADVERBS.has(w));
+  return verb !== undefined && isPastVerb(verb) && !STATE_PAST.has(verb) && !LIFE_OR_HABIT.test(parts.value);
+}
+
 /** Attributes a subject holds one value of at a time (where someone lives or works). */
 export const EXCLUSIVE_ATTRIBUTES = /^(lives in|lives at|works at|works as|works for|moved to|is based in)$/i;
 

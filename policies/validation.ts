@@ -194,7 +194,7 @@ const CONNECTIVE_FORMS = evidenceForms(TEMPLATE_CONNECTIVES);
 /** The words a claim may take from its structure: its fields (the connectives are CONNECTIVE_FORMS). */
 function structureText(s: ParsedNoteStructure): string {
   const conditions = s.conditions.map((c) => `${c.field} ${String(c.value)}`);
-  const time = [s.time?.at, s.time?.until]
+  const time = [s.time?.at, s.time?.until, s.time?.by]
     .filter((t): t is string => !!t)
     .map((t) => formatMention({ at: new Date(t), precision: 'day' }));
   return [s.subject.id, s.attribute, s.value, s.contrast ?? '', ...conditions, ...time].join(' ');

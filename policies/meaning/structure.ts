@@ -176,7 +176,7 @@ function checkTime(
   claim: string,
   cited: readonly RawRecord[],
 ) {
-  const noted = [...(s.time?.at ? [dayOf(s.time.at)] : []), ...inValue];
+  const noted = [...[s.time?.at, s.time?.by].flatMap((t) => (t ? [dayOf(t)] : [])), ...inValue];
   const claimed = absoluteDates(claim);
   const missing = unsupportedPeriod([...noted, ...claimed], cited);
   if (missing) return fail('time_mismatch', `no cited record speaks of ${missing}`);

@@ -34,6 +34,12 @@ export const NoteTime = z.object({
   at: IsoDateTime.optional(),
   /** After this instant the note no longer applies (a plan after its date); it becomes the version's `validUntil`. */
   until: IsoDateTime.optional(),
+  /**
+   * The event happened on or before this instant: a past event told with no time of its own is
+   * bounded by the day it was told. A bound, not a day: two tellings of one event on two days
+   * are still one event.
+   */
+  by: IsoDateTime.optional(),
   /** The words of the record the time was read from (`next Tuesday`), kept for validation. */
   source: z.string().max(200).optional(),
 });

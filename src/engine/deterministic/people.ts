@@ -5,6 +5,7 @@ import {
   datedRecently,
   EXCLUSIVE_ATTRIBUTES,
   splitStatement,
+  tellsPastEvent,
 } from '../../../policies/statements.ts';
 import { sentences } from '../../../policies/text.ts';
 import { toThirdPerson, type Voices } from '../../../policies/third-person.ts';
@@ -124,7 +125,14 @@ export function statement(text: string, voices: Voices, at: string): NoteStructu
   const dated = resolved.time ? resolved : datedJust(resolved.text, at);
   const { text: absolute, time } = dated.time ? dated : datedRecently(dated.text, at);
   const parts = splitStatement(absolute, voices.speaker);
-  const base = { subject: { type: 'user' as const, id: voices.speaker }, conditions: [], ...(time ? { time } : {}) };
+  // A past event told with no time happened by the day it was told: the note says so.
+  const bound = !time && parts && tellsPastEvent(parts) ? { by: at } : undefined;
+  const told = time ?? bound;
+  const base = {
+    subject: { type: 'user' as const, id: voices.speaker },
+    conditions: [],
+    ...(told ? { time: told } : {}),
+  };
   return parts
     ? { ...base, ...parts, exclusive: EXCLUSIVE_ATTRIBUTES.test(parts.attribute), template: 'statement' }
     : { ...base, attribute: 'said', value: absolute, polarity: 'positive', exclusive: false, template: 'report' };

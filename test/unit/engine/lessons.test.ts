@@ -191,7 +191,7 @@ describe('episode digests', () => {
     const digest = digests[0]!;
     expect(digest.content.scope).toEqual({ level: 'session', key: 'session_1' });
     expect(digest.content.claim).toBe(
-      "In session_1 on 8 May 2023, Caroline talked: Caroline went to a pottery class on 7 May 2023. Caroline's sister moved to Denver in April 2023. Caroline started training for the Boston marathon.",
+      "In session_1 on 8 May 2023, Caroline talked: Caroline went to a pottery class on 7 May 2023. Caroline's sister moved to Denver in April 2023. On or before 8 May 2023, Caroline started training for the Boston marathon.",
     );
     expect(digest.content.evidence.map((e) => e.recordId)).toEqual(records.map((r) => r.id));
     // Extractive: every fact of the digest is a note of its own, citing its record.

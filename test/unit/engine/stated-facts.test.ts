@@ -141,8 +141,8 @@ describe('stated facts', () => {
     const facts = (await proposalsFrom(told, '2023-05-09T00:00:00Z')).filter((p) => p.content.kind === 'fact');
     expect(facts.map((p) => p.content.claim)).toEqual([
       'u-ana had to miss the book club meeting on 5 May 2023.',
-      'u-ana moved the reading group to the library annex.',
-      'u-ana booked the small room for Fridays.',
+      'On or before 8 May 2023, u-ana moved the reading group to the library annex.',
+      'On or before 8 May 2023, u-ana booked the small room for Fridays.',
     ]);
   });
 

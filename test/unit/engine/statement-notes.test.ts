@@ -152,7 +152,7 @@ describe('messages that leave notes, and their claims', () => {
     // One statement per note: two topics in one message are two notes, the reply between them none.
     [
       'I started a dance studio in April 2023. Thanks so much for asking! I also adopted a puppy named Max.',
-      ['Jon started a dance studio in April 2023.', 'Jon also adopted a puppy named Max.'],
+      ['Jon started a dance studio in April 2023.', 'On or before 8 May 2023, Jon also adopted a puppy named Max.'],
     ],
     ['I wanna open a second studio in Boston next year.', ['Jon wants to open a second studio in Boston in 2024.']],
     ["I really don't want to give up dancing.", ['Jon really does not want to give up dancing.']],
@@ -231,8 +231,25 @@ describe('messages that leave notes, and their claims', () => {
     // A time still to come is not when something already done happened.
     [
       'I am going to a pottery workshop next week. I bought a new pottery wheel.',
-      ['Jon is going to a pottery workshop in the week of 15 May 2023.', 'Jon bought a new pottery wheel.'],
+      [
+        'Jon is going to a pottery workshop in the week of 15 May 2023.',
+        'On or before 8 May 2023, Jon bought a new pottery wheel.',
+      ],
     ],
+    // A past event told with no time of its own happened on or before the day it was told;
+    // a past state, a habit or a time of life is not bounded by that day.
+    [
+      'I lost my job at the engineering company.',
+      ["On or before 8 May 2023, Jon lost Jon's job at the engineering company."],
+    ],
+    [
+      'I finally found a place with great natural light!',
+      ['On or before 8 May 2023, Jon finally found a place with great natural light!'],
+    ],
+    ['I loved "Becoming Nicole" by Amy Ellis Nutt.', ['Jon loved "Becoming Nicole" by Amy Ellis Nutt.']],
+    ['I always walked my dog along the river.', ["Jon always walked Jon's dog along the river."]],
+    ['I visited my grandparents in Ohio every summer.', ["Jon visited Jon's grandparents in Ohio every summer."]],
+    ['I took piano lessons as a kid with my sister.', ["Jon took piano lessons as a kid with Jon's sister."]],
     // "Currently": the state holds as of the day it was said.
     [
       'I am currently reading "The Lean Startup" and hoping it will give me tips for my biz.',

@@ -85,6 +85,13 @@ describe('relate by slot: the structure decides, whatever the wording', () => {
       slot('support group', { attribute: 'went to', time: { at: '2023-06-09T00:00:00Z' } }),
       'unrelated',
     ],
+    [
+      // A bound is not a day: told again a month later, it is the same event.
+      'one event told on two days, each bounded by its telling',
+      slot('a cross necklace', { attribute: 'bought', time: { by: '2023-04-10T00:00:00Z' } }),
+      slot('a cross necklace', { attribute: 'bought', time: { by: '2023-05-12T00:00:00Z' } }),
+      'restates',
+    ],
   ] as const)('%s → %s', (_label, a, b, relation) => {
     expect(relateBySlot(a, b)).toBe(relation);
     expect(relateBySlot(b, a)).toBe(relation);

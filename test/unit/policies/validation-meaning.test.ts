@@ -89,6 +89,8 @@ const carolineStructure = (at: string): NoteStructure => ({
 });
 
 const shoots = () => user('Caroline', 'I had to reject the weekend shoots on April 6 and 7.', '2024-03-30T10:00:00Z');
+const necklace = () => user('Maria', 'I bought a cross necklace.', '2023-04-10T10:00:00Z');
+const bought = (by: string) => userStructure('Maria', 'bought', 'a cross necklace', { time: { by } });
 const rejected = (at: string) => userStructure('Caroline', 'had to reject', 'the weekend shoots', { time: { at } });
 
 const inversions: Row[] = [
@@ -291,6 +293,20 @@ const inversions: Row[] = [
     expected: 'time_mismatch',
   },
   {
+    name: 'structured: an event bounded by a day before the one it was told',
+    records: () => [necklace()],
+    claim: 'On or before 9 April 2023, Maria bought a cross necklace.',
+    structure: bought('2023-04-09T00:00:00Z'),
+    expected: 'time_mismatch',
+  },
+  {
+    name: 'structured: a bound in the fields that no cited record speaks of, whatever the claim says',
+    records: () => [necklace()],
+    claim: 'On or before 10 April 2023, Maria bought a cross necklace.',
+    structure: bought('2023-04-09T00:00:00Z'),
+    expected: 'time_mismatch',
+  },
+  {
     name: 'structured: "in 2021" for what happened three years before 2023',
     records: () => [user('Caroline', 'I started transitioning three years ago.')],
     claim: 'Caroline started transitioning in 2021.',
@@ -312,6 +328,13 @@ const inversions: Row[] = [
 ];
 
 const faithful: Row[] = [
+  {
+    name: 'structured: an event told with no time, bounded by the day it was told',
+    records: () => [necklace()],
+    claim: 'On or before 10 April 2023, Maria bought a cross necklace.',
+    structure: bought('2023-04-10T00:00:00Z'),
+    expected: 'accept',
+  },
   {
     name: 'the fact as the user corrected it',
     records: () => [cents()],
