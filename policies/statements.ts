@@ -141,6 +141,34 @@ export function datedRecently(text: string, observedAt: string): AbsoluteText {
   return { text: `${joined.slice(0, at).replace(/[,\s]+$/, '')} ${phrase}${joined.slice(at)}`, time };
 }
 
+/**
+ * A statement's time words made absolute against the day it was said: the times it names
+ * (`absoluteTimes`), else "just" (`datedJust`), else "recently", "lately" or "currently"
+ * (`datedRecently`). Beside a time its sentence names, "recently" or "lately" says less than that
+ * time and goes: "customer-32 recently flew … on 10 May 2024" → "customer-32 flew … on 10 May 2024".
+ */
+export function datedStatement(text: string, observedAt: string): AbsoluteText {
+  const resolved = absoluteTimes(text, observedAt);
+  if (resolved.time) return { ...resolved, text: withoutVagueRecency(resolved.text, observedAt) };
+  const just = datedJust(resolved.text, observedAt);
+  return just.time ? just : datedRecently(just.text, observedAt);
+}
+
+/** "recently" or "lately", with the comma of an opener, wherever it stands. */
+const VAGUE_RECENCY = /\b(?:recently|lately)\b,?\s*/gi;
+
+function withoutVagueRecency(text: string, observedAt: string): string {
+  return text
+    .split(/(?<=[.!?])(\s+)/)
+    .map((sentence) => {
+      if (!placedTimeMentions(sentence, observedAt).some(isAbsolute)) return sentence;
+      const cut = sentence.replace(VAGUE_RECENCY, '');
+      // "Recently, Jon flew …" → "Jon flew …": the sentence still starts with a capital.
+      return /^[a-z]/.test(cut) && /^[A-Z]/.test(sentence) ? cut.charAt(0).toUpperCase() + cut.slice(1) : cut;
+    })
+    .join('');
+}
+
 /** "I participated …", "Yesterday, we went …": the verb a first-person sentence tells its event with. */
 const FIRST_PERSON_VERB = /^(?:[A-Za-z]+,?\s+){0,3}?(?:I|we)\s+(?:(?:also|then|finally|actually|even)\s+)?([a-z]+)\b/i;
 

@@ -1,8 +1,7 @@
 import { PREFERENCE_MARKERS } from '../../../policies/attribution.ts';
 import {
   absoluteTimes,
-  datedJust,
-  datedRecently,
+  datedStatement,
   EXCLUSIVE_ATTRIBUTES,
   splitStatement,
   tellsPastEvent,
@@ -121,9 +120,7 @@ export function statement(text: string, voices: Voices, at: string): NoteStructu
   const rewritten = sentences(text)
     .map((s) => toThirdPerson(s, voices))
     .join(' ');
-  const resolved = absoluteTimes(rewritten, at);
-  const dated = resolved.time ? resolved : datedJust(resolved.text, at);
-  const { text: absolute, time } = dated.time ? dated : datedRecently(dated.text, at);
+  const { text: absolute, time } = datedStatement(rewritten, at);
   const parts = splitStatement(absolute, voices.speaker);
   // A past event told with no time happened by the day it was told: the note says so.
   const bound = !time && parts && tellsPastEvent(parts) ? { by: at } : undefined;

@@ -1,5 +1,5 @@
 import { argsOf, ID_ARG, toolOf, writesOf } from '../../../policies/attribution-contrast.ts';
-import { absoluteTimes, datedRecently } from '../../../policies/statements.ts';
+import { datedStatement } from '../../../policies/statements.ts';
 import { sentences } from '../../../policies/text.ts';
 import { toThirdPerson } from '../../../policies/third-person.ts';
 import type { ArchivedRecord, Episode } from '../../contracts/episode.ts';
@@ -69,8 +69,7 @@ function told(asked: Asked, user: string): string {
     listener: 'the assistant',
   });
   const at = asked.record.record.observedAt;
-  const absolute = absoluteTimes(third, at);
-  return (absolute.time ? absolute : datedRecently(absolute.text, at)).text;
+  return datedStatement(third, at).text;
 }
 
 /** A call told by its tool and the identifiers it acted on: "update_reservation_flights (reservation_id M05KNL)". */

@@ -250,6 +250,12 @@ describe('messages that leave notes, and their claims', () => {
     ['I always walked my dog along the river.', ["Jon always walked Jon's dog along the river."]],
     ['I visited my grandparents in Ohio every summer.', ["Jon visited Jon's grandparents in Ohio every summer."]],
     ['I took piano lessons as a kid with my sister.', ["Jon took piano lessons as a kid with Jon's sister."]],
+    // Beside a day the sentence names, "recently" says less than the day and goes.
+    [
+      'I recently flew from Chicago to Philadelphia on May 2.',
+      ['Jon flew from Chicago to Philadelphia on 2 May 2023.'],
+    ],
+    ['Recently, I went to a pottery class on May 2.', ['Jon went to a pottery class on 2 May 2023.']],
     // "Currently": the state holds as of the day it was said.
     [
       'I am currently reading "The Lean Startup" and hoping it will give me tips for my biz.',
