@@ -40,11 +40,6 @@ export interface FusionPolicy {
    */
   readonly recordTextSpan?: number;
   /**
-   * How much of its relevance a record that only asks (questions and short reactions,
-   * `asksOnly` in policies/record-recall.ts) keeps in the record ranking. 1 leaves it as it is. @default 1
-   */
-  readonly recordQuestionWeight?: number;
-  /**
    * A record that ends by asking, once placed, brings its reply right after it: the next record
    * of its session, a person's words said by another speaker (`endsAsking`, `REPLY_KINDS` in
    * policies/record-recall.ts; src/recall/record-queries.ts). @default false
@@ -74,33 +69,28 @@ export interface FusionPolicy {
  * ones. Weighed by the candidates' median length: span 400 42.7%, 200 43.8%, 100 44.6%; LoCoMo 1–3
  * R@5 64.6% without, 64.6% at 400, 64.5% at 200, 63.6% at 100. So 200.
  *
- * `rrf-v5` weighs a record that only asks about someone else at 0.8 of its relevance
- * (`recordQuestionWeight`; `asksOnly` in policies/record-recall.ts): in LoCoMo's top 10, 6% of
- * the places went to such records ("Wow! What kinda jobs are you thinking of?") and 2 of 299 were
- * a question's evidence. Chosen on LoCoMo 1–3 (`fusion-offline.ts`, R@1/5/10 41.2/64.4/72.4%
- * without): 0.9 41.3/65.6/72.7, 0.8 41.8/66.2/73.0, 0.7 41.8/65.9/72.9, 0.6 41.8/65.6/72.6 (a
- * reaction of at most 5 words beside the questions; 3 words: 41.7/65.3/72.2 at 0.8, 8 words:
- * 41.9/66.2/73.6). Without the first-person condition BEAM's tuning chats 1–5 fell from 52.6% to
- * 44.2% at R@5 (a BEAM user asks about their own plans: "Can I move my budget to March?"); with
- * it, LoCoMo 1–3 41.5/66.2/73.0% and BEAM unchanged to the decimal.
- *
- * It also brings the reply to a record that ends by asking right after it (`replyAfterQuestion`):
+ * `rrf-v5` brought the reply to a record that ends by asking right after it (`replyAfterQuestion`):
  * a question that matches the query is most often answered in words the query does not share
  * ("How long have you been married?" → "5 years already!"). LoCoMo 1–3 R@1/5/10: replies to
- * records that only ask 41.5/67.8/74.5%, to every record that ends by asking 41.5/70.3/76.5%
- * (question weight 0.9: 41.3/70.1/77.5, 0.7: 41.5/69.8/76.4; 0.8 kept), without 41.5/66.2/73.0.
- * A reply must be a person's words (`REPLY_KINDS`): with an assistant's answers brought after
- * every user message that asks, BEAM's tuning chats 1–5 fell from 52.6/64.8% to 49.4/58.2% at
- * R@5/R@10; with a person's only, BEAM 1–5 is unchanged to the decimal.
+ * records that only ask 41.5/67.8/74.5%, to every record that ends by asking 41.5/70.3/76.5%,
+ * without 41.5/66.2/73.0. A reply must be a person's words (`REPLY_KINDS`): with an assistant's
+ * answers brought after every user message that asks, BEAM's tuning chats 1–5 fell from
+ * 52.6/64.8% to 49.4/58.2% at R@5/R@10; with a person's only, BEAM 1–5 is unchanged to the decimal.
+ * It came with a record that only asks about someone else ("Wow! What kinda jobs are you thinking
+ * of?") keeping 0.8 of its relevance, chosen on LoCoMo 1–3 before the replies existed.
+ *
+ * `rrf-v6` leaves that weight out: on the build with replies it no longer helped on any tuning
+ * conversation (LoCoMo 1, 2, 3 evidence R@10 74.7 / 77.5 / 82.8% with it, 76.3 / 78.2 / 84.1%
+ * without; R@5 69.7 / 70.1 / 74.1% against 68.8 / 72.1 / 74.1%; R@1 42.5 / 41.7 / 45.6% against
+ * 41.6 / 41.7 / 45.4%) and BEAM's chats 1–5 and 6–10 are the same to the decimal either way.
  */
 export const DEFAULT_FUSION_POLICY: FusionPolicy = {
-  name: 'rrf-v5',
+  name: 'rrf-v6',
   k: 60,
   weights: { notes: 1, lessons: 2, recordVector: 0, recordText: 0, recordHybrid: 1.1 },
   depth: { notes: 50, recordVector: 50, recordText: 50 },
   updatesFirst: true,
   recordTextSpan: 200,
-  recordQuestionWeight: 0.8,
   replyAfterQuestion: true,
 };
 

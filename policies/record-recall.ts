@@ -1,7 +1,7 @@
 import type { RecordKind } from '../src/contracts/raw-record.ts';
 import { absoluteTimes } from './statements.ts';
 import { sentences } from './text.ts';
-import { FIRST_PERSON, toThirdPerson } from './third-person.ts';
+import { toThirdPerson } from './third-person.ts';
 
 /**
  * Which raw records the record index keeps: what someone said or a tool answered in words.
@@ -85,26 +85,9 @@ export const RECORD_TEXT_POOL_FACTOR = 8;
 /** The pool's ceiling. @default 2000 */
 export const RECORD_TEXT_POOL_MAX = 2000;
 
-/** A sentence of at most this many words beside a question is a reaction ("Wow!", "That is so cool, Mel!"), not a statement. @default 5 */
-export const REACTION_MAX_WORDS = 5;
-
 /** What a record shows ("[shares a photo: …]") is not what it says. */
 const said = (text: string): string[] => sentences(text.replace(/\[[^\]]*\]/g, ' ').trim());
 const asks = (sentence: string): boolean => /\?["')\]]*$/.test(sentence);
-
-/**
- * Whether a record only asks about someone else: every sentence is a question or a short
- * reaction, once what it shows ("[shares a photo: …]") is left out, and none speaks of the
- * speaker. "Wow, Caroline! What kinda jobs are you thinking of?" asks the other person to tell;
- * the answer that follows holds the fact. "Can I move my $600 budget to March?" tells the
- * speaker's budget; a statement with a question joined to it ("My library has 45 sources, how
- * can I tag them?") does not only ask.
- */
-export function asksOnly(text: string): boolean {
-  const sentencesSaid = said(text);
-  const reacts = (s: string) => s.split(/\s+/).length <= REACTION_MAX_WORDS;
-  return sentencesSaid.some(asks) && sentencesSaid.every((s) => (asks(s) || reacts(s)) && !FIRST_PERSON.test(s));
-}
 
 /**
  * Whether a record ends by asking ("I signed up for a pottery class. Have you found anything

@@ -1,6 +1,6 @@
 import { isLesson, reciprocalRankFusion, type FusionPolicy, type Fused } from '../../policies/fusion.ts';
 import { approxTokens, candidateMatches, lengthNormalized, relevanceOf } from '../../policies/recall-score.ts';
-import { asksOnly, embeddedText } from '../../policies/record-recall.ts';
+import { embeddedText } from '../../policies/record-recall.ts';
 import { updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
 import type { AssembledItem } from './assemble.ts';
 import type { RankedItem } from './contract.ts';
@@ -193,14 +193,13 @@ function explainRecord(f: Fused, row: RecordRow): string {
  * The relevance of each record both channels found (by record id), as a note's is computed: the
  * cosine (rescaled from the model's floor) and the IDF-weighted share of the query's words in
  * the record told as a note would tell it, discounted by the record's length (`recordLengthNorm`)
- * and, for long candidates, weighed less (`recordTextSpan`); a record that only asks keeps
- * `recordQuestionWeight` of it.
+ * and, for long candidates, weighed less (`recordTextSpan`).
  */
 function recordRelevance(
   records: RecordChannels,
   query: string,
   floor: number,
-  policy: Pick<FusionPolicy, 'recordLengthNorm' | 'recordTextSpan' | 'recordQuestionWeight'>,
+  policy: Pick<FusionPolicy, 'recordLengthNorm' | 'recordTextSpan'>,
 ): Map<string, { row: RecordRow; relevance: number }> {
   const rows = [...new Map([...records.vector, ...records.text].map((r) => [r.recordId, r])).values()];
   const told = rows.map(toldOf);
@@ -219,8 +218,7 @@ function recordRelevance(
         similarityFloor: floor,
         textShare,
       });
-      const asked = policy.recordQuestionWeight !== undefined && asksOnly(r.text) ? policy.recordQuestionWeight : 1;
-      return [r.recordId, { row: r, relevance: relevance * asked }];
+      return [r.recordId, { row: r, relevance }];
     }),
   );
 }

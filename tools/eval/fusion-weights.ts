@@ -2,15 +2,15 @@ import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.
 
 /**
  * A fusion policy from the offline tools' `--weights` syntax:
- * `notes/recordVector/recordText[/recordHybrid[/lessons]][@k][~b][^span][%q][-r][+u]` (b: `recordLengthNorm`,
- * span: `recordTextSpan`, q: `recordQuestionWeight`, -r: no `replyAfterQuestion`, +u: `updatesFirst`),
+ * `notes/recordVector/recordText[/recordHybrid[/lessons]][@k][~b][^span][-r][+u]` (b: `recordLengthNorm`,
+ * span: `recordTextSpan`, -r: no `replyAfterQuestion`, +u: `updatesFirst`),
  * named by that text.
  */
 export function fusionPolicyOf(named: string): FusionPolicy {
   const updatesFirst = named.endsWith('+u');
   const withoutReplies = named.includes('-r');
-  const [triple, question] = (updatesFirst ? named.slice(0, -2) : named).replace('-r', '').split('%');
-  const [withSpan, span] = (triple as string).split('^');
+  const triple = (updatesFirst ? named.slice(0, -2) : named).replace('-r', '');
+  const [withSpan, span] = triple.split('^');
   const [withK, b] = (withSpan as string).split('~');
   const [weightText, k] = (withK as string).split('@');
   const [notes, recordVector, recordText, recordHybrid = 0, lessons = notes] = (weightText as string)
@@ -29,7 +29,6 @@ export function fusionPolicyOf(named: string): FusionPolicy {
     ...(k ? { k: Number(k) } : {}),
     ...(b !== undefined ? { recordLengthNorm: Number(b) } : {}),
     ...(span !== undefined ? { recordTextSpan: Number(span) } : {}),
-    ...(question !== undefined ? { recordQuestionWeight: Number(question) } : {}),
     ...(withoutReplies ? { replyAfterQuestion: false } : {}),
   };
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reciprocalRankFusion, type Ranking } from '../../../policies/fusion.ts';
 import {
-  asksOnly,
   embeddedText,
   endsAsking,
   matchText,
@@ -25,28 +24,6 @@ describe('recallableText', () => {
     ['whitespace only', { kind: 'user_message', text: '   ' }, undefined],
   ];
   it.each(cases)('%s', (_name, record, expected) => expect(recallableText(record)).toBe(expected));
-});
-
-describe('asksOnly', () => {
-  it.each([
-    ['a question to the other person', 'What kinda jobs are you thinking of?', true],
-    ['a greeting and a question', 'Hey Caroline! Missed you. Anything new? Spill the beans!', true],
-    [
-      'a reaction, a question and a photo shown',
-      "That's gorgeous! Is this your own painting? [shares a photo: a lake]",
-      true,
-    ],
-    ['a statement', 'I went to a support group yesterday.', false],
-    [
-      'a statement with a question after it',
-      'I adopted a puppy from the shelter last week. Want to see a photo?',
-      false,
-    ],
-    ['a question about the speaker', 'Can I move my $600 budget to March?', false],
-    ['a short statement in the first person beside a question', 'I got married! Can you believe it?', false],
-    ['a question joined to a statement by a comma', 'My library has 45 sources, how can I tag them?', false],
-    ['no question at all', 'Wow! Great!', false],
-  ] as Array<[string, string, boolean]>)('%s', (_name, text, expected) => expect(asksOnly(text)).toBe(expected));
 });
 
 describe('endsAsking', () => {

@@ -101,30 +101,6 @@ describe('fused recall', () => {
     expect(budgeted.stats.overBudget).toBeGreaterThan(0);
   });
 
-  it('ranks a record that only asks below the answer that tells', async () => {
-    const tenantId = freshTenantId('asks');
-    await archiveRecords(ports, [
-      remark(tenantId, 'Wow! Did the lake painting sell at the fair?', '2026-11-02T09:00:00.000Z'),
-      remark(tenantId, 'The lake painting sold at the fair.', '2026-11-02T09:01:00.000Z'),
-    ]);
-    await indexRecords(ports, { tenantId });
-    const asked = (fusion: FusionPolicy) =>
-      recall(ports.db, ports.embedder, { tenantId, query: 'lake painting fair', k: 5 }, { now: () => NOW, fusion });
-    const relevanceOf = (result: Awaited<ReturnType<typeof asked>>, start: string) =>
-      result.records.find((r) => r.text.startsWith(start))?.relevance;
-    const discounted = await asked(DEFAULT_FUSION_POLICY);
-    const whole = await asked({ ...DEFAULT_FUSION_POLICY, recordQuestionWeight: 1 });
-    expect(discounted.records.map((r) => r.text)).toEqual([
-      'The lake painting sold at the fair.',
-      'Wow! Did the lake painting sell at the fair?',
-    ]);
-    expect(relevanceOf(discounted, 'Wow!')).toBeCloseTo(
-      (DEFAULT_FUSION_POLICY.recordQuestionWeight as number) * (relevanceOf(whole, 'Wow!') as number),
-      6,
-    );
-    expect(relevanceOf(discounted, 'The lake')).toBe(relevanceOf(whole, 'The lake'));
-  });
-
   it('brings the reply to a record that ends by asking right after it, when another person gave it', async () => {
     const tenantId = freshTenantId('replies');
     const said = (userId: string, text: string, minute: number, sessionId = 'chat-wedding') => ({
