@@ -85,6 +85,28 @@ describe('tuning and reporting splits', () => {
     expect(report).toContain('| nocturne: multi-hop | Evidence R@5 | 100.0% | 50.0% | -50.0 | 80.0% |');
   });
 
+  it('summarizes each case alone beside its split, and the report shows each', () => {
+    const splits = summarizeSplits({ ...input, cases: selected });
+    expect(splits.map((s) => s.byCase.map((c) => [c.position, c.caseId, c.summary.queries]))).toEqual([
+      [
+        [1, 'conv-1', 1],
+        [2, 'conv-2', 1],
+        [3, 'conv-3', 1],
+      ],
+      [
+        [4, 'conv-4', 1],
+        [5, 'conv-5', 1],
+      ],
+    ]);
+    const summary = { ...summarize({ cases: all, outcomes: outs, failedRuns: [], ks: [5] }), splits };
+    const report = renderMarkdown(summary);
+    expect(report).toContain(
+      '| Case | Split | Questions with evidence | Nocturne R@5 | full-text R@5 | Lead (points) |',
+    );
+    expect(report).toContain('| 4 (conv-4) | reporting | 1 | 100.0% | 0.0% | +100.0 |');
+    expect(report).toContain('| 5 (conv-5) | reporting | 1 | 0.0% | 0.0% | +0.0 |');
+  });
+
   it('a run of one split says which, without a side-by-side table', () => {
     const cases = selectCases(all, [4, 5]);
     const splits = summarizeSplits({ ...input, cases, outcomes: outs.filter((o) => o.caseId >= 'conv-4') });

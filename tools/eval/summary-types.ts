@@ -99,6 +99,18 @@ export interface SplitSummary {
   positions: number[];
   caseIds: string[];
   summary: DatasetSummary;
+  /**
+   * Each case of the split on its own, in position order: a change chosen on a split should help
+   * on each of its cases, not on their sum alone (one conversation's gain is noise).
+   */
+  byCase: CaseSummary[];
+}
+
+/** One case (a conversation, a chat) summarized on its own. */
+export interface CaseSummary {
+  position: number;
+  caseId: string;
+  summary: DatasetSummary;
 }
 
 export interface EvalSummary {

@@ -61,5 +61,36 @@ export function splitSection(summary: EvalSummary, dataset: DatasetSummary): str
     `Cases by 1-based position in the dataset file: ${splits.map((s) => `${s.name} ${positionsText(s)}`).join('; ')}. Gap: ${last.name} minus ${first.name}, in points.`,
     '',
     table(['Method', 'Metric', ...splits.map((s) => s.name), 'Gap (points)', 'All'], rows, 2),
+    '',
+    perCaseTable(summary, splits),
+  ].join('\n');
+}
+
+/**
+ * Each case alone: Nocturne's evidence recall at every k, BM25's at the headline k and Nocturne's
+ * lead over it. A change chosen on a split should help on each of its cases, not on their sum
+ * alone.
+ */
+function perCaseTable(summary: EvalSummary, splits: readonly SplitSummary[]): string {
+  const k = summary.headlineK;
+  const rows = splits.flatMap((s) =>
+    s.byCase.map((c) => {
+      const nocturne = evidenceAt('nocturne', k)(c.summary);
+      const bm25 = evidenceAt('full-text', k)(c.summary);
+      return [
+        `${c.position} (${c.caseId})`,
+        s.name,
+        String(nocturne?.n ?? 0),
+        ...summary.ks.map((x) => formatPercent(evidenceAt('nocturne', x)(c.summary))),
+        formatPercent(bm25),
+        gap(bm25, nocturne),
+      ];
+    }),
+  );
+  const header = ['Case', 'Split', 'Questions with evidence', ...summary.ks.map((x) => `Nocturne R@${x}`)];
+  return [
+    `Each case alone (a change chosen on a split should help on each of its cases). Lead: Nocturne minus full-text at R@${k}, in points.`,
+    '',
+    table([...header, `full-text R@${k}`, 'Lead (points)'], rows, 2),
   ].join('\n');
 }
