@@ -75,6 +75,11 @@ export function absoluteTimes(text: string, observedAt: string, opts: AbsoluteOp
   return { text: out + text.slice(from), time: { at: first.at.toISOString(), source: first.text } };
 }
 
+/** "recently" or "lately": a time before the day something was said, no day of its own. */
+const VAGUE_RECENT_WORD = 'recently|lately';
+/** The same word inside a clause "just" already dates: it says the same and goes. */
+const RECENT_IN_CLAUSE = new RegExp(`\\s+(?:${VAGUE_RECENT_WORD})\\b`, 'i');
+
 /** "just" before a past form: "… just started helping at a food drive". */
 const JUST_PAST = /\bjust\s+([a-z]+)\b/i;
 
@@ -92,12 +97,12 @@ export function datedJust(text: string, observedAt: string): AbsoluteText {
   // The day goes at the end of the clause "just" is in; a "recently" there says the same and goes.
   const stop = cut.slice(m.index).search(CLAUSE_END);
   const end = stop >= 0 ? m.index + stop : cut.length;
-  const clause = cut.slice(0, end).replace(/\s+(?:recently|lately)\b/i, '');
+  const clause = cut.slice(0, end).replace(RECENT_IN_CLAUSE, '');
   return { text: `${clause} on ${day}${cut.slice(end)}`, time: { at: observedAt, source: 'just' } };
 }
 
 /** "recently", "lately" or "currently", with the comma of an opener: the only time word of "Recently, Caroline had …". */
-const RECENTLY = /\b(recently|lately|currently)\b,?\s*/i;
+const RECENTLY = new RegExp(`\\b(${VAGUE_RECENT_WORD}|currently)\\b,?\\s*`, 'i');
 
 /** Words that start a sentence only because they stand first: not kept capitalised after an opener. */
 const SENTENCE_OPENER = /^(?:The|A|An|It|This|That|These|Those|There|They|He|She|We|Our|His|Her|Their|Its)\b/;
@@ -155,7 +160,7 @@ export function datedStatement(text: string, observedAt: string): AbsoluteText {
 }
 
 /** "recently" or "lately", with the comma of an opener, wherever it stands. */
-const VAGUE_RECENCY = /\b(?:recently|lately)\b,?\s*/gi;
+const VAGUE_RECENCY = new RegExp(`\\b(?:${VAGUE_RECENT_WORD})\\b,?\\s*`, 'gi');
 
 function withoutVagueRecency(text: string, observedAt: string): string {
   return text

@@ -123,8 +123,7 @@ export function statement(text: string, voices: Voices, at: string): NoteStructu
   const { text: absolute, time } = datedStatement(rewritten, at);
   const parts = splitStatement(absolute, voices.speaker);
   // A past event told with no time happened by the day it was told: the note says so.
-  const bound = !time && parts && tellsPastEvent(parts) ? { by: at } : undefined;
-  const told = time ?? bound;
+  const told = time ?? (parts && tellsPastEvent(parts) ? { by: at } : undefined);
   const base = {
     subject: { type: 'user' as const, id: voices.speaker },
     conditions: [],
