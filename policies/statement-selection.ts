@@ -70,6 +70,10 @@ const WE = /\b(we|we're|we've|we'd|we'll|us|our|ours|ourselves)\b/i;
 const LISTENER = /\b(you|you're|you've|you'd|you'll|your|yours|yourself|ya|u)\b/i;
 /** Words that point back at something said before: as an object they leave the statement empty. */
 const ANAPHORA = new Set('it them this that these those there him her he she they one so such'.split(' '));
+/** Objects that name nothing at all: "I did something new", "I've been stumped about something". */
+const INDEFINITE = new Set(['something', 'anything']);
+const namesNothing = (word: string | undefined): boolean =>
+  word !== undefined && (ANAPHORA.has(word) || INDEFINITE.has(word));
 const SKIPPED = new Set(
   (
     'really just also always never still so very totally definitely actually truly absolutely even ' +
@@ -113,7 +117,7 @@ const EXCHANGE = new RegExp(
       // "I'm always down to give recommendations", "I'm tempted to try …": an offer or a reaction in reply.
       'am always (?:down|up for|happy|glad|here|ready)',
       'am (?:so |really )?tempted',
-      'am (?:not )?(?:sorry|glad|happy (?:for|to hear|to help|that)|proud of|impressed|in\\b|down\\b|up for|game|okay|ok\\b|fine with|all for|sure|afraid|excited for|thrilled for|jealous|curious|looking forward|here for|on it|with|grateful|thankful|touched|honored|flattered|lucky to have)',
+      'am (?:not )?(?:sorry|glad|happy (?:for|to hear|to help|that)|proud of|impressed|in\\b|down\\b|up for|game|okay|ok\\b|fine with|all for|sure|afraid|excited for|thrilled for|jealous|curious|looking forward|here for|here to (?:help|listen|lend|support|talk|chat)\\b|on it|with|grateful|thankful|touched|honored|flattered|lucky to have)',
       'would (?:love|like) to (?:see|hear|know|try|join|check|meet|come)',
       'will (?:let|keep|send|check|think|try|see|talk|get back|do that|look into|take a look|definitely)',
       '(?:love|like|enjoy) (?:it|that|this|them|these|those|how|what|the way|the idea|the sound|the look|the colou?rs?|the texture|the pic|the photo|the picture|the vibe|the name|the story)\\b',
@@ -172,7 +176,8 @@ const HEARSAY = /^(?:have |had )?(?:read|heard|seen|saw)\b.*\bthat\b|^(?:was|wer
 
 const INTENSIFIER =
   /^(really|just|also|so|totally|definitely|actually|truly|absolutely|very|still|only|even|quite|pretty|kinda|a|bit|currently)$/i;
-const FUTURE = /^(?:will|am (?:going to|gonna)|would)\b/i;
+/** A promise or a leave-taking ("I'm off to bake some cakes"): a plan only when it says when. */
+const FUTURE = /^(?:will|am (?:going to|gonna|off to)|would)\b/i;
 const CONTRACTIONS: Record<string, string> = { "i'm": 'am', "i've": 'have', "i'd": 'would', "i'll": 'will' };
 
 /** The sentence cleaned and judged: kept with its cleaned text, or why not. */
@@ -186,6 +191,8 @@ export function selectStatement(sentence: string, ctx: SentenceContext): Selecti
   const found = speakerClause(cleaned);
   if (!found) return rejected('not_about_speaker');
   const { opener } = found;
+  // "Since I was 17 or so.": the answer to a question about something else, with no clause of its own.
+  if (subordinateOnly(opener, found.clause)) return rejected('no_referent');
   // The clause starts at its subject, so a question joined to it by a comma leaves a head.
   const shown = beforeCode(found.clause);
   const clause = statementBeforeQuestion(shown) ?? shown;
@@ -469,6 +476,17 @@ function speakerClause(text: string): { opener: string; clause: string } | undef
   return { opener: keeps ? opener : '', clause };
 }
 
+/** A conjunction that makes the clause after it depend on another. */
+const SUBORDINATOR =
+  /^(?:since|ever since|when|whenever|while|because|after|before|until|till|once|as|if|though|although)\s*$/i;
+/** A clause boundary, or a second subject of the speaker's, after the first word: a main clause follows. */
+const MAIN_CLAUSE_AFTER = /[,;:]|\s[-–—]\s|\s(?:I|I'm|I've|I'd|I'll|my)\s/;
+
+/** The speaker's clause is only the subordinate one its opener starts: "Since I was 17 or so." */
+function subordinateOnly(opener: string, clause: string): boolean {
+  return SUBORDINATOR.test(opener.trim()) && !MAIN_CLAUSE_AFTER.test(clause.replace(/^\S+/, ''));
+}
+
 /** What follows the subject, contractions expanded and intensifiers dropped: "I'm so in" → "am in". */
 function predicateOf(clause: string): string {
   const [subject = '', ...rest] = clause.replace(/[\u2018\u2019]/g, "'").split(/\s+/);
@@ -477,7 +495,7 @@ function predicateOf(clause: string): string {
   return words.join(' ').replace(/[.!,;:]+$/, '');
 }
 
-/** "see them …", "have had them …", "am into it": the object is a word pointing back. */
+/** "see them …", "have had them …", "am into it", "did something new": the object names nothing. */
 function pointsBack(predicate: string): boolean {
   const words = predicate
     .toLowerCase()
@@ -485,11 +503,11 @@ function pointsBack(predicate: string): boolean {
     .map((w) => w.replace(/[^a-z']/g, ''))
     .filter((w) => w.length > 0 && !SKIPPED.has(w));
   const [verb, next, after] = words;
-  if (verb !== undefined && ANAPHORA.has(verb)) return true;
+  if (namesNothing(verb)) return true;
   // "think that …", "learned that …": there "that" opens a clause, it does not point back.
   if (next === 'that' && verb !== undefined && CLAUSE_VERBS.test(verb)) return false;
-  if (next !== undefined && ANAPHORA.has(next)) return true;
-  return next !== undefined && PARTICLES.has(next) && after !== undefined && ANAPHORA.has(after);
+  if (namesNothing(next)) return true;
+  return next !== undefined && PARTICLES.has(next) && namesNothing(after);
 }
 
 /** A sentence cut before its task's reason; undefined when the reason is all it says. */

@@ -211,6 +211,12 @@ function agreeVerb(tokens: string[], i: number, out: string[]): number {
       out.push(token);
     } else if (!/^[a-z']+$/i.test(token) || UNCHANGED_AFTER_I.has(lower) || isPastVerb(lower)) {
       return j - 1;
+    } else if (tokens[j + 1] === '-' && /^[a-z]+$/.test(tokens[j + 2] ?? '')) {
+      // "I color-code my notes" → "color-codes", "I co-founded" stays: the last part agrees.
+      const last = tokens[j + 2] as string;
+      const agrees = lower === token && !UNCHANGED_AFTER_I.has(last) && !isPastVerb(last);
+      out.push(token, '-', agrees ? thirdPersonVerb(last) : last);
+      return j + 2;
     } else {
       out.push(lower === token ? thirdPersonVerb(token) : token);
       return j;

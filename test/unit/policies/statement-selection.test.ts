@@ -59,6 +59,14 @@ describe('sentences that do not become notes', () => {
     ['I do have my flight confirmation number if that helps.', customer, 'exchange'],
     // A question announced is no fact, whatever it is about.
     ["I've got a question about the probate timeline that Stephanie explained.", customer, 'exchange'],
+    // A leave-taking that says no when, and an offer to listen.
+    ["I'm off to bake some cakes.", friends, 'exchange'],
+    ["I'm here to lend an ear or help out however I can.", friends, 'exchange'],
+    // An object that names nothing: what was done or what puzzles is told in another sentence.
+    ['Last weekend I did something new that had an impact on me.', friends, 'no_referent'],
+    ["Lately, I've been stumped about something.", friends, 'no_referent'],
+    // Only the clause a conjunction makes dependent: the answer to a question about something else.
+    ['Since I was 17 or so.', friends, 'no_referent'],
   ])('%s', (sentence, ctx, reason) => {
     expect(selectStatement(sentence, ctx)).toEqual({ kept: false, reason });
   });
@@ -159,6 +167,10 @@ describe('sentences that do, cleaned', () => {
       customer,
       "I've extended my reading challenge goal to 12 books by March 1.",
     ],
+    // A leave-taking that says when is a plan; a dependent clause with its main clause is a statement.
+    ["I'm off to Lisbon next week.", friends, "I'm off to Lisbon next week."],
+    ['When I was a kid I loved reading comics.', friends, 'When I was a kid I loved reading comics.'],
+    ['Since I moved to Denver, I run every morning.', friends, 'Since I moved to Denver, I run every morning.'],
     // A relative clause is no question: no auxiliary stands before a pronoun.
     [
       'My sister, who is my best friend, moved to Paris in 2020.',

@@ -26,6 +26,9 @@ describe('toThirdPerson names the speaker and keeps every content word', () => {
     ['I recently moved to Boston', 'Caroline recently moved to Boston'],
     ['I already booked a room for $220 per night', 'Caroline already booked a room for $220 per night'],
     ['I study biology', 'Caroline studies biology'],
+    // A hyphenated verb agrees in its last part; a past one stays.
+    ['I color-code achievements', 'Caroline color-codes achievements'],
+    ['I co-founded a startup', 'Caroline co-founded a startup'],
     // A verb in -ly is the verb, not an adverb before it.
     ['I always fly economy', 'Caroline always flies economy'],
     ['I apply for grants every spring', 'Caroline applies for grants every spring'],
