@@ -77,7 +77,7 @@ const namesNothing = (word: string | undefined): boolean =>
 const SKIPPED = new Set(
   (
     'really just also always never still so very totally definitely actually truly absolutely even ' +
-    'am is was were have has had will would do does did can could been being not ever finally already'
+    'am is was were have has had will would do does did can could might may should must been being not ever finally already'
   ).split(' '),
 );
 const CLAUSE_VERBS =

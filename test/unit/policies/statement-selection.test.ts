@@ -65,6 +65,7 @@ describe('sentences that do not become notes', () => {
     // An object that names nothing: what was done or what puzzles is told in another sentence.
     ['Last weekend I did something new that had an impact on me.', friends, 'no_referent'],
     ["Lately, I've been stumped about something.", friends, 'no_referent'],
+    ['I might check that one out some time soon!', friends, 'no_referent'],
     // Only the clause a conjunction makes dependent: the answer to a question about something else.
     ['Since I was 17 or so.', friends, 'no_referent'],
   ])('%s', (sentence, ctx, reason) => {
