@@ -10,6 +10,7 @@ import { defaultDatasetPath, loadDataset } from './datasets/index.ts';
 import { failedRunOutcomes } from './failed-runs.ts';
 import { summarizeFailedRuns } from './failed-run-summary.ts';
 import { caseKey } from './questions.ts';
+import { toolArgs } from './tool-args.ts';
 import type { EvalCase, FailedRunOutcome } from './types.ts';
 
 /**
@@ -86,12 +87,21 @@ function halfOf(caseId: string, cases: readonly EvalCase[]): 'first' | 'second' 
 
 const DATASETS = ['who-and-when', 'tau-bench'] as const;
 
+const USAGE = `Usage: node --import tsx tools/eval/attribution-offline.ts [--dataset who-and-when|tau-bench] [path]
+
+Failure attribution without the stack: the deterministic engine, validation and the harness's
+failed-run scoring over each case; for Who&When also each half.
+  --dataset  who-and-when (default) or tau-bench
+  path       the dataset (default: the shared datasets folder)`;
+
 function parseArgs(argv: readonly string[]): { dataset: (typeof DATASETS)[number]; path?: string } {
-  const at = argv.indexOf('--dataset');
-  const dataset = at >= 0 ? argv[at + 1] : 'who-and-when';
-  if (!DATASETS.includes(dataset as (typeof DATASETS)[number]))
-    throw new Error(`--dataset must be one of ${DATASETS.join(', ')} (got ${dataset ?? 'nothing'})`);
-  const path = argv.filter((_, i) => i !== at && i !== at + 1)[0];
+  const { values, positionals } = toolArgs({ dataset: { type: 'string' } }, USAGE, { argv, positionals: true });
+  const dataset = values.dataset ?? 'who-and-when';
+  if (!DATASETS.includes(dataset as (typeof DATASETS)[number])) {
+    process.stderr.write(`--dataset must be one of ${DATASETS.join(', ')} (got ${dataset})\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  const path = positionals[0];
   return { dataset: dataset as (typeof DATASETS)[number], ...(path ? { path } : {}) };
 }
 

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { recall } from '../../src/recall/index.ts';
 import { fusedItems } from './case-run.ts';
 import { fusionPolicyOf } from './fusion-weights.ts';
@@ -6,6 +5,7 @@ import { openKeptLocomo } from './kept-schema.ts';
 import { cutoffInstant, isAfter } from './cutoff.ts';
 import { evidenceRecall } from './metrics.ts';
 import { tenantFor } from './runner.ts';
+import { toolArgs } from './tool-args.ts';
 import type { QueryOutcome } from './types.ts';
 
 /**
@@ -18,10 +18,19 @@ import type { QueryOutcome } from './types.ts';
  *     --weights 2/1/1,2/1.5/1
  */
 
+const USAGE = `Usage: node --import tsx tools/eval/fusion-offline.ts --schema SCHEMA [--cases 1-3] [--weights W,W…]
+
+Evidence recall@1/5/10 of Nocturne's recall on the note schema a \`nocturne eval --dataset locomo --keep\`
+run left, once per fusion weight set (notes/recordVector/recordText[/recordHybrid[/lessons]][@k]).
+  --schema   the kept schema (required)
+  --cases    LoCoMo conversations, e.g. 1-3 (the tuning split; default: all)
+  --weights  comma-separated weight sets (default: 2/1/1)`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { schema: { type: 'string' }, cases: { type: 'string' }, weights: { type: 'string' } },
-  });
+  const { values } = toolArgs(
+    { schema: { type: 'string' }, cases: { type: 'string' }, weights: { type: 'string' } },
+    USAGE,
+  );
   const { db, embedder, cases } = await openKeptLocomo(values);
   const policies = (values.weights ?? '2/1/1').split(',').map(fusionPolicyOf);
   for (const fusion of policies) {

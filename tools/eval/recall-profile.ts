@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { DEFAULT_FUSION_POLICY } from '../../policies/fusion.ts';
 import { candidateIdf, candidateMatches, lexicalMatch } from '../../policies/recall-score.ts';
 import { embeddedText } from '../../policies/record-recall.ts';
@@ -15,6 +14,7 @@ import { createModelEmbedder } from '../../src/embeddings/create.ts';
 import { openKeptLocomo } from './kept-schema.ts';
 import type { EvalQuery } from './types.ts';
 import { tenantFor } from './runner.ts';
+import { toolArgs } from './tool-args.ts';
 
 /**
  * Where a LoCoMo recall spends its time, on the schema a `nocturne eval --dataset locomo --keep`
@@ -144,15 +144,24 @@ function report(t: Timings, questions: number): void {
   }
 }
 
+const USAGE = `Usage: node --import tsx tools/eval/recall-profile.ts --schema SCHEMA [--cases 1] [--live] [--answers FILE]
+
+Where a LoCoMo recall spends its time, on the schema a \`nocturne eval --dataset locomo --keep\` run left.
+  --schema   the kept schema (required)
+  --cases    LoCoMo conversations, e.g. 1,3 (default: all)
+  --live     also time each recall with the question embedded inside it, beside the embedding alone
+  --answers  write every answer to FILE, one JSON line per question`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
+  const { values } = toolArgs(
+    {
       schema: { type: 'string' },
       cases: { type: 'string' },
       live: { type: 'boolean' },
       answers: { type: 'string' },
     },
-  });
+    USAGE,
+  );
   const { db, embedder, cases } = await openKeptLocomo(values);
   const live = values.live ? createModelEmbedder(parseConfig(process.env).embedding) : undefined;
   const recallTimes: Timings = new Map();

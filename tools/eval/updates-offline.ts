@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.ts';
 import { updatesFirst } from '../../policies/recall-updates.ts';
 import { parseConfig } from '../../src/config.ts';
@@ -13,6 +12,7 @@ import { fusedItems } from './case-run.ts';
 import { fusionPolicyOf } from './fusion-weights.ts';
 import { memoized } from './kept-schema.ts';
 import { cutoffInstant, isAfter } from './cutoff.ts';
+import { toolArgs } from './tool-args.ts';
 import { defaultDatasetPath, loadDataset } from './datasets/index.ts';
 import { evidenceRecall, updateOrder } from './metrics.ts';
 import { queryKey, updatesAfter } from './questions.ts';
@@ -98,10 +98,19 @@ async function openKept(schema: string): Promise<Kept> {
   return { db: await openNoteStore(config, { schema }), embedder: memoized(createModelEmbedder(config.embedding)) };
 }
 
+const USAGE = `Usage: node --import tsx tools/eval/updates-offline.ts [--path P] [--schema SCHEMA] [--weights W,W…]
+
+BEAM's knowledge updates per chat split (1–5, 6–10), with and without the update rule: on BM25's
+ranking of the raw turns, and with --schema on Nocturne's recall over a kept \`nocturne eval --dataset beam --keep\` schema.
+  --path     the BEAM dataset (default: the shared datasets folder)
+  --schema   the kept schema (needs the stack's embedding server)
+  --weights  extra fusion policies, in fusion-offline.ts's syntax`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { path: { type: 'string' }, schema: { type: 'string' }, weights: { type: 'string' } },
-  });
+  const { values } = toolArgs(
+    { path: { type: 'string' }, schema: { type: 'string' }, weights: { type: 'string' } },
+    USAGE,
+  );
   const policies = [
     DEFAULT_FUSION_POLICY,
     { ...DEFAULT_FUSION_POLICY, name: `${DEFAULT_FUSION_POLICY.name} without the update rule`, updatesFirst: false },
