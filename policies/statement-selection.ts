@@ -200,6 +200,7 @@ export function selectStatement(sentence: string, ctx: SentenceContext): Selecti
   if (/:\s*$/.test(clause)) return rejected('no_referent');
   const statement = `${opener}${clause}`;
   if (WE.test(statement)) return rejected('we_hides_who');
+  if (orphanThem(statement)) return rejected('no_referent');
   if (LISTENER.test(statement)) return rejected('about_listener');
   const all = clausesOf(clause).map((c) => judgeClause(c, ctx));
   // Told to an agent, "I'm trying to plan my reading, and I've raised my goal to 12 books": the
@@ -474,6 +475,37 @@ function speakerClause(text: string): { opener: string; clause: string } | undef
     !CONVERSATION.test(opener) &&
     /,\s*$/.test(opener);
   return { opener: keeps ? opener : '', clause };
+}
+
+/** Nouns of a group that "them" may stand for without a plural ending. */
+const GROUP_NOUNS = new Set(
+  'people folks children kids men women family fam team group crew class staff community everyone everybody parents'.split(
+    ' ',
+  ),
+);
+/** Words in -s that are no plural noun a "them" could stand for. */
+const NOT_PLURAL = new Set(
+  'this is was has does his its us yes always sometimes perhaps unless across various thus plus besides towards afterwards less'.split(
+    ' ',
+  ),
+);
+const pluralNoun = (word: string): boolean =>
+  GROUP_NOUNS.has(word) ||
+  (word.length > 3 && word.endsWith('s') && !word.endsWith("'s") && !word.endsWith('ss') && !NOT_PLURAL.has(word));
+
+/**
+ * "I've thought a lot about how much I need them", "I offered them support": "them" with no plural
+ * before it in the statement stands for what another turn named.
+ */
+function orphanThem(statement: string): boolean {
+  const at = /\bthem\b/i.exec(statement)?.index;
+  if (at === undefined) return false;
+  const before = statement
+    .slice(0, at)
+    .toLowerCase()
+    .replace(/[\u2018\u2019]/g, "'")
+    .split(/[^a-z']+/);
+  return !before.some(pluralNoun);
 }
 
 /** A conjunction that makes the clause after it depend on another. */

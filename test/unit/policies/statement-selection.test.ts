@@ -66,6 +66,9 @@ describe('sentences that do not become notes', () => {
     ['Last weekend I did something new that had an impact on me.', friends, 'no_referent'],
     ["Lately, I've been stumped about something.", friends, 'no_referent'],
     ['I might check that one out some time soon!', friends, 'no_referent'],
+    // "them" with nothing plural before it stands for what another turn named.
+    ["I've thought a lot about how much I need them.", friends, 'no_referent'],
+    ['I worked on a project to support them in May 2023.', friends, 'no_referent'],
     // Only the clause a conjunction makes dependent: the answer to a question about something else.
     ['Since I was 17 or so.', friends, 'no_referent'],
   ])('%s', (sentence, ctx, reason) => {
@@ -172,6 +175,17 @@ describe('sentences that do, cleaned', () => {
     ["I'm off to Lisbon next week.", friends, "I'm off to Lisbon next week."],
     ['When I was a kid I loved reading comics.', friends, 'When I was a kid I loved reading comics.'],
     ['Since I moved to Denver, I run every morning.', friends, 'Since I moved to Denver, I run every morning.'],
+    // "them" after the plural or the group it stands for.
+    [
+      "I've met some amazing young folks and supported them along the way.",
+      friends,
+      "I've met some amazing young folks and supported them along the way.",
+    ],
+    [
+      'My family means everything and I visit them every Sunday.',
+      friends,
+      'My family means everything and I visit them every Sunday.',
+    ],
     // A relative clause is no question: no auxiliary stands before a pronoun.
     [
       'My sister, who is my best friend, moved to Paris in 2020.',
