@@ -10,7 +10,7 @@ import { defaultDatasetPath, loadDataset } from './datasets/index.ts';
 import { failedRunOutcomes } from './failed-runs.ts';
 import { summarizeFailedRuns } from './failed-run-summary.ts';
 import { caseKey } from './questions.ts';
-import { toolArgs } from './tool-args.ts';
+import { toolArgs, usageError } from './tool-args.ts';
 import type { EvalCase, FailedRunOutcome } from './types.ts';
 
 /**
@@ -97,10 +97,8 @@ failed-run scoring over each case; for Who&When also each half.
 function parseArgs(argv: readonly string[]): { dataset: (typeof DATASETS)[number]; path?: string } {
   const { values, positionals } = toolArgs({ dataset: { type: 'string' } }, USAGE, { argv, positionals: true });
   const dataset = values.dataset ?? 'who-and-when';
-  if (!DATASETS.includes(dataset as (typeof DATASETS)[number])) {
-    process.stderr.write(`--dataset must be one of ${DATASETS.join(', ')} (got ${dataset})\n\n${USAGE}\n`);
-    process.exit(2);
-  }
+  if (!DATASETS.includes(dataset as (typeof DATASETS)[number]))
+    usageError(`--dataset must be one of ${DATASETS.join(', ')} (got ${dataset})`, USAGE);
   const path = positionals[0];
   return { dataset: dataset as (typeof DATASETS)[number], ...(path ? { path } : {}) };
 }
