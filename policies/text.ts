@@ -38,6 +38,22 @@ function segmentWords(run: string): string[] {
 }
 
 /**
+ * Characters of Chinese and Japanese (Han, Hiragana, Katakana) that the database's full-text index
+ * holds one by one (migration 0034): PostgreSQL's parser would keep a whole sentence written
+ * without spaces as one word, which no query word equals. The migration's pattern names the same
+ * code points.
+ */
+const FULL_TEXT_CHARACTER = /([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff])/g;
+
+/**
+ * A question's words as the full-text index holds them: lower-cased like its tokens, and Chinese
+ * or Japanese split into characters ("座位" → "座 位"), which the index matches one by one.
+ */
+export function fullTextQuery(tokens: readonly string[]): string {
+  return tokens.join(' ').replace(FULL_TEXT_CHARACTER, ' $1 ').replace(/\s+/g, ' ').trim();
+}
+
+/**
  * Word and number tokens, stopwords removed; keeps identifiers like `crm.export` and `$1,299.00`
  * whole. Remembered per text: recall tokenizes the same claims and records for every channel,
  * ranking step and question, and replay the same evidence for every proposal. The array is

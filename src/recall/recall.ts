@@ -8,7 +8,7 @@ import {
   type RecallScorePolicy,
 } from '../../policies/recall-score.ts';
 import { toldQuestion } from '../../policies/record-recall.ts';
-import { contentTokens } from '../../policies/text.ts';
+import { contentTokens, fullTextQuery } from '../../policies/text.ts';
 import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.ts';
 import { formatIssues } from '../contracts/format-issues.ts';
 import type { NoteScope } from '../contracts/note.ts';
@@ -236,7 +236,7 @@ function candidateParams(req: ParsedRecallRequest, question: string, at: Date): 
     pointInTime: req.asOf !== undefined,
     scopes: normalizeScopes(req.scope),
     queryVector: null,
-    queryText: contentTokens(question).join(' '),
+    queryText: fullTextQuery(contentTokens(question)),
     limit: candidateLimit(req.k),
   };
 }

@@ -17,9 +17,14 @@ import {
   runMigrations,
   updateRun,
   verifyAuditChain,
+  insertIndexedRecords,
   withTenant,
 } from '../../src/db/index.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
+import { contentTokens, fullTextQuery } from '../../policies/text.ts';
+import { selectTextCandidates, type TextParams } from '../../src/recall/queries.ts';
+import { selectRecordTextCandidates } from '../../src/recall/record-queries.ts';
+import { indexedRecordRow } from './record-index.ts';
 import { createOp, freshNoteId, freshTenant, noteContent } from './notes.ts';
 
 export interface DbContractOptions {
@@ -50,6 +55,19 @@ async function asOwner(owner: Db, tenantId: string, sql: string, params: unknown
     await tx.query(`SELECT set_config('app.tenant_id', $1, true)`, [tenantId]);
     await tx.query(sql, params);
   });
+}
+
+/** What the full-text channels read a question with: a tenant's current notes and records as of now. */
+function textParams(tenantId: string): TextParams {
+  return {
+    tenantId,
+    at: new Date().toISOString(),
+    pointInTime: false,
+    scopes: undefined,
+    queryVector: null,
+    queryText: '',
+    limit: 10,
+  };
 }
 
 function batch(tenantId: string, ops: Parameters<typeof applyNoteBatch>[1]['ops'], batchNo = 0, runId = 'run-1') {
@@ -349,6 +367,51 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
           { version: 3, has: true },
           { version: 4, has: false },
         ]);
+      });
+
+      it('full text finds words with a capital outside A–Z, and Chinese or Japanese written without spaces', async () => {
+        const tenant = freshTenant();
+        const [german, chinese, japanese, english] = [freshNoteId(), freshNoteId(), freshNoteId(), freshNoteId()];
+        await applyNoteBatch(
+          db,
+          batch(tenant, [
+            createOp(german, { claim: 'Herr Müller bevorzugt Überweisungen.' }),
+            createOp(chinese, { claim: '用户喜欢靠过道的座位。' }),
+            createOp(japanese, { claim: 'ユーザーは通路側の席を好みます。' }),
+            createOp(english, { claim: 'u-dan prefers aisle seats.' }),
+          ]),
+        );
+        await withTenant(db, tenant, (tx) =>
+          insertIndexedRecords(tx, {
+            tenantId: tenant,
+            model: 'test-model',
+            records: [
+              indexedRecordRow(options.dimension, {
+                recordId: 'r-de',
+                text: 'Die Überweisung nach Москва ist angekommen.',
+              }),
+              indexedRecordRow(options.dimension, { recordId: 'r-zh', text: '我想要靠过道的座位' }),
+            ],
+          }),
+        );
+        const notesFor = (question: string) =>
+          withTenant(db, tenant, (tx) =>
+            selectTextCandidates(tx, { ...textParams(tenant), queryText: fullTextQuery(contentTokens(question)) }),
+          ).then((rows) => rows.map((r) => r.version.noteId).sort());
+        const recordsFor = (question: string) =>
+          withTenant(db, tenant, (tx) =>
+            selectRecordTextCandidates(tx, {
+              ...textParams(tenant),
+              model: 'test-model',
+              queryText: fullTextQuery(contentTokens(question)),
+            }),
+          ).then((rows) => rows.map((r) => r.recordId).sort());
+        expect(await notesFor('Wer bevorzugt Überweisungen?')).toEqual([german]);
+        expect(await notesFor('座位')).toEqual([chinese]);
+        expect(await notesFor('通路側の席')).toEqual([japanese]);
+        expect(await notesFor('aisle seats')).toEqual([english]);
+        expect(await recordsFor('überweisung москва')).toEqual(['r-de']);
+        expect(await recordsFor('过道座位')).toEqual(['r-zh']);
       });
 
       it('lists current notes by status with a cursor', async () => {

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { DEFAULT_FUSION_POLICY } from '../../policies/fusion.ts';
 import { candidateIdf, candidateMatches, lexicalMatch } from '../../policies/recall-score.ts';
 import { embeddedText } from '../../policies/record-recall.ts';
-import { contentTokens } from '../../policies/text.ts';
+import { contentTokens, fullTextQuery } from '../../policies/text.ts';
 import type { Db, Queryable } from '../../src/db/index.ts';
 import { overDriver, unscoped } from '../../src/db/unscoped.ts';
 import type { Embedder } from '../../src/embeddings/embedder.ts';
@@ -81,7 +81,7 @@ async function profileRanking(db: Db, embedder: Embedder, t: Timings, tenantId: 
     at,
     scopes: undefined,
     queryVector: vector as number[],
-    queryText: contentTokens(query).join(' '),
+    queryText: fullTextQuery(contentTokens(query)),
     model: embedder.name,
     limit: DEFAULT_FUSION_POLICY.depth.recordVector,
   };

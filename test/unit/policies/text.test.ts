@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentTokens, inflectionStem, sentences } from '../../../policies/text.ts';
+import { contentTokens, fullTextQuery, inflectionStem, sentences } from '../../../policies/text.ts';
 
 describe('contentTokens', () => {
   it.each([
@@ -38,6 +38,20 @@ describe('contentTokens', () => {
 
   it('splits JSON arguments into their keys and values', () => {
     expect(contentTokens('{"pageSize":200} pageSize=1000')).toEqual(['pagesize', '200', 'pagesize', '1000']);
+  });
+});
+
+describe('fullTextQuery: a question as the full-text index holds words', () => {
+  it.each([
+    ['aisle seats', 'aisle seats'],
+    ['Überweisungen nach Москва', 'überweisungen nach москва'],
+    // Chinese and Japanese stand character by character, also beside Latin words.
+    ['靠过道的座位', '靠 过 道 的 座 位'],
+    ['通路側の席 aisle', '通 路 側 の 席 aisle'],
+    // Korean is written with spaces: its words stay whole.
+    ['통로 좌석', '통로 좌석'],
+  ])('%s → %s', (question, expected) => {
+    expect(fullTextQuery(contentTokens(question))).toBe(expected);
   });
 });
 
