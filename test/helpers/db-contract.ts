@@ -18,6 +18,8 @@ import {
   updateRun,
   verifyAuditChain,
   insertIndexedRecords,
+  selectCurrentVersionsByText,
+  selectNotesMatching,
   withTenant,
 } from '../../src/db/index.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
@@ -412,6 +414,14 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
         expect(await notesFor('aisle seats')).toEqual([english]);
         expect(await recordsFor('überweisung москва')).toEqual(['r-de']);
         expect(await recordsFor('过道座位')).toEqual(['r-zh']);
+        // An operator's search of the claims folds case beyond A–Z too.
+        const found = await withTenant(db, tenant, (tx) =>
+          Promise.all([
+            selectNotesMatching(tx, { tenantId: tenant, text: 'überweisungen', limit: 10 }),
+            selectCurrentVersionsByText(tx, { tenantId: tenant, text: 'ÜBERWEISUNGEN', limit: 10 }),
+          ]),
+        );
+        expect(found.map((rows) => rows.map((v) => v.noteId))).toEqual([[german], [german]]);
       });
 
       it('lists current notes by status with a cursor', async () => {

@@ -1,6 +1,7 @@
 import type { NoteStatus, NoteVersion } from '../../contracts/note.ts';
 import type { Queryable } from '../db.ts';
 import { NoteVersionRow, VERSION_COLUMNS } from './version-row.ts';
+import { claimContains, likePattern } from './search-queries.ts';
 
 export async function selectCurrentVersion(
   tx: Queryable,
@@ -51,15 +52,14 @@ export async function selectCurrentVersionsByText(
   tx: Queryable,
   p: { tenantId: string; text: string; limit: number },
 ): Promise<NoteVersion[]> {
-  const pattern = `%${p.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const { rows } = await tx.query(
     `SELECT ${VERSION_COLUMNS}
        FROM notes n JOIN note_versions v
          ON v.tenant_id = n.tenant_id AND v.note_id = n.note_id AND v.version = n.current_version
-      WHERE n.tenant_id = $1 AND v.claim ILIKE $2
+      WHERE n.tenant_id = $1 AND ${claimContains('$2')}
       ORDER BY v.created_at DESC, n.note_id
       LIMIT $3`,
-    [p.tenantId, pattern, p.limit],
+    [p.tenantId, likePattern(p.text), p.limit],
   );
   return rows.map((r) => NoteVersionRow.parse(r));
 }

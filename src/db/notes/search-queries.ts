@@ -14,7 +14,14 @@ export interface NoteSearch {
 }
 
 /** `%` and `_` typed by a person are letters, not wildcards. */
-const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+export const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * A claim that contains the pattern in any letter case: the built-in C.UTF-8 collation folds
+ * case by Unicode ("überweisungen" finds "Überweisungen") in a database without a locale too,
+ * where ILIKE alone folds A–Z only. `$n` is the pattern's parameter.
+ */
+export const claimContains = (param: string): string => `v.claim ILIKE (${param}::text COLLATE pg_c_utf8) ESCAPE '\\'`;
 
 /**
  * Current versions of notes in every status whose claim contains `text` (or whose id is `text`),
@@ -27,7 +34,7 @@ export async function selectNotesMatching(tx: Queryable, p: NoteSearch): Promise
        FROM notes n JOIN note_versions v
          ON v.tenant_id = n.tenant_id AND v.note_id = n.note_id AND v.version = n.current_version
       WHERE n.tenant_id = $1
-        AND ($2::text IS NULL OR v.claim ILIKE $3 ESCAPE '\\' OR n.note_id = $2)
+        AND ($2::text IS NULL OR ${claimContains('$3')} OR n.note_id = $2)
         AND ($4::text IS NULL OR n.status = $4)
         AND ($5::text IS NULL OR v.kind = $5)
         AND ($6::text IS NULL OR v.scope_level = $6)
