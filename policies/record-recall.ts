@@ -53,16 +53,54 @@ export function matchText(speaker: string, text: string): string {
 }
 
 /**
- * The string a record is embedded as: its words told the way a note tells them, in the third
+ * A record told the way a note tells it (what recall matches words in): in the third
  * person with the speaker's name and with relative times made absolute against the record's
  * time ("Caroline: Caroline went to a support group on 7 May 2023"). A question names the person
  * and the event, never "I" or "yesterday"; a record that no note cites (small talk around a fact,
  * a reply) is then found as a note about it would be. The stored text stays as it was said.
  */
-export function embeddedText(record: { kind: RecordKind; speaker: string; text: string; observedAt: string }): string {
+export function toldText(record: { kind: RecordKind; speaker: string; text: string; observedAt: string }): string {
   const absolute = absoluteTimes(record.text, record.observedAt, { keepDaysWithoutYear: true }).text;
   const told = SPOKEN_BY_USER.has(record.kind) ? toThirdPerson(absolute, { speaker: record.speaker }) : absolute;
   return matchText(record.speaker, told);
+}
+
+/**
+ * A turn before this many characters is a conversational turn; a longer one (an assistant's
+ * page of code, a document a tool returned) would outweigh the record in its vector. LoCoMo's
+ * turns: 99% under 373 characters; BEAM's assistant replies: 90% over 2,200. @default 500
+ */
+export const TURN_BEFORE_MAX_CHARS = 500;
+
+/** The record said just before one in its session (the index's previous record there). */
+export interface TurnBefore {
+  recordId: string;
+  speaker: string;
+  text: string;
+}
+
+/** Whether a record's vector takes in the turn before it: only a conversational turn does. */
+export function takesTurnBefore(before: TurnBefore | undefined): before is TurnBefore {
+  return before !== undefined && before.text.length <= TURN_BEFORE_MAX_CHARS;
+}
+
+/**
+ * The string a record's vector is made of: the record told (`toldText`), followed by the turn
+ * said before it in its session as it was said ("Jon: Jon is glad to be part of it.\n(after
+ * Gina: Are they yours at the festival?)"). A reply names little of what it answers ("Glad to be
+ * part of it", "For walking or running?"); a question about it names that. The record comes
+ * first and the turn as said (not told), so the record's own words and speaker lead the vector.
+ */
+export function embeddedText(
+  record: { kind: RecordKind; speaker: string; text: string; observedAt: string },
+  before?: TurnBefore,
+): string {
+  return withTurnBefore(toldText(record), before);
+}
+
+/** A told record (`toldText`) with the turn before it, as `embeddedText` makes it. */
+export function withTurnBefore(told: string, before: TurnBefore | undefined): string {
+  return takesTurnBefore(before) ? `${told}\n(after ${matchText(before.speaker, before.text)})` : told;
 }
 
 /**

@@ -22,8 +22,11 @@ export interface IndexedRecord {
   observedAt: string;
   speaker: string;
   text: string;
-  /** The text told as a note would tell it (`embeddedText`): what the vector is made of and recall matches words in. */
+  /** The text told as a note would tell it (`toldText`): what recall matches words in. */
   told: string;
+  /** The record whose words the vector takes in besides its own (`embeddedText`), if any. */
+  contextRecordId: string | null;
+  /** sha256 of the string the vector is made of: the embedding cache's key. */
   textHash: string;
   embedding: number[];
 }
@@ -42,6 +45,7 @@ const COLUMNS = [
   'speaker',
   'text',
   'told',
+  'context_record_id',
   'text_hash',
   'embedding',
 ] as const;
@@ -57,7 +61,8 @@ export async function insertIndexedRecords(
     `INSERT INTO record_index (tenant_id, embedding_model, ${COLUMNS.join(', ')})
      SELECT $1, $2, ${COLUMNS.map((c) => (c === 'embedding' ? 'x.embedding::vector' : `x.${c}`)).join(', ')}
        FROM unnest($3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-                   $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[])
+                   $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[],
+                   $18::text[])
             AS x(${COLUMNS.join(', ')})
      ON CONFLICT (tenant_id, record_id) DO NOTHING`,
     [
@@ -76,6 +81,7 @@ export async function insertIndexedRecords(
       cols((r) => r.speaker),
       cols((r) => r.text),
       cols((r) => r.told),
+      cols((r) => r.contextRecordId),
       cols((r) => r.textHash),
       cols((r) => toSql(r.embedding)),
     ],
@@ -90,6 +96,40 @@ export async function selectIndexedRecordIds(tx: Queryable, p: { recordIds: read
     p.recordIds,
   ]);
   return new Set(rows.map((r) => z.object({ record_id: z.string() }).parse(r).record_id));
+}
+
+const LastTurn = z.object({ session_id: z.string(), record_id: z.string(), speaker: z.string(), text: z.string() });
+
+/**
+ * For each given record, the record indexed just before it in its session (by time, then id),
+ * keyed by session: what an earlier append said before a session's first record in an object.
+ */
+export async function selectLastTurnsBefore(
+  tx: Queryable,
+  p: { tenantId: string; records: readonly { sessionId: string; observedAt: string; recordId: string }[] },
+): Promise<Map<string, { recordId: string; speaker: string; text: string }>> {
+  if (p.records.length === 0) return new Map();
+  const { rows } = await tx.query(
+    `SELECT f.session_id, t.record_id, t.speaker, t.text
+       FROM unnest($2::text[], $3::timestamptz[], $4::text[]) AS f(session_id, observed_at, record_id)
+       CROSS JOIN LATERAL (
+         SELECT r.record_id, r.speaker, r.text FROM record_index r
+          WHERE r.tenant_id = $1 AND r.session_id = f.session_id
+            AND (r.observed_at, r.record_id) < (f.observed_at, f.record_id)
+          ORDER BY r.observed_at DESC, r.record_id DESC LIMIT 1) t`,
+    [
+      p.tenantId,
+      p.records.map((r) => r.sessionId),
+      p.records.map((r) => r.observedAt),
+      p.records.map((r) => r.recordId),
+    ],
+  );
+  return new Map(
+    rows.map((r) => {
+      const row = LastTurn.parse(r);
+      return [row.session_id, { recordId: row.record_id, speaker: row.speaker, text: row.text }];
+    }),
+  );
 }
 
 /** Which of these archive objects were indexed to their end. */
@@ -155,8 +195,10 @@ const Erased = z.object({ records: intColumn, objects: intColumn, cached: intCol
 
 /**
  * Erasure: drops every indexed row of the objects that held the subject's records (they are
- * rewritten under new keys, so the next indexing reads them afresh), the bookkeeping of those
- * objects, and the cached vectors of the subject's own texts. Returns the hashes of those texts'
+ * rewritten under new keys, so the next indexing reads them afresh) or a record whose vector
+ * took in one of the subject's as the turn before it (indexed again without it), the bookkeeping
+ * of those objects, and the cached vectors of the subject's texts and of those records'. Returns
+ * the hashes of those texts'
  * embedded strings (a record is embedded as a note would tell it, which the subject's words alone
  * do not give back), so the verification scan can check the cache once the rows are gone.
  * A string another user's record is embedded as too (an agent's stock reply, spoken by its role)
@@ -167,11 +209,18 @@ export async function deleteSubjectFromRecordIndex(
   p: { recordIds: readonly string[]; userId: string; needles: readonly string[] },
 ): Promise<{ records: number; objects: number; cached: number; hashes: string[] }> {
   const { rows } = await tx.query(
-    `WITH mine AS MATERIALIZED (
+    `WITH said AS MATERIALIZED (
        SELECT record_id, object_key, text_hash FROM record_index
         WHERE record_id = ANY($1::text[]) OR user_id = $2
            OR EXISTS (SELECT 1 FROM unnest($3::text[]) x
                        WHERE length(x) > 0 AND strpos(text || ' ' || coalesce(told, ''), x) > 0)),
+     -- The subject's rows and those whose vector took in one of them as the turn before.
+     mine AS MATERIALIZED (
+       SELECT * FROM said
+        UNION
+       SELECT record_id, object_key, text_hash FROM record_index
+        WHERE context_record_id IN (SELECT record_id FROM said)
+           OR context_record_id = ANY($1::text[])),
      own AS (
        SELECT DISTINCT m.text_hash FROM mine m
         WHERE NOT EXISTS (SELECT 1 FROM record_index o

@@ -1,6 +1,6 @@
 import { isLesson, reciprocalRankFusion, type FusionPolicy, type Fused } from '../../policies/fusion.ts';
 import { approxTokens, candidateMatches, lengthNormalized, relevanceOf } from '../../policies/recall-score.ts';
-import { embeddedText } from '../../policies/record-recall.ts';
+import { toldText } from '../../policies/record-recall.ts';
 import { updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
 import type { AssembledItem } from './assemble.ts';
 import type { RankedItem } from './contract.ts';
@@ -240,5 +240,5 @@ function wordMatchShare(told: readonly string[], span: number | undefined): numb
 
 /** The record told as a note: stored at index time (migration 0022), computed for a row indexed before it. */
 export function toldOf(row: RecordRow): string {
-  return row.told ?? embeddedText(row);
+  return row.told ?? toldText(row);
 }

@@ -1,4 +1,11 @@
-import { embeddedText, recallableText, speakerOf } from '../../policies/record-recall.ts';
+import {
+  recallableText,
+  speakerOf,
+  takesTurnBefore,
+  toldText,
+  withTurnBefore,
+  type TurnBefore,
+} from '../../policies/record-recall.ts';
 import { redact } from '../../policies/redaction.ts';
 import { ObjectReader, type ArchivedRecord } from '../archive/index.ts';
 import {
@@ -18,6 +25,7 @@ import type { Embedder } from '../embeddings/embedder.ts';
 import { SILENT, type Ports, type Progress } from '../ports.ts';
 import { tenantEmbeddingCache } from './embedding-cache.ts';
 import { inWindow, objectsInWindow, type Window } from './objects.ts';
+import { TurnsBefore } from './turns-before.ts';
 
 /** Records embedded per request and inserted per transaction. @default 64 */
 export const INDEX_CHUNK = 64;
@@ -157,8 +165,9 @@ async function indexObject(
   let pending: ArchivedRecord[] = [];
   let inserted = 0;
   let complete = true;
+  const turns = new TurnsBefore(ports.db, tenantId);
   const flush = async () => {
-    inserted += await indexChunk(ports, { tenantId, epoch }, pending, progress);
+    inserted += await indexChunk(ports, { tenantId, epoch }, pending, turns, progress);
     pending = [];
   };
   for await (const archived of reader) {
@@ -183,6 +192,7 @@ async function indexChunk(
   ports: IndexPorts,
   key: { tenantId: string; epoch: number },
   chunk: readonly ArchivedRecord[],
+  turns: TurnsBefore,
   progress: Progress,
 ): Promise<number> {
   const { tenantId } = key;
@@ -190,7 +200,10 @@ async function indexChunk(
   const known = await withTenant(ports.db, tenantId, (tx) =>
     selectIndexedRecordIds(tx, { recordIds: chunk.map((a) => a.record.id) }),
   );
-  const fresh = chunk.filter((a) => !known.has(a.record.id)).map(toIndexed);
+  const kept = chunk.map(keptOf);
+  // Records indexed already still tell what was said before the next one.
+  const before = await turns.of(kept.map((k) => k.row));
+  const fresh = kept.map((k, i) => withVectorText(k, before[i])).filter(({ row }) => !known.has(row.recordId));
   if (fresh.length === 0) return 0;
   // Not even the embedding cache gets the texts once an erasure began: it keeps a vector per text.
   await writeUnlessErased(ports, key, async () => undefined);
@@ -202,15 +215,13 @@ async function indexChunk(
   );
 }
 
-/**
- * What the index keeps of a record (its place in the archive, who and when, its redacted text)
- * and the string its vector is made of.
- */
-function toIndexed(a: ArchivedRecord): { row: Omit<IndexedRecord, 'embedding'>; embedded: string } {
+type KeptRecord = Omit<IndexedRecord, 'embedding' | 'contextRecordId' | 'textHash'>;
+
+/** What the index keeps of a record: its place in the archive, who and when, its redacted text told. */
+function keptOf(a: ArchivedRecord): { row: KeptRecord } {
   const r = a.record;
   const speaker = redact(speakerOf(r)).text;
   const text = redact(recallableText(r) ?? '').text;
-  const embedded = embeddedText({ kind: r.kind, speaker, text, observedAt: r.observedAt });
   const row = {
     recordId: r.id,
     objectKey: a.objectKey,
@@ -224,10 +235,19 @@ function toIndexed(a: ArchivedRecord): { row: Omit<IndexedRecord, 'embedding'>; 
     observedAt: r.observedAt,
     speaker,
     text,
-    told: embedded,
-    textHash: textHash(embedded),
+    told: toldText({ kind: r.kind, speaker, text, observedAt: r.observedAt }),
   };
-  return { row, embedded };
+  return { row };
+}
+
+/** The string the record's vector is made of (its told text and the turn before it) and its hash. */
+function withVectorText(
+  { row }: { row: KeptRecord },
+  before: TurnBefore | undefined,
+): { row: Omit<IndexedRecord, 'embedding'>; embedded: string } {
+  const embedded = withTurnBefore(row.told, before);
+  const contextRecordId = takesTurnBefore(before) ? before.recordId : null;
+  return { row: { ...row, contextRecordId, textHash: textHash(embedded) }, embedded };
 }
 
 /** Counts the texts that reach the model (behind the cache). */

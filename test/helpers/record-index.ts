@@ -28,6 +28,7 @@ export function indexedRecordRow(
     speaker,
     text,
     told,
+    contextRecordId: fields.contextRecordId ?? null,
     textHash: fields.textHash ?? textHash(told),
   };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { toSql } from 'pgvector';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedText } from '../../policies/record-recall.ts';
+import { toldText } from '../../policies/record-recall.ts';
 import { parseConfig } from '../../src/config.ts';
 import { type Db, MIGRATIONS_DIR, openDb, runMigrations } from '../../src/db/index.ts';
 import { unscoped } from '../../src/db/unscoped.ts';
@@ -40,7 +40,7 @@ const RECORDS = [
   },
 ].map((r) => ({
   ...r,
-  told: embeddedText({ kind: 'user_message', speaker: r.speaker, text: r.text, observedAt: r.at }),
+  told: toldText({ kind: 'user_message', speaker: r.speaker, text: r.text, observedAt: r.at }),
 }));
 
 /** The rows as the indexer before 0022 wrote them: the told string embedded, not stored. */

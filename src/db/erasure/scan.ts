@@ -101,30 +101,34 @@ export async function scanDatabaseForSubject(
         [p.needles, records],
       ),
     },
-    ...(await scanRecordIndex(tx, p.needles, p.userId, p.claimHashes ?? [])),
+    ...(await scanRecordIndex(tx, { ...p, records, claimHashes: p.claimHashes ?? [] })),
   ];
   return findings.filter((f) => f.count > 0);
 }
 
 /**
- * The raw-record index: rows whose text, text told as a note, or user quotes the subject, and cached vectors of the
+ * The raw-record index: rows whose text, text told as a note, or user quotes the subject, or
+ * whose vector took in one of the subject's records as the turn before, and cached vectors of the
  * subject's words (keyed by the sha256 of the embedded string: "speaker: text" as said, or the
  * record told as a note, whose hash an indexed row keeps and the scrub records before deleting
  * the row) or of a claim the erasure scrubbed.
  */
 async function scanRecordIndex(
   tx: Queryable,
-  needles: string[],
-  userId: string | undefined,
-  claimHashes: string[],
+  p: { needles: string[]; userId?: string | undefined; records: string[]; claimHashes: string[] },
 ): Promise<StoreFinding[]> {
+  const { needles, userId, records, claimHashes } = p;
   const any = `EXISTS (SELECT 1 FROM unnest($1::text[]) x WHERE x <> '' AND strpos(r.text || ' ' || coalesce(r.told, '') || ' ' || coalesce(r.user_id, '') || ' ' || r.speaker, x) > 0)`;
   const hashed = `SELECT encode(sha256(convert_to(s, 'UTF8')), 'hex')
                     FROM unnest($1::text[]) x, LATERAL (SELECT x AS s UNION ALL SELECT $2::text || ': ' || x) y`;
   return [
     {
       store: 'record_index',
-      count: await count(tx, `SELECT count(*) AS n FROM record_index r WHERE ${any}`, [needles]),
+      count: await count(
+        tx,
+        `SELECT count(*) AS n FROM record_index r WHERE ${any} OR r.context_record_id = ANY($2::text[])`,
+        [needles, records],
+      ),
     },
     {
       store: 'embedding_cache',

@@ -1,3 +1,4 @@
+import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { embedRunClaims } from '../../../src/consolidation/embed-run.ts';
@@ -8,7 +9,7 @@ import { eraseArchiveObjects } from '../../../src/erasure/objects.ts';
 import { scrubSubjectData, verifyErasure } from '../../../src/erasure/scrub.ts';
 import { prepareErasure } from '../../../src/erasure/work.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
-import { matchText } from '../../../policies/record-recall.ts';
+import { matchText, withTurnBefore } from '../../../policies/record-recall.ts';
 import { indexedRecordRow } from '../../helpers/record-index.ts';
 import {
   archiveRecords,
@@ -20,8 +21,8 @@ import {
 
 // Erasure covers the raw-record index and the embedding cache: the subject's rows go, the
 // scan checks both tables, and indexing again brings back only the other users' records.
-// The agent's reply is the same words in both sessions, spoken by the agent's role: its vector
-// is Bob's too, so it stays cached and is no finding about Alice.
+// The agent's reply is the same words in both sessions, but each reply's vector takes in the
+// user's message before it: the one after Alice's goes with hers, the one after Bob's stays.
 
 const ports = portsForThisFile();
 
@@ -67,17 +68,54 @@ describe('erasure and the record index', () => {
     await eraseArchiveObjects(ports, { ...subject, objectKeys: prepared.objectKeys });
     const scrubbed = await scrubSubjectData(ports, subject);
     expect(scrubbed.recordIndexRowsDeleted).toBe(4);
-    expect(scrubbed.embeddingCacheRowsDeleted).toBe(1);
+    expect(scrubbed.embeddingCacheRowsDeleted).toBe(2); // Alice's message and the reply after it
     expect(await verifyErasure(ports, subject)).toMatchObject({ clean: true, database: [] });
-    const reply = textHash(matchText('assistant', 'Understood. | Month | Total |'));
-    expect(await cachedHashes(tenantId)).toContain(reply);
+    const replyAfter = (userId: string, said: string) =>
+      textHash(
+        withTurnBefore(matchText('assistant', 'Understood. | Month | Total |'), {
+          recordId: 'before',
+          speaker: userId,
+          text: said,
+        }),
+      );
+    expect(await cachedHashes(tenantId)).toContain(replyAfter('u-bob', BOB));
+    expect(await cachedHashes(tenantId)).not.toContain(replyAfter('u-alice', ALICE));
 
     await indexRecords(ports, { tenantId });
     const after = await indexedTexts(tenantId);
     expect(after.texts).toContain(BOB);
     expect(after.texts.join(' ')).not.toContain('locker');
-    expect(after.cached).toBe(2); // Bob's message and the shared reply: nothing embedded again for Alice
+    expect(after.cached).toBe(2); // Bob's message and the reply after it: nothing embedded again for Alice
     expect(await verifyErasure(ports, subject)).toMatchObject({ clean: true });
+  });
+
+  it("drops another user's record whose vector took in the subject's words as the turn before, and indexes it again without them", async () => {
+    const tenantId = freshTenantId('erase-turn');
+    const [alice] = saying(preferenceSession(tenantId, 'u-alice'), ALICE) as [RawRecordInput];
+    const bob = { ...alice, id: ulid(Date.parse(alice.observedAt) + 5000), userId: 'u-bob', text: BOB };
+    await archiveRecords(ports, [
+      alice,
+      { ...bob, observedAt: new Date(Date.parse(alice.observedAt) + 5000).toISOString() },
+    ]);
+    await indexRecords(ports, { tenantId });
+    const bobAfterAlice = textHash(
+      withTurnBefore(`u-bob: ${BOB}`, { recordId: alice.id, speaker: 'u-alice', text: ALICE }),
+    );
+    expect(await cachedHashes(tenantId)).toContain(bobAfterAlice);
+
+    const subject = { tenantId, userId: 'u-alice' };
+    const prepared = await prepareErasure(ports, subject);
+    await eraseSubjectNotes(ports, subject);
+    await eraseArchiveObjects(ports, { ...subject, objectKeys: prepared.objectKeys });
+    // The scan counts Bob's row with Alice's: its vector holds her words.
+    expect((await verifyErasure(ports, subject)).database).toContainEqual({ store: 'record_index', count: 2 });
+    const scrubbed = await scrubSubjectData(ports, subject);
+    expect(scrubbed.embeddingCacheRowsDeleted).toBe(2);
+    expect(await cachedHashes(tenantId)).not.toContain(bobAfterAlice);
+    await indexRecords(ports, { tenantId });
+    // Bob's message alone now: nothing said before it is left.
+    expect(await cachedHashes(tenantId)).toEqual([textHash(`u-bob: ${BOB}`)]);
+    expect(await verifyErasure(ports, subject)).toMatchObject({ clean: true, database: [] });
   });
 
   it("deletes the cached vectors of the erased notes' claims", async () => {

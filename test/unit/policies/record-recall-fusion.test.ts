@@ -6,6 +6,7 @@ import {
   matchText,
   recallableText,
   speakerOf,
+  TURN_BEFORE_MAX_CHARS,
   type RecallableRecord,
 } from '../../../policies/record-recall.ts';
 
@@ -78,6 +79,31 @@ describe('embeddedText', () => {
       'Caroline: Caroline missed the meeting on May 5, not on 7 May 2023.',
     ],
   ] as const)('%s', (_name, record, expected) => expect(embeddedText({ ...record, observedAt: at })).toBe(expected));
+
+  const reply = {
+    kind: 'user_message',
+    speaker: 'Jon',
+    text: 'Yeah, awesome! Glad to be part of it.',
+    observedAt: at,
+  } as const;
+  it.each([
+    [
+      'a reply takes in the turn said before it, as it was said, after its own words',
+      { recordId: 'r1', speaker: 'Gina', text: 'Are they yours at the festival?' },
+      'Jon: Yeah, awesome! Glad to be part of it.\n(after Gina: Are they yours at the festival?)',
+    ],
+    [
+      'a turn before of the longest conversational length is taken in',
+      { recordId: 'r1', speaker: 'Gina', text: 'x'.repeat(TURN_BEFORE_MAX_CHARS) },
+      `Jon: Yeah, awesome! Glad to be part of it.\n(after Gina: ${'x'.repeat(TURN_BEFORE_MAX_CHARS)})`,
+    ],
+    [
+      'a longer one (a page an assistant wrote) would outweigh the reply: left out',
+      { recordId: 'r1', speaker: 'assistant', text: 'x'.repeat(TURN_BEFORE_MAX_CHARS + 1) },
+      'Jon: Yeah, awesome! Glad to be part of it.',
+    ],
+    ['nothing said before it in its session', undefined, 'Jon: Yeah, awesome! Glad to be part of it.'],
+  ] as const)('%s', (_name, before, expected) => expect(embeddedText(reply, before)).toBe(expected));
 });
 
 describe('reciprocalRankFusion', () => {

@@ -1,3 +1,4 @@
+import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
 import { withTenant } from '../../../src/db/index.ts';
@@ -86,6 +87,40 @@ describe('indexRecords', () => {
     expect(rebuilt).toMatchObject({ dropped: 2, objects: 1, records: 2, embedded: 0 });
     expect(texts).toEqual([]);
     expect(await indexedRows(tenantId)).toHaveLength(2);
+  });
+
+  it("embeds each record with the turn said before it in its session, from the same object or an earlier append's", async () => {
+    const tenantId = freshTenantId('turns');
+    const [ask, answer] = preferenceSession(tenantId, 'u-gus') as [RawRecordInput, RawRecordInput];
+    await archiveRecords(ports, [ask, answer]);
+    const later = (r: RawRecordInput, seconds: number, fields: Partial<RawRecordInput>) => ({
+      ...r,
+      id: ulid(Date.parse(r.observedAt) + seconds * 1000),
+      observedAt: new Date(Date.parse(r.observedAt) + seconds * 1000).toISOString(),
+      ...fields,
+    });
+    const thanks = later(ask, 60, { text: 'Great, that is what I wanted.' });
+    const page = later(answer, 70, { text: `Here is the full report. ${'| Jan | 1 | '.repeat(50)}` });
+    const after = later(ask, 120, { text: 'Perfect, thanks.' });
+    await archiveRecords(ports, [thanks, page, after]);
+    const { embedder, texts } = counted();
+    await indexRecords({ ...ports, embedder }, { tenantId });
+    expect(texts).toEqual([
+      'u-gus: Please always show u-gus reports as a table, not prose.',
+      'assistant: Understood. | Month | Total |\n(after u-gus: Please always show me reports as a table, not prose.)',
+      // The first record of the second object: the turn before it is in the first.
+      'u-gus: Great, that is what u-gus wanted.\n(after assistant: Understood. | Month | Total |)',
+      expect.stringMatching(
+        /^assistant: Here is the full report\. .*\n\(after u-gus: Great, that is what I wanted\.\)$/,
+      ),
+      // A page is not a turn: it stays out of the vector of what follows it.
+      'u-gus: Perfect, thanks.',
+    ]);
+    const rows = await withTenant(ports.db, tenantId, async (tx) => {
+      const { rows } = await tx.query(`SELECT record_id, context_record_id FROM record_index ORDER BY observed_at`);
+      return rows as Array<{ record_id: string; context_record_id: string | null }>;
+    });
+    expect(rows.map((r) => r.context_record_id)).toEqual([null, ask.id, answer.id, thanks.id, null]);
   });
 
   it('row-level security: another tenant sees none of the rows', async () => {
