@@ -11,7 +11,7 @@ function tool(name: string, ...args: string[]) {
 }
 
 describe('the evaluation tools read their command line', () => {
-  it.each(['fusion-offline', 'updates-offline', 'recall-profile', 'attribution-offline'])(
+  it.each(['fusion-offline', 'updates-offline', 'recall-profile', 'attribution-offline', 'turn-before-cost'])(
     '%s prints its usage on --help and names a bad option without a stack trace',
     (name) => {
       const help = tool(name, '--help');

@@ -47,7 +47,7 @@ export function registerIndex(program: Command): void {
     .requiredOption('--tenant <id>', 'tenant whose archive to index')
     .option(
       '--rebuild',
-      "drop the tenant's record index first and index the whole archive again (cached vectors are reused; rows indexed before migration 0022 get their stored told text)",
+      "drop the tenant's record index first and index the whole archive again (cached vectors are reused; rows indexed before migration 0022 get their stored told text, before 0035 the turn said before them in their vector)",
     )
     .option('--from <iso>', 'only records observed at or after this instant')
     .option('--to <iso>', 'only records observed at or before this instant')
