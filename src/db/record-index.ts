@@ -198,9 +198,9 @@ const Erased = z.object({ records: intColumn, objects: intColumn, cached: intCol
  * rewritten under new keys, so the next indexing reads them afresh) or a record whose vector
  * took in one of the subject's as the turn before it (indexed again without it), the bookkeeping
  * of those objects, and the cached vectors of the subject's texts and of those records'. Returns
- * the hashes of those texts'
- * embedded strings (a record is embedded as a note would tell it, which the subject's words alone
- * do not give back), so the verification scan can check the cache once the rows are gone.
+ * the hashes of those embedded strings (a record is embedded as a note would tell it, which the
+ * subject's words alone do not give back), so the verification scan can check the cache once the
+ * rows are gone.
  * A string another user's record is embedded as too (an agent's stock reply, spoken by its role)
  * is not the subject's own: its vector stays, and the next indexing of that record needs it.
  */

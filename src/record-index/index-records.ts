@@ -202,8 +202,8 @@ async function indexChunk(
   );
   const kept = chunk.map(keptOf);
   // Records indexed already still tell what was said before the next one.
-  const before = await turns.of(kept.map((k) => k.row));
-  const fresh = kept.map((k, i) => withVectorText(k, before[i])).filter(({ row }) => !known.has(row.recordId));
+  const before = await turns.of(kept);
+  const fresh = kept.map((row, i) => withVectorText(row, before[i])).filter(({ row }) => !known.has(row.recordId));
   if (fresh.length === 0) return 0;
   // Not even the embedding cache gets the texts once an erasure began: it keeps a vector per text.
   await writeUnlessErased(ports, key, async () => undefined);
@@ -218,11 +218,11 @@ async function indexChunk(
 type KeptRecord = Omit<IndexedRecord, 'embedding' | 'contextRecordId' | 'textHash'>;
 
 /** What the index keeps of a record: its place in the archive, who and when, its redacted text told. */
-function keptOf(a: ArchivedRecord): { row: KeptRecord } {
+function keptOf(a: ArchivedRecord): KeptRecord {
   const r = a.record;
   const speaker = redact(speakerOf(r)).text;
   const text = redact(recallableText(r) ?? '').text;
-  const row = {
+  return {
     recordId: r.id,
     objectKey: a.objectKey,
     line: a.line,
@@ -237,12 +237,11 @@ function keptOf(a: ArchivedRecord): { row: KeptRecord } {
     text,
     told: toldText({ kind: r.kind, speaker, text, observedAt: r.observedAt }),
   };
-  return { row };
 }
 
 /** The string the record's vector is made of (its told text and the turn before it) and its hash. */
 function withVectorText(
-  { row }: { row: KeptRecord },
+  row: KeptRecord,
   before: TurnBefore | undefined,
 ): { row: Omit<IndexedRecord, 'embedding'>; embedded: string } {
   const embedded = withTurnBefore(row.told, before);

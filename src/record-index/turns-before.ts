@@ -25,9 +25,12 @@ export class TurnsBefore {
   async of(turns: readonly SaidTurn[]): Promise<(TurnBefore | undefined)[]> {
     const firsts = new Map<string, SaidTurn>();
     for (const t of turns) if (!this.latest.has(t.sessionId) && !firsts.has(t.sessionId)) firsts.set(t.sessionId, t);
-    const indexed = await withTenant(this.db, this.tenantId, (tx) =>
-      selectLastTurnsBefore(tx, { tenantId: this.tenantId, records: [...firsts.values()] }),
-    );
+    const indexed =
+      firsts.size === 0
+        ? new Map<string, TurnBefore>()
+        : await withTenant(this.db, this.tenantId, (tx) =>
+            selectLastTurnsBefore(tx, { tenantId: this.tenantId, records: [...firsts.values()] }),
+          );
     for (const sessionId of firsts.keys()) this.latest.set(sessionId, indexed.get(sessionId) ?? null);
     return turns.map((t) => {
       const before = this.latest.get(t.sessionId) ?? undefined;
