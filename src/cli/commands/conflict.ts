@@ -7,7 +7,7 @@ export function registerConflict(program: Command): void {
   program
     .command('conflict')
     .description(
-      "Report a memory conflict to the tenant's monitor (conflicts/<tenant>, started if absent); enough of them start a focused consolidation",
+      "report a memory conflict to the tenant's monitor (conflicts/<tenant>, started if absent); enough of them start a focused consolidation",
     )
     .requiredOption('--tenant <id>', 'tenant whose notes conflict')
     .requiredOption('--note <id>', 'a conflicting note id (repeat for several)', collect, [])

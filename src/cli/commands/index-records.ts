@@ -7,12 +7,12 @@ import type { IndexVectorsOptions } from '../actions/index-vectors.ts';
 export function registerIndex(program: Command): void {
   const index = program
     .command('index')
-    .description('Build the projections recall searches (rebuildable from the note store and the archive)');
+    .description('build the projections recall searches (rebuildable from the note store and the archive)');
 
   index
     .command('notes')
     .description(
-      "Check a tenant's recall projection (its current, active notes) against the note store and remove expired rows",
+      "check a tenant's recall projection (its current, active notes) against the note store and remove expired rows",
     )
     .requiredOption('--tenant <id>', 'tenant whose notes to index')
     .option('--rebuild', "derive the tenant's recall projection again from the note store")
@@ -26,7 +26,7 @@ export function registerIndex(program: Command): void {
   index
     .command('vectors')
     .description(
-      "Give a tenant's committed notes their missing vectors: starts the indexing step again for each run whose step failed or never ran (recall finds such notes by full text meanwhile)",
+      "give a tenant's committed notes their missing vectors: starts the indexing step again for each run whose step failed or never ran (recall finds such notes by full text meanwhile)",
     )
     .requiredOption('--tenant <id>', 'tenant whose notes to embed')
     .option('--wait', 'wait for the steps to end and report what each embedded')
@@ -42,7 +42,7 @@ export function registerIndex(program: Command): void {
   index
     .command('records')
     .description(
-      "Index a tenant's raw records (keyword and vector) from the archive: objects not indexed yet, texts embedded once (cached by hash and model)",
+      "index a tenant's raw records (keyword and vector) from the archive: objects not indexed yet, texts embedded once (cached by hash and model)",
     )
     .requiredOption('--tenant <id>', 'tenant whose archive to index')
     .option(
@@ -63,7 +63,7 @@ export function registerIndex(program: Command): void {
   index
     .command('tenants')
     .description(
-      'The active-tenants index the nightly run reads (index/active/date=<d>/tenant=<t>): the writer keeps it; --rebuild lists the archive once and marks every tenant-day found',
+      'the active-tenants index the nightly run reads (index/active/date=<d>/tenant=<t>): the writer keeps it; --rebuild lists the archive once and marks every tenant-day found',
     )
     .option(
       '--rebuild',

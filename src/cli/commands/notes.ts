@@ -6,11 +6,11 @@ import type { ListOptions, ShowOptions } from '../actions/notes.ts';
 export function registerNotes(program: Command): void {
   const notes = program
     .command('notes')
-    .description('Read memory notes from the note store (DATABASE_URL, or the embedded PGlite store)');
+    .description('read memory notes from the note store (DATABASE_URL, or the embedded PGlite store)');
 
   notes
     .command('list')
-    .description("List a tenant's notes at their current version, in note id order")
+    .description("list a tenant's notes at their current version, in note id order")
     .requiredOption('--tenant <id>', 'tenant whose notes to list')
     .option('--status <status>', `only notes in this status: ${NOTE_STATUSES.join(', ')}`)
     .option('--limit <n>', 'at most this many notes (1-1000)', '50')
@@ -24,7 +24,7 @@ export function registerNotes(program: Command): void {
 
   notes
     .command('find')
-    .description('Find notes by words of their claim, in every status (the bad note behind an answer)')
+    .description('find notes by words of their claim, in every status (the bad note behind an answer)')
     .requiredOption('--tenant <id>', 'tenant whose notes to search')
     .requiredOption('--text <words>', 'text the claim contains (case-insensitive)')
     .option('--limit <n>', 'at most this many notes (1-1000)', '20')
@@ -37,7 +37,7 @@ export function registerNotes(program: Command): void {
 
   notes
     .command('show')
-    .description('Show one note: its current version, or with --history every version as a diff')
+    .description('show one note: its current version, or with --history every version as a diff')
     .argument('<noteId>', 'the note id')
     .requiredOption('--tenant <id>', 'tenant the note belongs to')
     .option(

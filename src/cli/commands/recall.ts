@@ -7,7 +7,7 @@ export function registerRecall(program: Command): void {
   program
     .command('recall')
     .description(
-      "Recall a tenant's notes and raw records for a query: notes (hybrid vector + full-text score, deduplicated) and indexed records (vector and full text) fused by reciprocal rank, fitted to a token budget",
+      "recall a tenant's notes and raw records for a query: notes (hybrid vector + full-text score, deduplicated) and indexed records (vector and full text) fused by reciprocal rank, fitted to a token budget",
     )
     .requiredOption('--tenant <id>', 'tenant whose notes to recall')
     .requiredOption('--query <text>', 'what the agent is about to do or asks')

@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import type { ScheduleApplyOptions } from '../actions/schedule.ts';
 
 export function registerSchedule(program: Command): void {
-  const schedule = program.command('schedule').description('The nightly consolidation Schedule on the Temporal server');
+  const schedule = program.command('schedule').description('the nightly consolidation Schedule on the Temporal server');
 
   schedule
     .command('apply')
     .description(
-      'Create or update (idempotent) the Schedule "nocturne-nightly": cron from NOCTURNE_SCHEDULE_CRON, overlap skip, catch-up window',
+      'create or update (idempotent) the Schedule "nocturne-nightly": cron from NOCTURNE_SCHEDULE_CRON, overlap skip, catch-up window',
     )
     .option(
       '--cron <expr>',

@@ -5,7 +5,7 @@ export function registerServe(program: Command): void {
   program
     .command('serve')
     .description(
-      'Serve the agents HTTP API v1 (recall, records, conflicts, feedback, notes; /openapi.json, /docs) and MCP at /mcp, bearer token per tenant from NOCTURNE_API_TOKENS; with NOCTURNE_OPERATOR_TOKENS, the note inspector at /inspector',
+      'serve the agents HTTP API v1 (recall, records, conflicts, feedback, notes; /openapi.json, /docs) and MCP at /mcp, bearer token per tenant from NOCTURNE_API_TOKENS; with NOCTURNE_OPERATOR_TOKENS, the note inspector at /inspector',
     )
     .option('--port <n>', 'port to listen on (default NOCTURNE_API_PORT, 8787)')
     .option('--host <address>', 'address to bind (default NOCTURNE_API_HOST, 127.0.0.1)')
