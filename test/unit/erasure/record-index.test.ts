@@ -92,11 +92,9 @@ describe('erasure and the record index', () => {
   it("drops another user's record whose vector took in the subject's words as the turn before, and indexes it again without them", async () => {
     const tenantId = freshTenantId('erase-turn');
     const [alice] = saying(preferenceSession(tenantId, 'u-alice'), ALICE) as [RawRecordInput];
-    const bob = { ...alice, id: ulid(Date.parse(alice.observedAt) + 5000), userId: 'u-bob', text: BOB };
-    await archiveRecords(ports, [
-      alice,
-      { ...bob, observedAt: new Date(Date.parse(alice.observedAt) + 5000).toISOString() },
-    ]);
+    const later = Date.parse(alice.observedAt) + 5000;
+    const bob = { ...alice, id: ulid(later), observedAt: new Date(later).toISOString(), userId: 'u-bob', text: BOB };
+    await archiveRecords(ports, [alice, bob]);
     await indexRecords(ports, { tenantId });
     const bobAfterAlice = textHash(
       withTurnBefore(`u-bob: ${BOB}`, { recordId: alice.id, speaker: 'u-alice', text: ALICE }),
