@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_FUSION_POLICY } from '../../policies/fusion.ts';
 import { candidateIdf, candidateMatches, lexicalMatch } from '../../policies/recall-score.ts';
-import { embeddedText } from '../../policies/record-recall.ts';
+import { toldText } from '../../policies/record-recall.ts';
 import { contentTokens, fullTextQuery } from '../../policies/text.ts';
 import type { Db, Queryable } from '../../src/db/index.ts';
 import { overDriver, unscoped } from '../../src/db/unscoped.ts';
@@ -89,7 +89,7 @@ async function profileRanking(db: Db, embedder: Embedder, t: Timings, tenantId: 
   const rows = [...new Map([...channels.vector, ...channels.text].map((r) => [r.recordId, r])).values()];
   add(t, 'candidates (rows)', rows.length);
   // Each told text computed as recall did before migration 0022 (and still does for older rows).
-  const told = clock(t, 'js: told text, computed', () => rows.map((r) => embeddedText(r)));
+  const told = clock(t, 'js: told text, computed', () => rows.map((r) => toldText(r)));
   const idf = clock(t, 'js: candidate IDF (separately)', () => candidateIdf(query, told));
   clock(t, 'js: word match (separately)', () => told.map((x) => lexicalMatch(query, x, idf)));
   clock(t, 'js: IDF and word match in one pass', () => candidateMatches(query, told));
