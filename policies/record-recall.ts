@@ -72,6 +72,14 @@ export function toldText(record: { kind: RecordKind; speaker: string; text: stri
  */
 export const TURN_BEFORE_MAX_CHARS = 500;
 
+/**
+ * The form of record vector the indexer writes: 1 the told text alone, 2 the told text and the
+ * turn said before it (`embeddedText`). A row or archive object indexed in an older form is read
+ * and embedded again by the next `nocturne index records` (migration 0036); raise this whenever
+ * `embeddedText` changes what a vector is made of.
+ */
+export const RECORD_VECTOR_FORM = 2;
+
 /** The record said just before one in its session (the index's previous record there). */
 export interface TurnBefore {
   recordId: string;

@@ -11,7 +11,10 @@ const { indexRecords } = proxyActivities<ConsolidationActivities>(RECORD_INDEX);
 /** Archive objects one indexRecords call reads at most, so each call stays well inside its timeout. */
 export const INDEX_OBJECTS_PER_CALL = 8;
 
-/** What indexing a window did: objects read, records newly indexed, texts the embedder was asked for. */
+/**
+ * What indexing a window did: objects read, records indexed (new, or in place of a row of an
+ * older vector form), texts the embedder was asked for.
+ */
 export type IndexRunRecordsResult = Omit<IndexRecordsResult, 'after'>;
 
 /** Indexes the window's raw records a few objects per call, following the cursor each call returns. */
@@ -19,7 +22,7 @@ export async function indexWindowRecords(
   tenantId: string,
   window: ConsolidateInput['window'],
 ): Promise<IndexRunRecordsResult> {
-  const total: IndexRunRecordsResult = { objects: 0, records: 0, embedded: 0 };
+  const total: IndexRunRecordsResult = { objects: 0, records: 0, replaced: 0, embedded: 0 };
   let after: string | null = null;
   do {
     const indexed: IndexRecordsResult = await indexRecords({
@@ -30,6 +33,8 @@ export async function indexWindowRecords(
     });
     total.objects += indexed.objects;
     total.records += indexed.records;
+    // Recorded histories hold results of workers that counted no replaced rows.
+    total.replaced += (indexed.replaced as number | undefined) ?? 0;
     total.embedded += indexed.embedded;
     after = indexed.after;
   } while (after !== null);

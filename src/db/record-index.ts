@@ -53,13 +53,13 @@ const COLUMNS = [
 /** Inserts records not indexed yet (a retry or an overlapping window inserts nothing twice); returns how many were new. */
 export async function insertIndexedRecords(
   tx: Queryable,
-  p: { tenantId: string; model: string; records: readonly IndexedRecord[] },
+  p: { tenantId: string; model: string; form: number; records: readonly IndexedRecord[] },
 ): Promise<number> {
   if (p.records.length === 0) return 0;
   const cols = (pick: (r: IndexedRecord) => unknown) => p.records.map(pick);
   const { rowCount } = await tx.query(
-    `INSERT INTO record_index (tenant_id, embedding_model, ${COLUMNS.join(', ')})
-     SELECT $1, $2, ${COLUMNS.map((c) => (c === 'embedding' ? 'x.embedding::vector' : `x.${c}`)).join(', ')}
+    `INSERT INTO record_index (tenant_id, embedding_model, vector_form, ${COLUMNS.join(', ')})
+     SELECT $1, $2, $19, ${COLUMNS.map((c) => (c === 'embedding' ? 'x.embedding::vector' : `x.${c}`)).join(', ')}
        FROM unnest($3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
                    $11::text[], $12::timestamptz[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[],
                    $18::text[])
@@ -84,17 +84,38 @@ export async function insertIndexedRecords(
       cols((r) => r.contextRecordId),
       cols((r) => r.textHash),
       cols((r) => toSql(r.embedding)),
+      p.form,
     ],
   );
   return rowCount;
 }
 
-/** Which of these record ids the index holds already. */
-export async function selectIndexedRecordIds(tx: Queryable, p: { recordIds: readonly string[] }): Promise<Set<string>> {
+/**
+ * Drops the rows of these records whose vector is of an older form than `form`, so that they are
+ * inserted again in it (a projection is never edited); returns how many went.
+ */
+export async function deleteOlderForms(
+  tx: Queryable,
+  p: { recordIds: readonly string[]; form: number },
+): Promise<number> {
+  if (p.recordIds.length === 0) return 0;
+  const { rowCount } = await tx.query(
+    `DELETE FROM record_index WHERE record_id = ANY($1::text[]) AND vector_form < $2`,
+    [p.recordIds, p.form],
+  );
+  return rowCount;
+}
+
+/** Which of these record ids the index holds already in `form` (or a newer one). */
+export async function selectIndexedRecordIds(
+  tx: Queryable,
+  p: { recordIds: readonly string[]; form: number },
+): Promise<Set<string>> {
   if (p.recordIds.length === 0) return new Set();
-  const { rows } = await tx.query(`SELECT record_id FROM record_index WHERE record_id = ANY($1::text[])`, [
-    p.recordIds,
-  ]);
+  const { rows } = await tx.query(
+    `SELECT record_id FROM record_index WHERE record_id = ANY($1::text[]) AND vector_form >= $2`,
+    [p.recordIds, p.form],
+  );
   return new Set(rows.map((r) => z.object({ record_id: z.string() }).parse(r).record_id));
 }
 
@@ -132,22 +153,29 @@ export async function selectLastTurnsBefore(
   );
 }
 
-/** Which of these archive objects were indexed to their end. */
-export async function selectIndexedObjects(tx: Queryable, p: { objectKeys: readonly string[] }): Promise<Set<string>> {
+/** Which of these archive objects were indexed to their end in `form` (or a newer one). */
+export async function selectIndexedObjects(
+  tx: Queryable,
+  p: { objectKeys: readonly string[]; form: number },
+): Promise<Set<string>> {
   if (p.objectKeys.length === 0) return new Set();
-  const { rows } = await tx.query(`SELECT object_key FROM record_index_objects WHERE object_key = ANY($1::text[])`, [
-    p.objectKeys,
-  ]);
+  const { rows } = await tx.query(
+    `SELECT object_key FROM record_index_objects WHERE object_key = ANY($1::text[]) AND vector_form >= $2`,
+    [p.objectKeys, p.form],
+  );
   return new Set(rows.map((r) => z.object({ object_key: z.string() }).parse(r).object_key));
 }
 
+/** Marks an object indexed to its end in `form`, in place of a mark of an older form. */
 export async function insertIndexedObject(
   tx: Queryable,
-  p: { tenantId: string; objectKey: string; records: number },
+  p: { tenantId: string; objectKey: string; records: number; form: number },
 ): Promise<void> {
+  await tx.query(`DELETE FROM record_index_objects WHERE object_key = $1 AND vector_form < $2`, [p.objectKey, p.form]);
   await tx.query(
-    `INSERT INTO record_index_objects (tenant_id, object_key, records) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-    [p.tenantId, p.objectKey, p.records],
+    `INSERT INTO record_index_objects (tenant_id, object_key, records, vector_form) VALUES ($1, $2, $3, $4)
+     ON CONFLICT DO NOTHING`,
+    [p.tenantId, p.objectKey, p.records, p.form],
   );
 }
 

@@ -1,4 +1,5 @@
 import {
+  RECORD_VECTOR_FORM,
   recallableText,
   speakerOf,
   takesTurnBefore,
@@ -9,6 +10,7 @@ import {
 import { redact } from '../../policies/redaction.ts';
 import { ObjectReader, type ArchivedRecord } from '../archive/index.ts';
 import {
+  deleteOlderForms,
   deleteRecordIndex,
   insertIndexedObject,
   insertIndexedRecords,
@@ -42,8 +44,10 @@ export interface IndexRecordsInput {
 export interface IndexRecordsResult {
   /** Objects read by this call. */
   objects: number;
-  /** Records newly indexed. */
+  /** Records newly indexed, or indexed again in place of a row of an older vector form. */
   records: number;
+  /** Of `records`, those that replaced a row of an older vector form (RECORD_VECTOR_FORM). */
+  replaced: number;
   /** Texts the embedder was asked for (the others came from the cache). */
   embedded: number;
   /** The cursor for the next call; null when every object of the window was read. */
@@ -56,7 +60,8 @@ type IndexPorts = Pick<Ports, 'db' | 'archive' | 'embedder'>;
  * Indexes a tenant's raw records of a window: manifests choose the objects, each object not
  * indexed yet is read, its records with text worth recalling are redacted, embedded (through
  * the embedding cache) and inserted. Idempotent: a retry or an overlapping window skips what
- * is indexed, and an object read to its end is not read again.
+ * is indexed, and an object read to its end is not read again, unless it was indexed in an
+ * older vector form: then it is read again and each of its rows replaced by one of the current form.
  */
 export async function indexRecords(
   ports: IndexPorts,
@@ -67,14 +72,14 @@ export async function indexRecords(
   const window = input.window ?? {};
   const { counter, embedder } = indexingEmbedder(ports, tenantId);
   const skip = (keys: string[]) =>
-    withTenant(ports.db, tenantId, (tx) => selectIndexedObjects(tx, { objectKeys: keys }));
-  const result: IndexRecordsResult = { objects: 0, records: 0, embedded: 0, after: null };
+    withTenant(ports.db, tenantId, (tx) => selectIndexedObjects(tx, { objectKeys: keys, form: RECORD_VECTOR_FORM }));
+  const result: IndexRecordsResult = { objects: 0, records: 0, replaced: 0, embedded: 0, after: null };
   const selection = { window, after: input.after ?? null };
   for await (const objectKey of objectsInWindow(ports.archive, tenantId, selection, skip)) {
     if (input.maxObjects !== undefined && result.objects >= input.maxObjects)
       return { ...result, embedded: counter.count };
     progress.beat({ objectKey, records: result.records });
-    result.records += await indexObjectIfPresent({ ...ports, embedder }, { tenantId, objectKey, window }, progress);
+    addCounts(result, await indexObjectIfPresent({ ...ports, embedder }, { tenantId, objectKey, window }, progress));
     result.objects += 1;
     result.after = objectKey;
   }
@@ -93,14 +98,27 @@ export async function indexArchivedObjects(
   const { tenantId } = input;
   const { counter, embedder } = indexingEmbedder(ports, tenantId);
   const indexed = await withTenant(ports.db, tenantId, (tx) =>
-    selectIndexedObjects(tx, { objectKeys: [...input.objectKeys] }),
+    selectIndexedObjects(tx, { objectKeys: [...input.objectKeys], form: RECORD_VECTOR_FORM }),
   );
-  const result = { objects: 0, records: 0, embedded: 0 };
+  const result = { objects: 0, records: 0, replaced: 0, embedded: 0 };
   for (const objectKey of input.objectKeys.filter((k) => !indexed.has(k))) {
-    result.records += await indexObjectIfPresent({ ...ports, embedder }, { tenantId, objectKey, window: {} }, SILENT);
+    addCounts(result, await indexObjectIfPresent({ ...ports, embedder }, { tenantId, objectKey, window: {} }, SILENT));
     result.objects += 1;
   }
   return { ...result, embedded: counter.count };
+}
+
+/** Records an object or chunk indexed, and of those the ones that replaced a row of an older form. */
+interface Indexed {
+  records: number;
+  replaced: number;
+}
+
+const NONE: Indexed = { records: 0, replaced: 0 };
+
+function addCounts(to: Indexed, more: Indexed): void {
+  to.records += more.records;
+  to.replaced += more.replaced;
 }
 
 /** The tenant's lane to the model behind its embedding cache, counting what reaches the model. */
@@ -129,12 +147,12 @@ async function indexObjectIfPresent(
   ports: IndexPorts,
   target: { tenantId: string; objectKey: string; window: Window },
   progress: Progress,
-): Promise<number> {
+): Promise<Indexed> {
   try {
     return await indexObject(ports, target, progress);
   } catch (error) {
     if ((error as Error).name !== 'ArchiveObjectNotFoundError' && !(error instanceof ErasureBegan)) throw error;
-    return 0;
+    return NONE;
   }
 }
 
@@ -158,16 +176,16 @@ async function indexObject(
   ports: IndexPorts,
   target: { tenantId: string; objectKey: string; window: Window },
   progress: Progress,
-): Promise<number> {
+): Promise<Indexed> {
   const { tenantId, objectKey, window } = target;
   const epoch = await withTenant(ports.db, tenantId, (tx) => selectErasureEpoch(tx));
   const reader = new ObjectReader(ports.archive, objectKey);
   let pending: ArchivedRecord[] = [];
-  let inserted = 0;
+  const indexed = { ...NONE };
   let complete = true;
   const turns = new TurnsBefore(ports.db, tenantId);
   const flush = async () => {
-    inserted += await indexChunk(ports, { tenantId, epoch }, pending, turns, progress);
+    addCounts(indexed, await indexChunk(ports, { tenantId, epoch }, pending, turns, progress));
     pending = [];
   };
   for await (const archived of reader) {
@@ -182,10 +200,10 @@ async function indexObject(
   await flush();
   if (complete) {
     await writeUnlessErased(ports, { tenantId, epoch }, (tx) =>
-      insertIndexedObject(tx, { tenantId, objectKey, records: reader.stats.records }),
+      insertIndexedObject(tx, { tenantId, objectKey, records: reader.stats.records, form: RECORD_VECTOR_FORM }),
     );
   }
-  return inserted;
+  return indexed;
 }
 
 async function indexChunk(
@@ -194,25 +212,31 @@ async function indexChunk(
   chunk: readonly ArchivedRecord[],
   turns: TurnsBefore,
   progress: Progress,
-): Promise<number> {
+): Promise<Indexed> {
   const { tenantId } = key;
-  if (chunk.length === 0) return 0;
+  if (chunk.length === 0) return NONE;
+  const form = RECORD_VECTOR_FORM;
   const known = await withTenant(ports.db, tenantId, (tx) =>
-    selectIndexedRecordIds(tx, { recordIds: chunk.map((a) => a.record.id) }),
+    selectIndexedRecordIds(tx, { recordIds: chunk.map((a) => a.record.id), form }),
   );
   const kept = chunk.map(keptOf);
   // Records indexed already still tell what was said before the next one.
   const before = await turns.of(kept);
   const fresh = kept.map((row, i) => withVectorText(row, before[i])).filter(({ row }) => !known.has(row.recordId));
-  if (fresh.length === 0) return 0;
+  if (fresh.length === 0) return NONE;
   // Not even the embedding cache gets the texts once an erasure began: it keeps a vector per text.
   await writeUnlessErased(ports, key, async () => undefined);
   const texts = fresh.map((r) => r.embedded);
   const vectors = await progress.during(ports.embedder.embed(texts, { kind: 'passage' }), { records: fresh.length });
   const records = fresh.map(({ row }, i) => ({ ...row, embedding: vectors[i] as number[] }));
-  return writeUnlessErased(ports, key, (tx) =>
-    insertIndexedRecords(tx, { tenantId, model: ports.embedder.name, records }),
-  );
+  // A row of an older form goes in the transaction that inserts its replacement: recall never misses it.
+  return writeUnlessErased(ports, key, async (tx) => {
+    const replaced = await deleteOlderForms(tx, { recordIds: records.map((r) => r.recordId), form });
+    return {
+      records: await insertIndexedRecords(tx, { tenantId, model: ports.embedder.name, form, records }),
+      replaced,
+    };
+  });
 }
 
 type KeptRecord = Omit<IndexedRecord, 'embedding' | 'contextRecordId' | 'textHash'>;

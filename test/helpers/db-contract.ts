@@ -1,3 +1,4 @@
+import { RECORD_VECTOR_FORM } from '../../policies/record-recall.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   applyNoteBatch,
@@ -387,6 +388,7 @@ export function describeDbContract(name: string, makeDb: () => Promise<Db>, opti
           insertIndexedRecords(tx, {
             tenantId: tenant,
             model: 'test-model',
+            form: RECORD_VECTOR_FORM,
             records: [
               indexedRecordRow(options.dimension, {
                 recordId: 'r-de',

@@ -1,3 +1,4 @@
+import { RECORD_VECTOR_FORM } from '../../policies/record-recall.ts';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertIndexedRecords, openDb, withTenant } from '../../src/db/index.ts';
@@ -80,6 +81,7 @@ describe('postgres record index', () => {
         await insertIndexedRecords(tx, {
           tenantId,
           model: 'test',
+          form: RECORD_VECTOR_FORM,
           records: [
             indexedRecordRow(DIMENSION, {
               recordId: 'r-1',

@@ -47,8 +47,9 @@ export async function indexRecordsCommand(opts: IndexRecordsOptions): Promise<vo
 
 function printSummary(tenantId: string, model: string, r: IndexRecordsResult & { dropped?: number }): void {
   const dropped = r.dropped !== undefined ? `dropped ${r.dropped} indexed record(s); ` : '';
+  const replaced = r.replaced > 0 ? ` (${r.replaced} in place of rows of an older vector form)` : '';
   printLine(
-    `tenant ${tenantId}: ${dropped}${r.objects} archive object(s) read, ${r.records} record(s) indexed, ${r.embedded} text(s) embedded by ${model} (the rest from the cache)`,
+    `tenant ${tenantId}: ${dropped}${r.objects} archive object(s) read, ${r.records} record(s) indexed${replaced}, ${r.embedded} text(s) embedded by ${model} (the rest from the cache)`,
   );
 }
 

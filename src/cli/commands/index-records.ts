@@ -42,12 +42,12 @@ export function registerIndex(program: Command): void {
   index
     .command('records')
     .description(
-      "index a tenant's raw records (keyword and vector) from the archive: objects not indexed yet, texts embedded once (cached by hash and model)",
+      "index a tenant's raw records (keyword and vector) from the archive: objects not indexed yet or indexed in an older vector form, texts embedded once (cached by hash and model)",
     )
     .requiredOption('--tenant <id>', 'tenant whose archive to index')
     .option(
       '--rebuild',
-      "drop the tenant's record index first and index the whole archive again (cached vectors are reused; rows indexed before migration 0022 get their stored told text, before 0035 the turn said before them in their vector)",
+      "drop the tenant's record index first and index the whole archive again (cached vectors are reused)",
     )
     .option('--from <iso>', 'only records observed at or after this instant')
     .option('--to <iso>', 'only records observed at or before this instant')

@@ -9,7 +9,7 @@ import { eraseArchiveObjects } from '../../../src/erasure/objects.ts';
 import { scrubSubjectData, verifyErasure } from '../../../src/erasure/scrub.ts';
 import { prepareErasure } from '../../../src/erasure/work.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
-import { matchText, withTurnBefore } from '../../../policies/record-recall.ts';
+import { matchText, RECORD_VECTOR_FORM, withTurnBefore } from '../../../policies/record-recall.ts';
 import { indexedRecordRow } from '../../helpers/record-index.ts';
 import {
   archiveRecords,
@@ -163,6 +163,7 @@ describe('erasure and the record index', () => {
       insertIndexedRecords(tx, {
         tenantId,
         model: 'test',
+        form: RECORD_VECTOR_FORM,
         records: [
           indexedRecordRow(ports.embedder.dimension, {
             recordId: 'r-told-only',

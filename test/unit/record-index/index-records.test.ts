@@ -1,7 +1,9 @@
 import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import type { RawRecordInput } from '../../../src/contracts/raw-record.ts';
-import { withTenant } from '../../../src/db/index.ts';
+import { RECORD_VECTOR_FORM, withTurnBefore } from '../../../policies/record-recall.ts';
+import { insertIndexedObject, insertIndexedRecords, withTenant } from '../../../src/db/index.ts';
+import { textHash } from '../../../src/embeddings/cached.ts';
 import type { Embedder } from '../../../src/embeddings/embedder.ts';
 import { indexRecords, rebuildRecordIndex } from '../../../src/record-index/index.ts';
 import { archiveRecords, freshTenantId, portsForThisFile, preferenceSession } from '../../helpers/use-cases.ts';
@@ -123,6 +125,38 @@ describe('indexRecords', () => {
     expect(rows.map((r) => r.context_record_id)).toEqual([null, ask.id, answer.id, thanks.id, null]);
   });
 
+  it('replaces the rows of an object indexed in an older vector form, and counts them; then reads nothing', async () => {
+    const tenantId = freshTenantId('form');
+    const [ask, answer] = preferenceSession(tenantId, 'u-hal') as [RawRecordInput, RawRecordInput];
+    await archiveRecords(ports, [ask, answer]);
+    await indexRecords(ports, { tenantId });
+    await writeAsFormOne(tenantId);
+    const { embedder, texts } = counted();
+    const upgraded = await indexRecords({ ...ports, embedder }, { tenantId });
+    expect(upgraded).toMatchObject({ objects: 1, records: 2, replaced: 2 });
+    // The answer's vector takes in the question again; the question's text was cached by the first call.
+    expect(texts).toEqual([]);
+    const rows = await withTenant(ports.db, tenantId, async (tx) => {
+      const { rows } = await tx.query(
+        `SELECT record_id, vector_form, context_record_id, text_hash, told FROM record_index ORDER BY observed_at`,
+      );
+      return rows as Array<{
+        record_id: string;
+        vector_form: number;
+        context_record_id: string | null;
+        text_hash: string;
+        told: string;
+      }>;
+    });
+    expect(rows.map((r) => [r.record_id, r.vector_form, r.context_record_id])).toEqual([
+      [ask.id, RECORD_VECTOR_FORM, null],
+      [answer.id, RECORD_VECTOR_FORM, ask.id],
+    ]);
+    const turn = { recordId: ask.id, speaker: 'u-hal', text: ask.text as string };
+    expect(rows[1]?.text_hash).toBe(textHash(withTurnBefore(rows[1]?.told as string, turn)));
+    expect(await indexRecords(ports, { tenantId })).toMatchObject({ objects: 0, records: 0, replaced: 0 });
+  });
+
   it('row-level security: another tenant sees none of the rows', async () => {
     const tenantId = freshTenantId('mine');
     await archiveRecords(ports, preferenceSession(tenantId, 'u-fay'));
@@ -130,3 +164,42 @@ describe('indexRecords', () => {
     expect(await indexedRows(freshTenantId('other'))).toEqual([]);
   });
 });
+
+/**
+ * The tenant's rows and objects as an indexer before the turn before wrote them: form 1, each
+ * vector its told text alone, no context record (rows are deleted and inserted: never edited).
+ */
+async function writeAsFormOne(tenantId: string): Promise<void> {
+  await withTenant(ports.db, tenantId, async (tx) => {
+    const { rows } = await tx.query(
+      `SELECT record_id, object_key, line, content_hash, session_id, user_id, agent_id, task_type, kind,
+              observed_at, speaker, text, told FROM record_index`,
+    );
+    const old = await Promise.all(
+      (rows as Array<Record<string, string>>).map(async (r) => ({
+        recordId: r.record_id as string,
+        objectKey: r.object_key as string,
+        line: Number(r.line),
+        contentHash: r.content_hash as string,
+        sessionId: r.session_id as string,
+        userId: r.user_id ?? null,
+        agentId: r.agent_id as string,
+        taskType: r.task_type ?? null,
+        kind: r.kind as string,
+        observedAt: new Date(r.observed_at as string).toISOString(),
+        speaker: r.speaker as string,
+        text: r.text as string,
+        told: r.told as string,
+        contextRecordId: null,
+        textHash: textHash(r.told as string),
+        embedding: (await ports.embedder.embed([r.told as string], { kind: 'passage' }))[0] as number[],
+      })),
+    );
+    const { rows: objects } = await tx.query(`SELECT object_key, records FROM record_index_objects`);
+    await tx.query(`DELETE FROM record_index`);
+    await tx.query(`DELETE FROM record_index_objects`);
+    await insertIndexedRecords(tx, { tenantId, model: ports.embedder.name, form: 1, records: old });
+    for (const o of objects as Array<{ object_key: string; records: number }>)
+      await insertIndexedObject(tx, { tenantId, objectKey: o.object_key, records: o.records, form: 1 });
+  });
+}
