@@ -38,9 +38,16 @@ function fakeActivities(
     reindexBatch: rec('reindexBatch', { embedded: opts.changesPerBatch, embedder: 'fake' }),
     indexRecords: async (input: { after: string | null }) => {
       calls.push({ name: 'indexRecords', input });
-      // Two calls' worth of archive objects: the first hands back a cursor, the second finishes.
+      // Two calls' worth of archive objects: the first hands back a cursor, the second finishes
+      // (answering as a worker from before vector forms did, without `replaced`).
       return input.after === null
-        ? { objects: 8, records: 120, embedded: 100, after: 'raw/tenant=acme/date=2026-11-05/p-8.jsonl.gz' }
+        ? {
+            objects: 8,
+            records: 120,
+            replaced: 30,
+            embedded: 100,
+            after: 'raw/tenant=acme/date=2026-11-05/p-8.jsonl.gz',
+          }
         : { objects: 3, records: 40, embedded: 40, after: null };
     },
     finishRun: rec('finishRun', {
@@ -221,7 +228,7 @@ describe('consolidateTenantWorkflow', () => {
       // The run reported while the window was still being indexed; the step goes on by itself.
       const step = client.workflow.getHandle(result.records?.workflowId ?? '');
       expect((await step.describe()).status.name).toBe('RUNNING');
-      expect(await step.result()).toEqual({ objects: 11, records: 160, embedded: 140 });
+      expect(await step.result()).toEqual({ objects: 11, records: 160, replaced: 30, embedded: 140 });
       expect(calls.filter((c) => c.name === 'indexRecords').map((c) => c.input)).toEqual([
         { tenantId: 'acme', window, after: null, maxObjects: 8 },
         { tenantId: 'acme', window, after: 'raw/tenant=acme/date=2026-11-05/p-8.jsonl.gz', maxObjects: 8 },
