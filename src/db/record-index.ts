@@ -166,11 +166,16 @@ export async function selectIndexedObjects(
   return new Set(rows.map((r) => z.object({ object_key: z.string() }).parse(r).object_key));
 }
 
-/** Marks an object indexed to its end in `form`, in place of a mark of an older form. */
+/**
+ * Marks an object indexed to its end in `form`, in place of a mark of an older form. Its rows
+ * still of an older form go: their records were read to the end and none was indexed again
+ * (the index no longer keeps such a record), so no row of an older form outlives the mark.
+ */
 export async function insertIndexedObject(
   tx: Queryable,
   p: { tenantId: string; objectKey: string; records: number; form: number },
 ): Promise<void> {
+  await tx.query(`DELETE FROM record_index WHERE object_key = $1 AND vector_form < $2`, [p.objectKey, p.form]);
   await tx.query(`DELETE FROM record_index_objects WHERE object_key = $1 AND vector_form < $2`, [p.objectKey, p.form]);
   await tx.query(
     `INSERT INTO record_index_objects (tenant_id, object_key, records, vector_form) VALUES ($1, $2, $3, $4)

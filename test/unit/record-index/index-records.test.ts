@@ -148,6 +148,7 @@ describe('indexRecords', () => {
         told: string;
       }>;
     });
+    // The outcome's row of the older form went with the object's old mark: no older row is left.
     expect(rows.map((r) => [r.record_id, r.vector_form, r.context_record_id])).toEqual([
       [ask.id, RECORD_VECTOR_FORM, null],
       [answer.id, RECORD_VECTOR_FORM, ask.id],
@@ -198,7 +199,9 @@ async function writeAsFormOne(tenantId: string): Promise<void> {
     const { rows: objects } = await tx.query(`SELECT object_key, records FROM record_index_objects`);
     await tx.query(`DELETE FROM record_index`);
     await tx.query(`DELETE FROM record_index_objects`);
-    await insertIndexedRecords(tx, { tenantId, model: ports.embedder.name, form: 1, records: old });
+    // A row an older indexer kept of a record the index no longer keeps (the session's outcome).
+    const outcome = { ...(old[0] as (typeof old)[number]), recordId: 'r-outcome-kept-before', line: 3 };
+    await insertIndexedRecords(tx, { tenantId, model: ports.embedder.name, form: 1, records: [...old, outcome] });
     for (const o of objects as Array<{ object_key: string; records: number }>)
       await insertIndexedObject(tx, { tenantId, objectKey: o.object_key, records: o.records, form: 1 });
   });
