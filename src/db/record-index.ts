@@ -106,17 +106,17 @@ export async function deleteOlderForms(
   return rowCount;
 }
 
-/** Which of these record ids the index holds already in `form` (or a newer one). */
-export async function selectIndexedRecordIds(
+/** The vector form of each of these records the index holds (records it does not hold are absent). */
+export async function selectIndexedForms(
   tx: Queryable,
-  p: { recordIds: readonly string[]; form: number },
-): Promise<Set<string>> {
-  if (p.recordIds.length === 0) return new Set();
-  const { rows } = await tx.query(
-    `SELECT record_id FROM record_index WHERE record_id = ANY($1::text[]) AND vector_form >= $2`,
-    [p.recordIds, p.form],
-  );
-  return new Set(rows.map((r) => z.object({ record_id: z.string() }).parse(r).record_id));
+  p: { recordIds: readonly string[] },
+): Promise<Map<string, number>> {
+  if (p.recordIds.length === 0) return new Map();
+  const { rows } = await tx.query(`SELECT record_id, vector_form FROM record_index WHERE record_id = ANY($1::text[])`, [
+    p.recordIds,
+  ]);
+  const Form = z.object({ record_id: z.string(), vector_form: z.number().int() });
+  return new Map(rows.map((r) => Form.parse(r)).map((r) => [r.record_id, r.vector_form]));
 }
 
 const LastTurn = z.object({ session_id: z.string(), record_id: z.string(), speaker: z.string(), text: z.string() });
@@ -175,8 +175,13 @@ export async function insertIndexedObject(
   tx: Queryable,
   p: { tenantId: string; objectKey: string; records: number; form: number },
 ): Promise<void> {
-  await tx.query(`DELETE FROM record_index WHERE object_key = $1 AND vector_form < $2`, [p.objectKey, p.form]);
-  await tx.query(`DELETE FROM record_index_objects WHERE object_key = $1 AND vector_form < $2`, [p.objectKey, p.form]);
+  const older = await tx.query(`DELETE FROM record_index_objects WHERE object_key = $1 AND vector_form < $2`, [
+    p.objectKey,
+    p.form,
+  ]);
+  // Only an object marked in an older form can hold rows of one: a new object's rows are not walked.
+  if (older.rowCount > 0)
+    await tx.query(`DELETE FROM record_index WHERE object_key = $1 AND vector_form < $2`, [p.objectKey, p.form]);
   await tx.query(
     `INSERT INTO record_index_objects (tenant_id, object_key, records, vector_form) VALUES ($1, $2, $3, $4)
      ON CONFLICT DO NOTHING`,

@@ -17,7 +17,7 @@ import {
   lockIfNoErasureSince,
   selectErasureEpoch,
   selectIndexedObjects,
-  selectIndexedRecordIds,
+  selectIndexedForms,
   withTenant,
   type IndexedRecord,
   type Queryable,
@@ -216,13 +216,14 @@ async function indexChunk(
   const { tenantId } = key;
   if (chunk.length === 0) return NONE;
   const form = RECORD_VECTOR_FORM;
-  const known = await withTenant(ports.db, tenantId, (tx) =>
-    selectIndexedRecordIds(tx, { recordIds: chunk.map((a) => a.record.id), form }),
+  const forms = await withTenant(ports.db, tenantId, (tx) =>
+    selectIndexedForms(tx, { recordIds: chunk.map((a) => a.record.id) }),
   );
+  const current = (recordId: string) => (forms.get(recordId) ?? 0) >= form;
   const kept = chunk.map(keptOf);
   // Records indexed already still tell what was said before the next one.
   const before = await turns.of(kept);
-  const fresh = kept.map((row, i) => withVectorText(row, before[i])).filter(({ row }) => !known.has(row.recordId));
+  const fresh = kept.map((row, i) => withVectorText(row, before[i])).filter(({ row }) => !current(row.recordId));
   if (fresh.length === 0) return NONE;
   // Not even the embedding cache gets the texts once an erasure began: it keeps a vector per text.
   await writeUnlessErased(ports, key, async () => undefined);
@@ -230,8 +231,9 @@ async function indexChunk(
   const vectors = await progress.during(ports.embedder.embed(texts, { kind: 'passage' }), { records: fresh.length });
   const records = fresh.map(({ row }, i) => ({ ...row, embedding: vectors[i] as number[] }));
   // A row of an older form goes in the transaction that inserts its replacement: recall never misses it.
+  const older = records.filter((r) => forms.has(r.recordId)).map((r) => r.recordId);
   return writeUnlessErased(ports, key, async (tx) => {
-    const replaced = await deleteOlderForms(tx, { recordIds: records.map((r) => r.recordId), form });
+    const replaced = await deleteOlderForms(tx, { recordIds: older, form });
     return {
       records: await insertIndexedRecords(tx, { tenantId, model: ports.embedder.name, form, records }),
       replaced,
