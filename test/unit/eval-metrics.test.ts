@@ -4,11 +4,13 @@ import {
   answeredUnknowable,
   attributionAccuracy,
   contextTokens,
+  differenceInterval95,
   evidenceRecall,
   failedRunYield,
   falseAbstention,
   goldSessionsOf,
   mean,
+  meanAndSpread,
   nocturneAttribution,
   percentile,
   recalledAfterCutoff,
@@ -248,6 +250,27 @@ describe('mean', () => {
     expect(mean([1, undefined, 0, 1])).toEqual({ mean: 2 / 3, n: 3 });
     expect(mean([undefined])).toEqual({ mean: null, n: 0 });
   });
+
+  it('keeps the sample standard deviation when asked, from two values on', () => {
+    const spread = meanAndSpread([1, undefined, 0, 1, 0]);
+    expect(spread.mean).toBe(0.5);
+    expect(spread.sd).toBeCloseTo(Math.sqrt(1 / 3), 12);
+    expect(meanAndSpread([1])).toEqual({ mean: 1, n: 1 });
+    expect(meanAndSpread([])).toEqual({ mean: null, n: 0 });
+  });
+
+  it('gives the 95% interval of a difference of two means from their spreads and counts', () => {
+    // 400 questions on each side, sd 0.4 on each: 1.96 × √(0.16/400 × 2) ≈ 0.0554 (±5.5 points).
+    expect(differenceInterval95({ mean: 0.7, n: 400, sd: 0.4 }, { mean: 0.67, n: 400, sd: 0.4 })).toBeCloseTo(
+      1.96 * Math.sqrt(0.0008),
+      12,
+    );
+    // Four times the questions halve it.
+    const wide = differenceInterval95({ mean: 0.7, n: 100, sd: 0.4 }, { mean: 0.6, n: 100, sd: 0.4 }) as number;
+    const narrow = differenceInterval95({ mean: 0.7, n: 400, sd: 0.4 }, { mean: 0.6, n: 400, sd: 0.4 }) as number;
+    expect(narrow).toBeCloseTo(wide / 2, 12);
+    expect(differenceInterval95({ mean: 0.7, n: 3 }, { mean: 0.6, n: 3, sd: 0.1 })).toBeUndefined();
+  });
 });
 
 describe('failed runs', () => {
@@ -334,8 +357,9 @@ describe('summarize', () => {
     const at2 = dense?.overall.atK[1];
     // a: 1/2 at k=1, 1 at k=2; b: 0; c has no gold evidence; d (gold D2:1 only, after the
     // cutoff) is left out of recall: nobody can recall what was held out.
-    expect(at1?.evidenceRecall).toEqual({ mean: 0.5 / 2, n: 2 });
-    expect(at2?.evidenceRecall).toEqual({ mean: 1 / 2, n: 2 });
+    // Evidence recall keeps its spread too (the split report's interval needs it).
+    expect(at1?.evidenceRecall).toEqual({ mean: 0.5 / 2, n: 2, sd: Math.sqrt(0.125) });
+    expect(at2?.evidenceRecall).toEqual({ mean: 1 / 2, n: 2, sd: Math.sqrt(0.5) });
     expect(at2?.evidenceAll).toEqual({ mean: 1 / 2, n: 2 });
     // Sessions: a {S1,S2} 1/2 then 1; b {S1} 1.
     expect(at1?.sessionRecall).toEqual({ mean: 1.5 / 2, n: 2 });

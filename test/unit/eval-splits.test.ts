@@ -80,9 +80,10 @@ describe('tuning and reporting splits', () => {
     const summary = { ...summarize({ cases: all, outcomes: outs, failedRuns: [], ks: [5] }), splits };
     const report = renderMarkdown(summary);
     expect(report).toContain('### Tuning and reporting splits');
-    expect(report).toContain('| nocturne | Evidence R@5 | 100.0% | 50.0% | -50.0 | 80.0% |');
-    expect(report).toContain('| full-text | Evidence R@5 | 0.0% | 0.0% | +0.0 | 0.0% |');
-    expect(report).toContain('| nocturne: multi-hop | Evidence R@5 | 100.0% | 50.0% | -50.0 | 80.0% |');
+    // Tuning 1, 1, 1 (no spread), reporting 1, 0 (sd √½): 1.96 × √(0/3 + ½/2) = 0.98.
+    expect(report).toContain('| nocturne | Evidence R@5 | 100.0% | 50.0% | -50.0 | ±98.0 | 80.0% |');
+    expect(report).toContain('| full-text | Evidence R@5 | 0.0% | 0.0% | +0.0 | ±0.0 | 0.0% |');
+    expect(report).toContain('| nocturne: multi-hop | Evidence R@5 | 100.0% | 50.0% | -50.0 | ±98.0 | 80.0% |');
   });
 
   it('summarizes each case alone beside its split, and the report shows each', () => {

@@ -147,12 +147,32 @@ export function percentile(values: readonly number[], p: number): number | undef
 export interface Mean {
   mean: number | null;
   n: number;
+  /** The values' sample standard deviation (from two values on), where the metric keeps it (`meanAndSpread`). */
+  sd?: number;
 }
 
 export function mean(values: readonly (number | undefined)[]): Mean {
   const present = values.filter((v): v is number => v !== undefined);
   if (present.length === 0) return { mean: null, n: 0 };
   return { mean: present.reduce((sum, v) => sum + v, 0) / present.length, n: present.length };
+}
+
+/** `mean` with the values' sample standard deviation, which the interval of a difference of two means needs. */
+export function meanAndSpread(values: readonly (number | undefined)[]): Mean {
+  const m = mean(values);
+  if (m.mean === null || m.n < 2) return m;
+  const center = m.mean;
+  const squares = values.reduce<number>((sum, v) => (v === undefined ? sum : sum + (v - center) ** 2), 0);
+  return { ...m, sd: Math.sqrt(squares / (m.n - 1)) };
+}
+
+/**
+ * Half the width of the 95% interval of `b.mean − a.mean` (normal approximation, the two samples
+ * independent: 1.96 √(s²ₐ/nₐ + s²ᵦ/nᵦ)); undefined unless both keep their spread.
+ */
+export function differenceInterval95(a: Mean, b: Mean): number | undefined {
+  if (a.sd === undefined || b.sd === undefined) return undefined;
+  return 1.96 * Math.sqrt(a.sd ** 2 / a.n + b.sd ** 2 / b.n);
 }
 
 /** A step and agent a failed run is attributed to, by Nocturne or by a baseline. */

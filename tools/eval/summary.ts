@@ -6,6 +6,7 @@ import {
   evidenceRecall,
   falseAbstention,
   mean,
+  meanAndSpread,
   percentile,
   recalledAfterCutoff,
   sessionRecall,
@@ -63,7 +64,7 @@ function summarizeAtK(all: readonly Scored[], k: number): AtKSummary {
     .map(({ context, outcome }) => updateOrder(context.query, outcome, k));
   return {
     k,
-    evidenceRecall: mean(evidence.map((e) => e?.fraction)),
+    evidenceRecall: meanAndSpread(evidence.map((e) => e?.fraction)),
     evidenceAny: mean(evidence.map((e) => e?.any)),
     evidenceAll: mean(evidence.map((e) => e?.all)),
     sessionRecall: mean(sessions.map((s) => s?.fraction)),

@@ -1,4 +1,4 @@
-import type { Mean } from '../metrics.ts';
+import { differenceInterval95, type Mean } from '../metrics.ts';
 import type { DatasetSummary, EvalSummary, MetricBlock, SplitSummary } from '../summary-types.ts';
 import { NO_VALUE, formatPercent } from './format.ts';
 import { table } from './markdown-text.ts';
@@ -23,7 +23,16 @@ function gap(first: Mean | undefined, last: Mean | undefined): string {
   return `${points >= 0 ? '+' : ''}${points.toFixed(1)}`;
 }
 
+/** The 95% interval's half width around the gap, in points (`±6.7`), where both splits keep their spread. */
+function gapInterval(first: Mean | undefined, last: Mean | undefined): string {
+  const half = first && last && first.mean != null && last.mean != null ? differenceInterval95(first, last) : undefined;
+  return half === undefined ? NO_VALUE : `±${(half * 100).toFixed(1)}`;
+}
+
 const positionsText = (s: SplitSummary): string => s.positions.join(', ');
+
+const INTERVAL_NOTE =
+  "95% interval: how far the gap may lie from the measured one by the draw of questions alone (each question's recall an independent draw, normal approximation); questions of one case are alike, so the true spread is wider.";
 
 /**
  * The splits side by side (tune on one, report on the other): evidence recall at every k per
@@ -43,6 +52,7 @@ export function splitSection(summary: EvalSummary, dataset: DatasetSummary): str
     metric,
     ...splits.map((s) => formatPercent(pick(s.summary))),
     gap(pick(first.summary), pick(last.summary)),
+    gapInterval(pick(first.summary), pick(last.summary)),
     formatPercent(pick(dataset)),
   ];
   const rows = dataset.methods.flatMap((m) =>
@@ -58,9 +68,9 @@ export function splitSection(summary: EvalSummary, dataset: DatasetSummary): str
       ),
     );
   return [
-    `Cases by 1-based position in the dataset file: ${splits.map((s) => `${s.name} ${positionsText(s)}`).join('; ')}. Gap: ${last.name} minus ${first.name}, in points.`,
+    `Cases by 1-based position in the dataset file: ${splits.map((s) => `${s.name} ${positionsText(s)}`).join('; ')}. Gap: ${last.name} minus ${first.name}, in points. ${INTERVAL_NOTE}`,
     '',
-    table(['Method', 'Metric', ...splits.map((s) => s.name), 'Gap (points)', 'All'], rows, 2),
+    table(['Method', 'Metric', ...splits.map((s) => s.name), 'Gap (points)', '95% interval', 'All'], rows, 2),
     '',
     perCaseTable(summary, splits),
   ].join('\n');
