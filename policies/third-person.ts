@@ -123,7 +123,8 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
     } else if (agreed && joinedVerb(tokens, i, previous)) {
       out.push(JOINED_AUXILIARIES.get(lower) ?? thirdPersonVerb(token));
       agreed = false;
-    } else if (lower === 'me' || lower === 'myself') out.push(voices.speaker);
+    } else if (lower === 'me' && startsCompound(tokens, i)) out.push(token);
+    else if (lower === 'me' || lower === 'myself') out.push(voices.speaker);
     else if (lower === 'my' || lower === 'mine') out.push(possessive(voices.speaker));
     else if (lower === 'we' || lower === 'us' || lower === 'ourselves') out.push(we(voices));
     else if (lower === 'our' || lower === 'ours') out.push(possessive(voices.speaker));
@@ -135,6 +136,10 @@ export function toThirdPerson(sentence: string, voices: Voices): string {
   }
   return out.join('');
 }
+
+/** "me-time", "a me-first attitude": a word the hyphen joins "me" to makes it part of a noun, not the speaker. */
+const startsCompound = (tokens: readonly string[], i: number): boolean =>
+  tokens[i + 1] === '-' && /^[a-z]/i.test(tokens[i + 2] ?? '');
 
 /**
  * Common verbs that, after "and", continue the speaker's clause with a second verb. A closed

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { absoluteTimes, splitStatement } from '../../../policies/statements.ts';
+import { absoluteTimes, datedOngoing, splitStatement } from '../../../policies/statements.ts';
 import { thirdPersonVerb, toThirdPerson } from '../../../policies/third-person.ts';
 
 const voices = { speaker: 'Caroline', listener: 'Melanie' };
@@ -34,6 +34,9 @@ describe('toThirdPerson names the speaker and keeps every content word', () => {
     ['I apply for grants every spring', 'Caroline applies for grants every spring'],
     ['I will call tomorrow', 'Caroline will call tomorrow'],
     ['My dog is sick', "Caroline's dog is sick"],
+    // "me" joined to a noun by a hyphen is part of that noun.
+    ["I'm carving out some me-time each day", 'Caroline is carving out some me-time each day'],
+    ['Give me a call', 'Give Caroline a call'],
     ['My kids and I painted a sunrise', "Caroline's kids and Caroline painted a sunrise"],
     ["It's late, and I need sleep", "It's late, and Caroline needs sleep"],
     ['I told you about my trip', "Caroline told Melanie about Caroline's trip"],
@@ -140,5 +143,29 @@ describe('splitStatement reads subject, attribute, value and polarity', () => {
 
   it('reads nothing from a sentence that does not open with its subject', () => {
     expect(splitStatement("Caroline's kids painted", 'Caroline')).toBeUndefined();
+  });
+});
+
+describe('datedOngoing: what is going on holds as of the day it was said', () => {
+  it.each([
+    ['Jon is expanding his studio.', 'As of 8 May 2023, Jon is expanding his studio.'],
+    ["Gina's online store is doing well.", "As of 8 May 2023, Gina's online store is doing well."],
+    ['Nate has just been practicing.', 'As of 8 May 2023, Nate has just been practicing.'],
+    ['Maria has been busy volunteering.', 'As of 8 May 2023, Maria has been busy volunteering.'],
+  ])('%s', (text, dated) => {
+    expect(datedOngoing(text, MONDAY)).toEqual({ text: dated, time: { at: MONDAY } });
+  });
+
+  it.each([
+    // What something is like, or a thing: no state that goes on.
+    'Jon is amazing at it.',
+    'The studio is interesting.',
+    'Gina is something else.',
+    // A past event, a habit, a statement that does not open with its subject.
+    'Jon went hiking.',
+    'Jon likes hiking.',
+    'Yesterday Jon was hiking.',
+  ])('leaves alone: %s', (text) => {
+    expect(datedOngoing(text, MONDAY)).toEqual({ text });
   });
 });
