@@ -156,7 +156,39 @@ export function datedStatement(text: string, observedAt: string): AbsoluteText {
   const resolved = absoluteTimes(text, observedAt);
   if (resolved.time) return { ...resolved, text: withoutVagueRecency(resolved.text, observedAt) };
   const just = datedJust(resolved.text, observedAt);
-  return just.time ? just : datedRecently(just.text, observedAt);
+  if (just.time) return just;
+  const recent = datedRecently(just.text, observedAt);
+  return recent.time ? recent : datedOngoing(recent.text, observedAt);
+}
+
+/**
+ * "Jon is expanding …", "Nate has been practicing …", "Gina's store is doing well": the statement
+ * opens with its subject (a name, or what a name has) and what is going on. Told a month later
+ * without a day, it would read as still going on.
+ */
+const ONGOING_ADVERB = '(?:just|still|also|really|now|actually|finally|even|always|slowly|busy)\\s+';
+const ONGOING = new RegExp(
+  `^([A-Z][\\w'-]*(?:'s(?:\\s+[a-z][\\w-]*){1,3})?)\\s+(?:is|are|(?:has|have)\\s+(?:${ONGOING_ADVERB})?been)\\s+(?:${ONGOING_ADVERB})?([a-z]+ing)\\b`,
+);
+
+/** Words in -ing after "is" that say what something is like, or name a thing, rather than what goes on. */
+const NOT_GOING_ON = new Set(
+  'amazing interesting exciting boring inspiring rewarding challenging relaxing annoying frustrating surprising charming loving caring amusing fascinating thrilling satisfying refreshing overwhelming calming fulfilling touching encouraging promising demanding disappointing embarrassing heartwarming worrying tiring exhausting stunning understanding something nothing everything anything thing'.split(
+    ' ',
+  ),
+);
+
+/**
+ * What is going on when a statement is said holds as of that day, and the note says it first:
+ * "Jon is expanding Jon's dance studio's social media presence" said on 13 May 2023 → "As of
+ * 13 May 2023, Jon is expanding …". Only a statement that names no time of its own (the steps
+ * of `datedStatement` before this one found none).
+ */
+export function datedOngoing(text: string, observedAt: string): AbsoluteText {
+  const m = ONGOING.exec(text);
+  if (!m || NOT_GOING_ON.has(m[2] as string)) return { text };
+  const day = formatMention({ at: new Date(observedAt), precision: 'day' });
+  return { text: `As of ${day}, ${text}`, time: { at: observedAt } };
 }
 
 /** "recently" or "lately", with the comma of an opener, wherever it stands. */

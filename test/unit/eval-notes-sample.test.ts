@@ -14,6 +14,7 @@ describe('automatic rubric checks', () => {
     ["Caroline's daughter's birthday is next Tuesday", ["My daughter's birthday is next Tuesday"], ['relative_time']],
     ['Bob adopted a dog 3 weeks ago', ['We adopted a dog 3 weeks ago!'], ['relative_time']],
     ['Melanie went camping last month with our kids', [], ['first_person', 'relative_time']],
+    ['Melanie is carving out some me-time each day', [], []],
     ['Can you check my refund for order 1182?', [], ['first_person', 'question_or_request']],
     ['Please send the report as a table', [], ['question_or_request']],
     ['Caroline went to an LGBTQ support group on 7 May 2023', ['I went to a LGBTQ support group yesterday'], []],

@@ -28,10 +28,13 @@ export function digestOf(ep: Episode, proposals: readonly Proposal[]): Proposal[
   );
   if (facts.length < DIGEST_MIN_FACTS) return [];
   const first = ep.records[0] as ArchivedRecord;
-  const header = `In ${ep.sessionId} on ${formatMention({ at: new Date(first.record.observedAt), precision: 'day' })}, ${participants(ep)} talked:`;
+  const day = formatMention({ at: new Date(first.record.observedAt), precision: 'day' });
+  const header = `In ${ep.sessionId} on ${day}, ${participants(ep)} talked:`;
   const user = speakerOf(ep);
   const story = isTask(ep) && user ? taskStory(ep, user) : undefined;
-  const told = story ? { value: `${header} ${story.text}`, evidence: story.evidence } : lessonsTold(ep, facts, header);
+  const told = story
+    ? { value: `${header} ${story.text}`, evidence: story.evidence }
+    : lessonsTold(ep, facts, header, day);
   if (told.evidence.length === 0) return [];
   const finding = { type: 'episode_digest' as const, episodeKey: ep.key, summary: told.value, evidence: told.evidence };
   return [
@@ -53,18 +56,24 @@ export function digestOf(ep: Episode, proposals: readonly Proposal[]): Proposal[
   ];
 }
 
-/** The first sentence of each lesson, after the header, until the claim is full. */
+/**
+ * The first sentence of each lesson, after the header, until the claim is full. A lesson that
+ * holds "as of" the header's day says so once, in the header.
+ */
 function lessonsTold(
   ep: Episode,
   facts: readonly Proposal[],
   header: string,
+  day: string,
 ): { value: string; evidence: ArchivedRecord[] } {
+  const asOfThatDay = `As of ${day}, `;
   const byId = new Map(ep.records.map((r) => [r.record.id, r]));
   let value = header;
   const evidence: ArchivedRecord[] = [];
   const told: Array<readonly string[]> = [];
   for (const p of facts) {
-    const fact = shorten(sentences(p.content.claim)[0] ?? p.content.claim);
+    const first = sentences(p.content.claim)[0] ?? p.content.claim;
+    const fact = shorten(first.startsWith(asOfThatDay) ? first.slice(asOfThatDay.length) : first);
     // The same failure met twice in one episode is one lesson in its digest.
     const words = contentTokens(fact);
     if (told.some((t) => jaccard(t, words) >= DIGEST_REPEAT_OVERLAP)) continue;

@@ -214,6 +214,32 @@ describe('episode digests', () => {
     return digest!;
   }
 
+  it('says the day once: a fact that holds as of the header day leaves its "As of" there', async () => {
+    const talk = [
+      'I went to a pottery class yesterday.',
+      "I'm expanding my dance studio's social media presence.",
+      'I started training for the Boston marathon.',
+    ];
+    const records = talk.map((text, i): RawRecordInput => ({
+      id: id(),
+      tenantId: 'shop',
+      userId: 'Caroline',
+      agentId: 'chat',
+      sessionId: 'session_2',
+      kind: 'user_message',
+      source: 'user',
+      observedAt: at(i),
+      text,
+    }));
+    const claims = (await lessons(records)).proposals.map((p) => p.content.claim);
+    expect(claims).toContain(
+      "As of 8 May 2023, Caroline is expanding Caroline's dance studio's social media presence.",
+    );
+    expect(claims).toContain(
+      "In session_2 on 8 May 2023, Caroline talked: Caroline went to a pottery class on 7 May 2023. Caroline is expanding Caroline's dance studio's social media presence. On or before 8 May 2023, Caroline started training for the Boston marathon.",
+    );
+  });
+
   it("a task's digest tells that run: what the user asked for, what the assistant changed, how it ended", async () => {
     const cancel = call('reservations.cancel', { reservation_id: 'ABC123', reason: 'change of plan' });
     const digest = await taskDigest('bad-2', "Hi! I'd like to cancel my reservation ABC123, please.", [

@@ -259,6 +259,27 @@ describe('messages that leave notes, and their claims', () => {
       'I am currently reading "The Lean Startup" and hoping it will give me tips for my biz.',
       ['As of 8 May 2023, Jon is reading "The Lean Startup" and hoping it will give Jon tips for Jon\'s biz.'],
     ],
+    // What is going on when it is said holds as of that day; what something is like does not need one.
+    [
+      "I'm expanding my dance studio's social media presence.",
+      ["As of 8 May 2023, Jon is expanding Jon's dance studio's social media presence."],
+    ],
+    [
+      "I'm putting in a lot of work on my business even with the obstacles.",
+      ["As of 8 May 2023, Jon is putting in a lot of work on Jon's business even with the obstacles."],
+    ],
+    [
+      'I have just been practicing for my next video game tournament.',
+      ["As of 8 May 2023, Jon has just been practicing for Jon's next video game tournament."],
+    ],
+    [
+      "My family's small, but I love spending time with my friends.",
+      ["Jon's family's small, but Jon loves spending time with Jon's friends."],
+    ],
+    [
+      'My business is growing fast and I am hiring.',
+      ["As of 8 May 2023, Jon's business is growing fast and Jon is hiring."],
+    ],
     // A feeling about something named is a statement.
     [
       "I'm excited about my pottery class on 12 May 2023.",

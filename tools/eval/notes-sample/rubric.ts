@@ -14,7 +14,8 @@ export const CHECK_TITLES: Record<RubricCheck, string> = {
   verbatim: 'claim copied verbatim from one cited record',
 };
 
-const FIRST_PERSON = /\b(i|my|me|we|our)\b/i;
+// "me" joined to a noun ("me-time") names no one.
+const FIRST_PERSON = /\b(i|my|me|we|our)\b(?!-[a-z])/i;
 const WEEKDAY = '(monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
 const RELATIVE_TIME = new RegExp(
   `\\b(today|tonight|yesterday|tomorrow|ago|recently|lately)\\b|\\b(next|last|this)\\s+(${WEEKDAY}|week|weekend|month|year)\\b`,
