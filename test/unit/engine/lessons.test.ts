@@ -167,6 +167,20 @@ describe('failed runs against successful runs of the same task type', () => {
   });
 });
 
+/** One user's messages in one session, a minute apart. */
+const toldBy = (userId: string, sessionId: string, talk: readonly string[]): RawRecordInput[] =>
+  talk.map((text, i) => ({
+    id: id(),
+    tenantId: 'shop',
+    userId,
+    agentId: 'chat',
+    sessionId,
+    kind: 'user_message',
+    source: 'user',
+    observedAt: at(i),
+    text,
+  }));
+
 describe('episode digests', () => {
   it('one per episode with enough content, in the session scope, each fact citing its record', async () => {
     const talk = [
@@ -174,17 +188,7 @@ describe('episode digests', () => {
       'My sister moved to Denver last month.',
       'I started training for the Boston marathon.',
     ];
-    const records = talk.map((text, i): RawRecordInput => ({
-      id: id(),
-      tenantId: 'shop',
-      userId: 'Caroline',
-      agentId: 'chat',
-      sessionId: 'session_1',
-      kind: 'user_message',
-      source: 'user',
-      observedAt: at(i),
-      text,
-    }));
+    const records = toldBy('Caroline', 'session_1', talk);
     const { proposals } = await lessons(records);
     const digests = proposals.filter((p) => p.content.kind === 'episode_summary');
     expect(digests).toHaveLength(1);
@@ -220,17 +224,7 @@ describe('episode digests', () => {
       "I'm expanding my dance studio's social media presence.",
       'I started training for the Boston marathon.',
     ];
-    const records = talk.map((text, i): RawRecordInput => ({
-      id: id(),
-      tenantId: 'shop',
-      userId: 'Caroline',
-      agentId: 'chat',
-      sessionId: 'session_2',
-      kind: 'user_message',
-      source: 'user',
-      observedAt: at(i),
-      text,
-    }));
+    const records = toldBy('Caroline', 'session_2', talk);
     const claims = (await lessons(records)).proposals.map((p) => p.content.claim);
     expect(claims).toContain(
       "As of 8 May 2023, Caroline is expanding Caroline's dance studio's social media presence.",
