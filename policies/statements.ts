@@ -162,33 +162,40 @@ export function datedStatement(text: string, observedAt: string): AbsoluteText {
 }
 
 /**
- * "Jon is expanding …", "Nate has been practicing …", "Gina's store is doing well": the statement
- * opens with its subject (a name, or what a name has) and what is going on. Told a month later
- * without a day, it would read as still going on.
+ * "Jon is expanding …", "Nate has been practicing …", "All Tim's hard work is paying off": the
+ * statement opens with its subject (a name, or what a name has) and what is going on. Told a
+ * month later without a day, it would read as still going on.
  */
+const SUBJECT = `((?:All\\s+)?[A-Z][\\w'-]*(?:'s(?:\\s+[a-z][\\w-]*){1,3})?)`;
 const ONGOING_ADVERB = '(?:just|still|also|really|now|actually|finally|even|always|slowly|busy)\\s+';
 const ONGOING = new RegExp(
-  `^([A-Z][\\w'-]*(?:'s(?:\\s+[a-z][\\w-]*){1,3})?)\\s+(?:is|are|(?:has|have)\\s+(?:${ONGOING_ADVERB})?been)\\s+(?:${ONGOING_ADVERB})?([a-z]+ing)\\b`,
+  `^${SUBJECT}\\s+(?:is|are|(?:has|have)\\s+(?:${ONGOING_ADVERB})?been)\\s+(?:${ONGOING_ADVERB})?([a-z]+ing)\\b`,
 );
+/** "Gina's online clothes store is open": the state a thing of someone's is in. */
+const STATE_OF_THING =
+  /^((?:All\s+)?[A-Z][\w'-]*'s(?:\s+[a-z][\w-]*){1,3})\s+(?:is|are)\s+(?:(?:now|still|finally)\s+)?([a-z]+)\b/;
 
-/** Words in -ing after "is" that say what something is like, or name a thing, rather than what goes on. */
+/** Words after "is" that say what something is like, or name a thing, rather than a state it is in. */
 const NOT_GOING_ON = new Set(
-  'amazing interesting exciting boring inspiring rewarding challenging relaxing annoying frustrating surprising charming loving caring amusing fascinating thrilling satisfying refreshing overwhelming calming fulfilling touching encouraging promising demanding disappointing embarrassing heartwarming worrying tiring exhausting stunning understanding something nothing everything anything thing'.split(
+  'amazing interesting exciting boring inspiring rewarding challenging relaxing annoying frustrating surprising charming loving caring amusing fascinating thrilling satisfying refreshing overwhelming calming fulfilling touching encouraging promising demanding disappointing embarrassing heartwarming worrying tiring exhausting stunning understanding something nothing everything anything thing a an the so very really such great awesome cool nice good beautiful important special'.split(
     ' ',
   ),
 );
 
 /**
- * What is going on when a statement is said holds as of that day, and the note says it first:
- * "Jon is expanding Jon's dance studio's social media presence" said on 13 May 2023 → "As of
- * 13 May 2023, Jon is expanding …". Only a statement that names no time of its own (the steps
- * of `datedStatement` before this one found none).
+ * What is going on when a statement is said, or the state a thing is in then, holds as of that
+ * day, and the note says it first: "Jon is expanding Jon's dance studio's social media presence"
+ * said on 13 May 2023 → "As of 13 May 2023, Jon is expanding …"; "Gina's online clothes store is
+ * open" → "As of …, Gina's online clothes store is open". Only a statement that names no time of
+ * its own (the steps of `datedStatement` before this one found none).
  */
 export function datedOngoing(text: string, observedAt: string): AbsoluteText {
-  const m = ONGOING.exec(text);
+  const m = ONGOING.exec(text) ?? STATE_OF_THING.exec(text);
   if (!m || NOT_GOING_ON.has(m[2] as string)) return { text };
   const day = formatMention({ at: new Date(observedAt), precision: 'day' });
-  return { text: `As of ${day}, ${text}`, time: { at: observedAt } };
+  // "All Tim's hard work …" goes on after the opener in lower case; a name keeps its capital.
+  const rest = text.startsWith('All ') ? `a${text.slice(1)}` : text;
+  return { text: `As of ${day}, ${rest}`, time: { at: observedAt } };
 }
 
 /** "recently" or "lately", with the comma of an opener, wherever it stands. */

@@ -152,6 +152,9 @@ describe('datedOngoing: what is going on holds as of the day it was said', () =>
     ["Gina's online store is doing well.", "As of 8 May 2023, Gina's online store is doing well."],
     ['Nate has just been practicing.', 'As of 8 May 2023, Nate has just been practicing.'],
     ['Maria has been busy volunteering.', 'As of 8 May 2023, Maria has been busy volunteering.'],
+    ["All Tim's hard work is paying off.", "As of 8 May 2023, all Tim's hard work is paying off."],
+    ["Gina's online clothes store is open!", "As of 8 May 2023, Gina's online clothes store is open!"],
+    ["Jon's knee is still sore.", "As of 8 May 2023, Jon's knee is still sore."],
   ])('%s', (text, dated) => {
     expect(datedOngoing(text, MONDAY)).toEqual({ text: dated, time: { at: MONDAY } });
   });
@@ -161,6 +164,8 @@ describe('datedOngoing: what is going on holds as of the day it was said', () =>
     'Jon is amazing at it.',
     'The studio is interesting.',
     'Gina is something else.',
+    "Jon's studio is amazing.",
+    "Gina's store is a hit.",
     // A past event, a habit, a statement that does not open with its subject.
     'Jon went hiking.',
     'Jon likes hiking.',
