@@ -1,5 +1,5 @@
 import type { NoteContent } from '../src/contracts/note.ts';
-import { normalizePhrase, slotKey, type NoteStructure } from '../src/contracts/note-structure.ts';
+import { normalizePhrase, slotKey, type NoteStructure, type NoteTime } from '../src/contracts/note-structure.ts';
 import { memoByText } from './memo.ts';
 import { contentTokens, jaccard } from './text.ts';
 
@@ -73,7 +73,7 @@ export function relateBySlot(a: NoteStructure, b: NoteStructure): Relation {
   const sameValue = valueForm(a.value) === valueForm(b.value);
   if (!sameValue) return exclusive ? 'contradicts' : 'unrelated';
   if ((a.polarity ?? 'positive') !== (b.polarity ?? 'positive')) return 'contradicts';
-  if (!exclusive && differentDays(a.time?.at, b.time?.at)) return 'unrelated';
+  if (!exclusive && differentDays(eventDay(a.time), eventDay(b.time))) return 'unrelated';
   return 'restates';
 }
 
@@ -90,7 +90,7 @@ function reordered(fresh: NoteContent, known: NoteContent): boolean {
     jaccard(a, b) >= NEAR_DUPLICATE_SIMILARITY &&
     !otherNumbers(a, b) &&
     !negationFlips(fresh.claim, known.claim) &&
-    !differentDays(fresh.structure?.time?.at, known.structure?.time?.at)
+    !differentDays(eventDay(fresh.structure?.time), eventDay(known.structure?.time))
   );
 }
 
@@ -186,6 +186,17 @@ function negatedWords(claim: string): Set<string> {
   const out = new Set<string>();
   for (const m of claim.matchAll(NEGATION)) for (const w of claimWords(m[1] ?? '').slice(0, NEGATED_WORDS)) out.add(w);
   return out;
+}
+
+/** Times that say on which day a state was told to hold ("currently", `datedOngoing`'s "as of"), not when something happened. */
+const HELD_AS_OF = /^(?:as of|currently)$/i;
+
+/**
+ * The day of an event the time places; none for a state's "as of" day: told on two days, "Jon is
+ * expanding the studio's social media presence" is one state that still holds, not two events.
+ */
+function eventDay(time: NoteTime | undefined): string | undefined {
+  return time && !HELD_AS_OF.test(time.source ?? '') ? time.at : undefined;
 }
 
 function differentDays(a: string | undefined, b: string | undefined): boolean {

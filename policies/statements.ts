@@ -195,7 +195,7 @@ export function datedOngoing(text: string, observedAt: string): AbsoluteText {
   const day = formatMention({ at: new Date(observedAt), precision: 'day' });
   // "All Tim's hard work …" goes on after the opener in lower case; a name keeps its capital.
   const rest = text.startsWith('All ') ? `a${text.slice(1)}` : text;
-  return { text: `As of ${day}, ${rest}`, time: { at: observedAt } };
+  return { text: `As of ${day}, ${rest}`, time: { at: observedAt, source: 'as of' } };
 }
 
 /** "recently" or "lately", with the comma of an opener, wherever it stands. */

@@ -40,7 +40,10 @@ export const NoteTime = z.object({
    * are still one event.
    */
   by: IsoDateTime.optional(),
-  /** The words of the record the time was read from (`next Tuesday`), kept for validation. */
+  /**
+   * The words of the record the time was read from (`next Tuesday`), kept for validation; `as of`
+   * for a state a statement told as holding on the day it was said (policies/statements.ts).
+   */
   source: z.string().max(200).optional(),
 });
 export type NoteTime = z.infer<typeof NoteTime>;

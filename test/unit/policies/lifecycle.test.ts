@@ -92,6 +92,25 @@ describe('relate by slot: the structure decides, whatever the wording', () => {
       slot('a cross necklace', { attribute: 'bought', time: { by: '2023-05-12T00:00:00Z' } }),
       'restates',
     ],
+    [
+      // What held as of the day it was told still holds when told again: one state, not two events.
+      'one state told as holding on two days',
+      slot('social media presence', {
+        attribute: 'is expanding',
+        time: { at: '2023-04-03T10:00:00Z', source: 'as of' },
+      }),
+      slot('social media presence', {
+        attribute: 'is expanding',
+        time: { at: '2023-05-12T10:00:00Z', source: 'as of' },
+      }),
+      'restates',
+    ],
+    [
+      'one state read "currently" on two days',
+      slot('The Lean Startup', { attribute: 'is reading', time: { at: '2023-05-27T10:00:00Z', source: 'currently' } }),
+      slot('The Lean Startup', { attribute: 'is reading', time: { at: '2023-06-02T10:00:00Z', source: 'currently' } }),
+      'restates',
+    ],
   ] as const)('%s → %s', (_label, a, b, relation) => {
     expect(relateBySlot(a, b)).toBe(relation);
     expect(relateBySlot(b, a)).toBe(relation);

@@ -156,7 +156,7 @@ describe('datedOngoing: what is going on holds as of the day it was said', () =>
     ["Gina's online clothes store is open!", "As of 8 May 2023, Gina's online clothes store is open!"],
     ["Jon's knee is still sore.", "As of 8 May 2023, Jon's knee is still sore."],
   ])('%s', (text, dated) => {
-    expect(datedOngoing(text, MONDAY)).toEqual({ text: dated, time: { at: MONDAY } });
+    expect(datedOngoing(text, MONDAY)).toEqual({ text: dated, time: { at: MONDAY, source: 'as of' } });
   });
 
   it.each([
