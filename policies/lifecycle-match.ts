@@ -1,6 +1,7 @@
 import type { NoteContent } from '../src/contracts/note.ts';
 import { normalizePhrase, slotKey, type NoteStructure, type NoteTime } from '../src/contracts/note-structure.ts';
 import { memoByText } from './memo.ts';
+import { heldOnItsDay } from './statements.ts';
 import { contentTokens, jaccard } from './text.ts';
 
 /**
@@ -188,15 +189,12 @@ function negatedWords(claim: string): Set<string> {
   return out;
 }
 
-/** Times that say on which day a state was told to hold ("currently", `datedOngoing`'s "as of"), not when something happened. */
-const HELD_AS_OF = /^(?:as of|currently)$/i;
-
 /**
  * The day of an event the time places; none for a state's "as of" day: told on two days, "Jon is
  * expanding the studio's social media presence" is one state that still holds, not two events.
  */
 function eventDay(time: NoteTime | undefined): string | undefined {
-  return time && !HELD_AS_OF.test(time.source ?? '') ? time.at : undefined;
+  return time && !heldOnItsDay(time) ? time.at : undefined;
 }
 
 function differentDays(a: string | undefined, b: string | undefined): boolean {

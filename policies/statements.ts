@@ -166,14 +166,14 @@ export function datedStatement(text: string, observedAt: string): AbsoluteText {
  * statement opens with its subject (a name, or what a name has) and what is going on. Told a
  * month later without a day, it would read as still going on.
  */
-const SUBJECT = `((?:All\\s+)?[A-Z][\\w'-]*(?:'s(?:\\s+[a-z][\\w-]*){1,3})?)`;
+const NAME = `(?:All\\s+)?[A-Z][\\w'-]*`;
+const OWNED = `'s(?:\\s+[a-z][\\w-]*){1,3}`;
 const ONGOING_ADVERB = '(?:just|still|also|really|now|actually|finally|even|always|slowly|busy)\\s+';
 const ONGOING = new RegExp(
-  `^${SUBJECT}\\s+(?:is|are|(?:has|have)\\s+(?:${ONGOING_ADVERB})?been)\\s+(?:${ONGOING_ADVERB})?([a-z]+ing)\\b`,
+  `^(${NAME}(?:${OWNED})?)\\s+(?:is|are|(?:has|have)\\s+(?:${ONGOING_ADVERB})?been)\\s+(?:${ONGOING_ADVERB})?([a-z]+ing)\\b`,
 );
 /** "Gina's online clothes store is open": the state a thing of someone's is in. */
-const STATE_OF_THING =
-  /^((?:All\s+)?[A-Z][\w'-]*'s(?:\s+[a-z][\w-]*){1,3})\s+(?:is|are)\s+(?:(?:now|still|finally)\s+)?([a-z]+)\b/;
+const STATE_OF_THING = new RegExp(`^(${NAME}${OWNED})\\s+(?:is|are)\\s+(?:(?:now|still|finally)\\s+)?([a-z]+)\\b`);
 
 /** Words after "is" that say what something is like, or name a thing, rather than a state it is in. */
 const NOT_GOING_ON = new Set(
@@ -181,6 +181,12 @@ const NOT_GOING_ON = new Set(
     ' ',
   ),
 );
+
+/** The `source` of a time `datedOngoing` gives: the day a state was told to hold, no word of the record. */
+const AS_OF = 'as of';
+
+/** How a statement that holds as of a day opens: "As of 3 April 2023, ". */
+export const asOfOpener = (day: string): string => `As of ${day}, `;
 
 /**
  * What is going on when a statement is said, or the state a thing is in then, holds as of that
@@ -195,7 +201,16 @@ export function datedOngoing(text: string, observedAt: string): AbsoluteText {
   const day = formatMention({ at: new Date(observedAt), precision: 'day' });
   // "All Tim's hard work …" goes on after the opener in lower case; a name keeps its capital.
   const rest = text.startsWith('All ') ? `a${text.slice(1)}` : text;
-  return { text: `As of ${day}, ${rest}`, time: { at: observedAt, source: 'as of' } };
+  return { text: `${asOfOpener(day)}${rest}`, time: { at: observedAt, source: AS_OF } };
+}
+
+/**
+ * Whether a time says on which day a state was told to hold ("currently", `datedOngoing`'s "as
+ * of"), rather than when something happened.
+ */
+export function heldOnItsDay(time: NoteTime): boolean {
+  const source = time.source?.toLowerCase();
+  return source === AS_OF || source === 'currently';
 }
 
 /** "recently" or "lately", with the comma of an opener, wherever it stands. */

@@ -1,4 +1,5 @@
 import { formatMention } from '../../../policies/dates.ts';
+import { asOfOpener } from '../../../policies/statements.ts';
 import { contentTokens, jaccard, sentences } from '../../../policies/text.ts';
 import type { ArchivedRecord, Episode, Proposal } from '../../contracts/episode.ts';
 import { create, MAX_CLAIM_CHARS, sessionScope } from './proposal.ts';
@@ -66,7 +67,7 @@ function lessonsTold(
   header: string,
   day: string,
 ): { value: string; evidence: ArchivedRecord[] } {
-  const asOfThatDay = `As of ${day}, `;
+  const asOfThatDay = asOfOpener(day);
   const byId = new Map(ep.records.map((r) => [r.record.id, r]));
   let value = header;
   const evidence: ArchivedRecord[] = [];

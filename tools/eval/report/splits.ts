@@ -25,7 +25,7 @@ function gap(first: Mean | undefined, last: Mean | undefined): string {
 
 /** The 95% interval's half width around the gap, in points (`±6.7`), where both splits keep their spread. */
 function gapInterval(first: Mean | undefined, last: Mean | undefined): string {
-  const half = first && last && first.mean != null && last.mean != null ? differenceInterval95(first, last) : undefined;
+  const half = first && last ? differenceInterval95(first, last) : undefined;
   return half === undefined ? NO_VALUE : `±${(half * 100).toFixed(1)}`;
 }
 
