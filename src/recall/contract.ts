@@ -175,6 +175,8 @@ export const RecallResult = z.object({
     usageLogged: z.number().int(),
     recordVectorCandidates: z.number().int().default(0),
     recordTextCandidates: z.number().int().default(0),
+    /** Records read because they were said on a day or in a month the query names (policies/query-time.ts). */
+    recordsAtNamedTimes: z.number().int().default(0),
     /** Records left out because a returned note cites them as evidence. */
     recordsCitedByNotes: z.number().int().default(0),
     /** Contradicted notes left out for a confidence below the floor (policies/recall-conflicts.ts). */

@@ -1,6 +1,7 @@
 import { isLesson, reciprocalRankFusion, type FusionPolicy, type Fused } from '../../policies/fusion.ts';
 import { approxTokens, candidateMatches, lengthNormalized, relevanceOf } from '../../policies/recall-score.ts';
 import { toldText } from '../../policies/record-recall.ts';
+import { inTimeWindows, type TimeWindow } from '../../policies/query-time.ts';
 import { updatesFirst, type UpdateView } from '../../policies/recall-updates.ts';
 import type { AssembledItem } from './assemble.ts';
 import type { RankedItem } from './contract.ts';
@@ -9,6 +10,8 @@ import type { RecordRow } from './record-queries.ts';
 export interface RecordChannels {
   vector: readonly RecordRow[];
   text: readonly RecordRow[];
+  /** Records observed at the times the query names (policies/query-time.ts), when it names any. */
+  atTimes?: readonly RecordRow[];
   /** The reply to each candidate that ends by asking (by the asking record's id), when read. */
   replies?: ReadonlyMap<string, RecordRow>;
 }
@@ -52,6 +55,8 @@ export function selectFused(
     query: string;
     similarityFloor?: number;
     minRelevance?: number | undefined;
+    /** When the things said at the times the query names were said (policies/query-time.ts). */
+    namedTimes?: readonly TimeWindow[];
   },
 ): FusedSelection {
   const { policy } = opts;
@@ -59,7 +64,7 @@ export function selectFused(
   const noteIds = topNotes.map(noteKey);
   const lessonWeight = policy.weights.lessons ?? policy.weights.notes;
   const lessonWeights = new Map(topNotes.filter(lesson).map((n) => [noteKey(n), lessonWeight]));
-  const relevance = recordRelevance(records, opts.query, opts.similarityFloor ?? 0, policy);
+  const relevance = recordRelevance(records, opts.query, opts.similarityFloor ?? 0, policy, opts.namedTimes ?? []);
   const hybrid = policy.weights.recordHybrid ? byRelevance(relevance).slice(0, policy.depth.recordVector) : [];
   const ranked = reciprocalRankFusion(
     [
@@ -71,7 +76,9 @@ export function selectFused(
     policy.k,
   );
   const noteById = new Map(notes.map((n) => [noteKey(n), n]));
-  const recordById = new Map([...records.text, ...records.vector].map((r) => [recordKey(r), r]));
+  const recordById = new Map(
+    [...(records.atTimes ?? []), ...records.text, ...records.vector].map((r) => [recordKey(r), r]),
+  );
   const viewOf = (f: Fused): UpdateView => {
     const note = noteById.get(f.id);
     if (note)
@@ -111,7 +118,8 @@ export function selectFused(
     const tokens = approxTokens(row.text);
     const matched = relevance.get(row.recordId)?.relevance ?? 0;
     if (!matches(matched) || !fits(out, tokens, opts.tokenBudget)) continue;
-    const record = { row, score: f.score, relevance: matched, why: explainRecord(f, row), tokens };
+    const saidThen = relevance.get(row.recordId)?.saidThen === true;
+    const record = { row, score: f.score, relevance: matched, why: explainRecord(f, row, saidThen), tokens };
     out.items.push({ type: 'record', record });
     out.tokens += tokens;
     placed.add(row.recordId);
@@ -177,7 +185,7 @@ function placeNote(out: FusedSelection, note: AssembledItem, cited: ReadonlySet<
 }
 
 /** Which channels found the record, and how high. */
-function explainRecord(f: Fused, row: RecordRow): string {
+function explainRecord(f: Fused, row: RecordRow, saidThen: boolean): string {
   const [, vectorRank, textRank, hybridRank] = f.ranks;
   const reasons: string[] = [];
   if (hybridRank) reasons.push(`rank ${hybridRank} by meaning and words`);
@@ -186,22 +194,35 @@ function explainRecord(f: Fused, row: RecordRow): string {
     const cosine = row.distance === null ? '' : ` (cosine ${(1 - row.distance).toFixed(2)})`;
     reasons.push(`vector rank ${vectorRank}${cosine}`);
   }
+  if (saidThen) reasons.push('said at the time the query names');
   return `raw record: ${reasons.join(', ')}`;
 }
 
+interface RecordRelevance {
+  row: RecordRow;
+  /** How well it matches the query, 0..1. */
+  relevance: number;
+  /** What the record ranking orders by: the relevance, raised when said at a time the query names. */
+  rankedBy: number;
+  saidThen: boolean;
+}
+
 /**
- * The relevance of each record both channels found (by record id), as a note's is computed: the
+ * The relevance of each record the channels found (by record id), as a note's is computed: the
  * cosine (rescaled from the model's floor) and the IDF-weighted share of the query's words in
  * the record told as a note would tell it, discounted by the record's length (`recordLengthNorm`)
- * and, for long candidates, weighed less (`recordTextSpan`).
+ * and, for long candidates, weighed less (`recordTextSpan`); ranked higher when the record was
+ * said at a time the query names (`namedTime`).
  */
 function recordRelevance(
   records: RecordChannels,
   query: string,
   floor: number,
-  policy: Pick<FusionPolicy, 'recordLengthNorm' | 'recordTextSpan'>,
-): Map<string, { row: RecordRow; relevance: number }> {
-  const rows = [...new Map([...records.vector, ...records.text].map((r) => [r.recordId, r])).values()];
+  policy: Pick<FusionPolicy, 'recordLengthNorm' | 'recordTextSpan' | 'namedTime'>,
+  namedTimes: readonly TimeWindow[],
+): Map<string, RecordRelevance> {
+  const candidates = [...records.vector, ...records.text, ...(records.atTimes ?? [])];
+  const rows = [...new Map(candidates.map((r) => [r.recordId, r])).values()];
   const told = rows.map(toldOf);
   const lexical = lengthNormalized(
     candidateMatches(query, told),
@@ -218,15 +239,17 @@ function recordRelevance(
         similarityFloor: floor,
         textShare,
       });
-      return [r.recordId, { row: r, relevance }];
+      const then = policy.namedTime !== undefined && inTimeWindows(r.observedAt, namedTimes);
+      const rankedBy = then ? relevance + (policy.namedTime?.boost ?? 0) : relevance;
+      return [r.recordId, { row: r, relevance, rankedBy, saidThen: then }];
     }),
   );
 }
 
-/** The records ranked as notes are ranked: by relevance, ties by id. */
-function byRelevance(relevance: ReadonlyMap<string, { row: RecordRow; relevance: number }>): RecordRow[] {
+/** The records ranked as notes are ranked: by relevance (raised when said at a named time), ties by id. */
+function byRelevance(relevance: ReadonlyMap<string, RecordRelevance>): RecordRow[] {
   return [...relevance.values()]
-    .sort((a, b) => b.relevance - a.relevance || a.row.recordId.localeCompare(b.row.recordId))
+    .sort((a, b) => b.rankedBy - a.rankedBy || a.row.recordId.localeCompare(b.row.recordId))
     .map((s) => s.row);
 }
 

@@ -15,6 +15,7 @@ import {
 } from './queries.ts';
 import type { RecordChannels } from './fuse.ts';
 import { endsAsking } from '../../policies/record-recall.ts';
+import type { TimeWindow } from '../../policies/query-time.ts';
 import { tenantSizesOf, type TenantSizes } from './tenant-sizes.ts';
 import {
   selectRecordDistances,
@@ -22,6 +23,7 @@ import {
   selectRecordTextCandidates,
   selectRecordVectorCandidates,
   selectRecordVectorChannel,
+  selectRecordsAtTimes,
   type RecordParams,
   type RecordRow,
   type RecordTextParams,
@@ -274,25 +276,29 @@ export function mergeCandidates(a: CandidateRow[], b: CandidateRow[]): Candidate
  * when those are already read; else they are read after them (`selectRecordDistances`). With
  * `replies`, the reply to each candidate that ends by asking is read where the candidate was:
  * the full-text rows' in their own transaction while the query is embedded, the nearest rows'
- * (those the full-text read did not return) after them.
+ * (those the full-text read did not return) after them. With `atTimes`, up to `depth` records
+ * observed in those windows are read in the full-text transaction, and their distances with the
+ * full-text rows'.
  */
 export async function readRecordChannels(
   db: Db,
   p: RecordTextParams,
   vector: PendingVector,
-  opts: { replies?: boolean } = {},
+  opts: { replies?: boolean; atTimes?: { windows: readonly TimeWindow[]; depth: number } } = {},
 ): Promise<RecordChannels> {
   const textParams = { ...p, queryVector: null };
   const text = startedNow(
     withTenant(db, p.tenantId, async (tx) => {
-      const rows = await selectRecordTextCandidates(tx, textParams);
-      const replies = opts.replies ? await selectRecordReplies(tx, textParams, askingAmong(rows)) : undefined;
-      return { rows, replies };
+      const matched = await selectRecordTextCandidates(tx, textParams);
+      const atTimes = await readAtTimes(tx, textParams, opts.atTimes);
+      const read = [...matched, ...atTimes];
+      const replies = opts.replies ? await selectRecordReplies(tx, textParams, askingAmong(read)) : undefined;
+      return { rows: matched, atTimes, read, replies };
     }),
   );
   let textRead: RecordRow[] | undefined;
   void text.then(
-    (read) => (textRead = read.rows),
+    (read) => (textRead = read.read),
     () => undefined,
   );
   const nothing = async () => undefined;
@@ -304,16 +310,27 @@ export async function readRecordChannels(
     const distances = new Map<string, number | null>(first.known);
     for (const r of rows) distances.set(r.recordId, r.distance);
     const found = await text;
-    const missing = found.rows.filter((r) => !distances.has(r.recordId)).map((r) => r.recordId);
+    const missing = found.read.filter((r) => !distances.has(r.recordId)).map((r) => r.recordId);
     for (const [id, d] of await selectRecordDistances(tx, q, missing)) distances.set(id, d);
-    const matched = found.rows.map((r) => ({ ...r, distance: distances.get(r.recordId) ?? null }));
-    if (found.replies === undefined) return { vector: rows, text: matched };
-    const readAlready = new Set(found.rows.map((r) => r.recordId));
+    const withDistance = (r: RecordRow) => ({ ...r, distance: distances.get(r.recordId) ?? null });
+    const channels = { vector: rows, text: found.rows.map(withDistance), atTimes: found.atTimes.map(withDistance) };
+    if (found.replies === undefined) return channels;
+    const readAlready = new Set(found.read.map((r) => r.recordId));
     const nearestOnly = rows.filter((r) => !readAlready.has(r.recordId));
     const replies = new Map([...found.replies, ...(await selectRecordReplies(tx, q, askingAmong(nearestOnly)))]);
-    return { vector: rows, text: matched, replies };
+    return { ...channels, replies };
   };
   return aroundVector(db, p.tenantId, vector, nothing, read, { settings: indexScanSettings(p.limit) });
+}
+
+/** The records observed at the times a question names (`selectRecordsAtTimes`), when it names any. */
+function readAtTimes(
+  tx: Queryable,
+  p: RecordTextParams,
+  atTimes: { windows: readonly TimeWindow[]; depth: number } | undefined,
+): Promise<RecordRow[]> {
+  if (atTimes === undefined || atTimes.windows.length === 0) return Promise.resolve([]);
+  return selectRecordsAtTimes(tx, { ...p, limit: atTimes.depth }, atTimes.windows);
 }
 
 /** Ids of the rows that end by asking (policies/record-recall.ts). */

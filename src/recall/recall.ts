@@ -8,6 +8,7 @@ import {
   type RecallScorePolicy,
 } from '../../policies/recall-score.ts';
 import { toldQuestion } from '../../policies/record-recall.ts';
+import { namedTimeWindows } from '../../policies/query-time.ts';
 import { contentTokens, fullTextQuery } from '../../policies/text.ts';
 import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.ts';
 import { formatIssues } from '../contracts/format-issues.ts';
@@ -92,6 +93,8 @@ export async function recall(
     return v;
   });
   const params = { ...candidateParams(req, question, at), userId: options.visibleToUser };
+  // The days or months the question names, read against the answer's instant (policies/query-time.ts).
+  const namedTimes = fusion.namedTime ? namedTimeWindows(req.query, at, fusion.namedTime.slackDays) : [];
   const scoring = (read: CandidateRead): ScoringContext => ({
     query: question,
     at,
@@ -120,6 +123,7 @@ export async function recall(
     req.include.includes('records')
       ? readRecordChannels(db, { ...params, model: embedder.name, limit: recordLimit(req.k, fusion) }, vector, {
           replies: fusion.replyAfterQuestion === true,
+          ...(fusion.namedTime ? { atTimes: { windows: namedTimes, depth: fusion.namedTime.depth } } : {}),
         })
       : NO_RECORDS,
     req.include.includes('notes') ? readStandingPreferences(db, params, vector) : [],
@@ -132,6 +136,7 @@ export async function recall(
     policy: fusion,
     query: question,
     similarityFloor: embedder.similarityFloor ?? 0,
+    namedTimes,
   });
   const notes = recalledNotes(selection);
   const preferences = standingPreferences(standing, notes, context);
@@ -210,6 +215,7 @@ function statsOf(s: StatsInput) {
     usageLogged: s.usageLogged,
     recordVectorCandidates: s.records.vector.length,
     recordTextCandidates: s.records.text.length,
+    recordsAtNamedTimes: s.records.atTimes?.length ?? 0,
     recordsCitedByNotes: s.selection.citedByNotes,
     contradictedLeftOut: s.merged.leftOut,
     belowMinRelevance: s.selection.belowMinRelevance,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { TimeWindow } from '../../policies/query-time.ts';
 import { RECORD_KINDS } from '../contracts/raw-record.ts';
 import type { NoteScope } from '../contracts/note.ts';
 import { isoColumn, PREPARED, type Queryable } from '../db/index.ts';
@@ -159,6 +160,39 @@ export function recordTextSql(user = false): string {
 }
 
 export const RECORD_TEXT_SQL = recordTextSql();
+
+/**
+ * The records observed in any of the windows (after the common parameters and the user's: the
+ * windows' starts and ends as two arrays), those sharing most of the query's words first, then in
+ * the order said: a question that names a day finds what was said that day though other days'
+ * records are nearer it by meaning and by word (policies/query-time.ts). Read without the query's
+ * vector, while it is being embedded, by a range of the (tenant, observed_at) index from the
+ * first window's start to the last one's end (migration 0037).
+ */
+export function recordTimeSql(user = false): string {
+  const [from, to] = user ? ['$9', '$10'] : ['$8', '$9'];
+  return `SELECT ${SELECTED}, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
+    FROM record_index r
+   WHERE ${eligible(user)}
+     AND r.observed_at >= (SELECT min(f) FROM unnest(${from}::timestamptz[]) AS f)
+     AND r.observed_at < (SELECT max(t) FROM unnest(${to}::timestamptz[]) AS t)
+     AND EXISTS (SELECT 1 FROM unnest(${from}::timestamptz[], ${to}::timestamptz[]) AS w(f, t)
+                  WHERE r.observed_at >= w.f AND r.observed_at < w.t)
+   ORDER BY text_rank DESC, r.observed_at, r.record_id
+   LIMIT $6::int`;
+}
+
+/** At most `p.limit` records observed in the windows (`recordTimeSql`); none without windows. */
+export async function selectRecordsAtTimes(
+  tx: Queryable,
+  p: RecordTextParams,
+  windows: readonly TimeWindow[],
+): Promise<RecordRow[]> {
+  if (windows.length === 0) return [];
+  const args = [...params(p), windows.map((w) => w.from.toISOString()), windows.map((w) => w.to.toISOString())];
+  const { rows } = await tx.query(recordTimeSql(p.userId !== undefined), args, PREPARED);
+  return rows.map((r) => Row.parse(r));
+}
 
 const Row = z
   .object({

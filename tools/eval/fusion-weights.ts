@@ -2,14 +2,15 @@ import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../policies/fusion.
 
 /**
  * A fusion policy from the offline tools' `--weights` syntax:
- * `notes/recordVector/recordText[/recordHybrid[/lessons]][@k][~b][^span][-r][+u]` (b: `recordLengthNorm`,
- * span: `recordTextSpan`, -r: no `replyAfterQuestion`, +u: `updatesFirst`),
+ * `notes/recordVector/recordText[/recordHybrid[/lessons]][@k][~b][^span][-r][-t][+u]` (b: `recordLengthNorm`,
+ * span: `recordTextSpan`, -r: no `replyAfterQuestion`, -t: no `namedTime`, +u: `updatesFirst`),
  * named by that text.
  */
 export function fusionPolicyOf(named: string): FusionPolicy {
   const updatesFirst = named.endsWith('+u');
   const withoutReplies = named.includes('-r');
-  const triple = (updatesFirst ? named.slice(0, -2) : named).replace('-r', '');
+  const withoutNamedTime = named.includes('-t');
+  const triple = (updatesFirst ? named.slice(0, -2) : named).replace('-r', '').replace('-t', '');
   const [withSpan, span] = triple.split('^');
   const [withK, b] = (withSpan as string).split('~');
   const [weightText, k] = (withK as string).split('@');
@@ -30,5 +31,6 @@ export function fusionPolicyOf(named: string): FusionPolicy {
     ...(b !== undefined ? { recordLengthNorm: Number(b) } : {}),
     ...(span !== undefined ? { recordTextSpan: Number(span) } : {}),
     ...(withoutReplies ? { replyAfterQuestion: false } : {}),
+    ...(withoutNamedTime ? { namedTime: undefined } : {}),
   };
 }

@@ -102,7 +102,7 @@ function printResult(r: RecallResult): void {
   const order = r.ranking.map((i) => (i.type === 'note' ? noteRank(r, i.id) : recordRank(r, i.id))).join(' ');
   printLine(`\nread in this order: ${order}`);
   printLine(
-    `${r.notes.length} note(s), ${r.records.length} record(s), ${r.tokens}${budget} tokens; ${r.stats.candidates} note candidates (${r.stats.vectorPath} vector path), ${r.stats.recordVectorCandidates + r.stats.recordTextCandidates} record candidates${r.stats.usageLogged > 0 ? `; ${r.stats.usageLogged} usage row(s) logged` : ''}`,
+    `${r.notes.length} note(s), ${r.records.length} record(s), ${r.tokens}${budget} tokens; ${r.stats.candidates} note candidates (${r.stats.vectorPath} vector path), ${r.stats.recordVectorCandidates + r.stats.recordTextCandidates + r.stats.recordsAtNamedTimes} record candidates${r.stats.usageLogged > 0 ? `; ${r.stats.usageLogged} usage row(s) logged` : ''}`,
   );
 }
 

@@ -261,4 +261,34 @@ describe('selectFused', () => {
     expect(kept.belowMinRelevance).toBe(1);
     expect(select(0.99).items).toEqual([]);
   });
+
+  it('ranks a record said at the time the query names as if more relevant, and says why; its relevance stays', () => {
+    const query = 'What did Maria plan to do on the evening of 7 July, 2023?';
+    const planned = { ...record('R1', 'Maria plans a movie evening.', '2023-07-20T18:00:00.000Z'), distance: 0.2 };
+    const thatDay = {
+      ...record('R2', "Well, I'm off to have dinner with some friends from the gym!", '2023-07-07T19:00:00.000Z'),
+      distance: 0.25,
+    };
+    const namedTimes = [{ from: new Date('2023-07-07T00:00:00Z'), to: new Date('2023-07-09T00:00:00Z') }];
+    const select = (policy = DEFAULT_FUSION_POLICY) =>
+      selectFused(
+        [],
+        { vector: [planned], text: [planned], atTimes: [thatDay] },
+        { k: 10, tokenBudget: undefined, policy, query, namedTimes },
+      );
+    const fused = select();
+    expect(rankingOf(fused).map((i) => i.id)).toEqual(['R2', 'R1']);
+    const [first, second] = fused.items.map((i) => (i.type === 'record' ? i.record : undefined));
+    expect(first?.why).toMatch(/said at the time the query names/);
+    expect(second?.why).not.toMatch(/said at the time/);
+    // Without the policy's named time, the record of another day that shares the query's words comes first.
+    const without = select({ ...DEFAULT_FUSION_POLICY, namedTime: undefined });
+    expect(rankingOf(without).map((i) => i.id)).toEqual(['R1', 'R2']);
+    const relevance = (selection: typeof fused) =>
+      new Map(
+        selection.items.flatMap((i) => (i.type === 'record' ? [[i.record.row.recordId, i.record.relevance]] : [])),
+      );
+    expect(relevance(fused).get('R2')).toBeGreaterThan(0);
+    expect(relevance(fused).get('R2')).toBe(relevance(without).get('R2'));
+  });
 });

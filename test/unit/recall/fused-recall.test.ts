@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DEFAULT_FUSION_POLICY, type FusionPolicy } from '../../../policies/fusion.ts';
 import { RECORD_BM25 } from '../../../policies/record-recall.ts';
 import { withTenant } from '../../../src/db/index.ts';
-import { readRecordCandidates } from '../../../src/recall/read-candidates.ts';
+import { readRecordCandidates, readRecordChannels } from '../../../src/recall/read-candidates.ts';
 import { RECORD_TEXT_SQL } from '../../../src/recall/record-queries.ts';
 import { indexRecords } from '../../../src/record-index/index.ts';
 import {
@@ -208,6 +208,56 @@ describe('fused recall', () => {
     const whole = await withPool(7);
     expect(whole).toHaveLength(6);
     expect(await withPool(6)).toEqual(whole);
+  });
+
+  it('reads the records said at the times a question names, those sharing its words first, and ranks them first', async () => {
+    const tenantId = freshTenantId('named-time');
+    await archiveRecords(ports, [
+      remark(tenantId, 'Maria plans a movie evening with the kids.', '2023-07-20T18:00:00.000Z'),
+      remark(tenantId, 'The shelter needs blankets.', '2023-07-07T09:00:00.000Z'),
+      remark(tenantId, "Well, I'm off to have dinner with some friends from the gym!", '2023-07-07T19:00:00.000Z'),
+      remark(tenantId, 'The flood reached our old street.', '2023-07-08T08:00:00.000Z'),
+      remark(tenantId, 'Our evening plans changed.', '2023-07-09T08:00:00.000Z'),
+      { ...remark(tenantId, 'The evening was calm.', '2023-07-07T20:00:00.000Z'), userId: 'u-bob' },
+    ]);
+    await indexRecords(ports, { tenantId });
+    const question = 'What did Maria plan to do on the evening of 7 July, 2023?';
+    const windows = [{ from: new Date('2023-07-07T00:00:00Z'), to: new Date('2023-07-09T00:00:00Z') }];
+    const read = async (depth: number, userId?: string) =>
+      readRecordChannels(
+        ports.db,
+        {
+          tenantId,
+          at: NOW.toISOString(),
+          scopes: undefined,
+          queryVector: null,
+          queryText: 'maria plan evening 7 july 2023',
+          model: ports.embedder.name,
+          limit: 10,
+          ...(userId === undefined ? {} : { userId }),
+        },
+        ports.embedder.embed([question]).then(([v]) => v as number[]),
+        { atTimes: { windows, depth } },
+      );
+    const said = (rows: ReadonlyArray<{ text: string }> = []) => rows.map((r) => r.text);
+    // The day and the day after, not the 9th nor the 20th; the one sharing a word first, then in the order said.
+    expect(said((await read(10)).atTimes)).toEqual([
+      'The evening was calm.',
+      'The shelter needs blankets.',
+      "Well, I'm off to have dinner with some friends from the gym!",
+      'The flood reached our old street.',
+    ]);
+    expect(said((await read(2)).atTimes)).toEqual(['The evening was calm.', 'The shelter needs blankets.']);
+    expect((await read(10)).atTimes?.every((r) => r.distance !== null)).toBe(true);
+    // A user-bound token reads only its user's records of that day.
+    expect(said((await read(10, 'u-bob')).atTimes)).toEqual(['The evening was calm.']);
+    // Recall says which records were said then; one of them comes first.
+    const asked = await recall(ports.db, ports.embedder, { tenantId, query: question, k: 6 }, { now: () => NOW });
+    const then = (r: { observedAt: string }) => r.observedAt >= '2023-07-07' && r.observedAt < '2023-07-09';
+    expect(asked.records).toHaveLength(6);
+    expect(asked.stats.recordsAtNamedTimes).toBe(4);
+    expect(then(asked.records[0] as { observedAt: string })).toBe(true);
+    for (const r of asked.records) expect(/said at the time the query names/.test(r.why)).toBe(then(r));
   });
 
   it('reads full text while the question is embedded, and returns what it returned with the question embedded first', async () => {

@@ -1,0 +1,46 @@
+import { findTimeMentions, type TimeMention } from './dates.ts';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The times a question names outright ("on 7 July, 2023", "in December 2023", "on May 3"): its
+ * mentions with a year or a named day, resolved as a record's are (policies/dates.ts). A relative
+ * one ("last weekend") is left out: it would be read against the day the question is asked, not
+ * the day it asks about.
+ */
+export function timesNamedIn(question: string, askedAt: Date): TimeMention[] {
+  return findTimeMentions(question, askedAt).filter((m) => m.yearless === true || /\d{4}/.test(m.text));
+}
+
+/** A span of time records were observed in: [from, to). */
+export interface TimeWindow {
+  from: Date;
+  to: Date;
+}
+
+/**
+ * When the things said at the times a question names were said: a named day and the
+ * `slackDays` after it (people tell of a day in the days after it), a week, a month. A year is
+ * left out: it narrows a tenant's records too little to read them by.
+ */
+export function namedTimeWindows(question: string, askedAt: Date, slackDays: number): TimeWindow[] {
+  return timesNamedIn(question, askedAt).flatMap((m): TimeWindow[] => {
+    const from = m.at;
+    switch (m.precision) {
+      case 'day':
+        return [{ from, to: new Date(from.getTime() + (1 + slackDays) * DAY_MS) }];
+      case 'week':
+        return [{ from, to: new Date(from.getTime() + 7 * DAY_MS) }];
+      case 'month':
+        return [{ from, to: new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1)) }];
+      case 'year':
+        return [];
+    }
+  });
+}
+
+/** Whether an instant falls in one of the windows. */
+export function inTimeWindows(observedAt: string, windows: readonly TimeWindow[]): boolean {
+  const t = Date.parse(observedAt);
+  return windows.some((w) => t >= w.from.getTime() && t < w.to.getTime());
+}
