@@ -130,6 +130,12 @@ export const RECORD_BM25 = { k1: 1.2, b: 0.75 } as const;
 export const RECORD_TEXT_POOL_FACTOR = 8;
 /** The pool's ceiling. @default 2000 */
 export const RECORD_TEXT_POOL_MAX = 2000;
+/**
+ * Records of the times a question names that recall ranks at most, the first said there: a day
+ * of LoCoMo holds about 30; a month of a tenant that writes a record every 26 seconds about
+ * 100,000, whose ranking took 91 ms, 4 ms at this cap (docs/BENCHMARKS.md). @default 1000
+ */
+export const RECORD_TIME_SCAN_MAX = 1000;
 
 /** What a record shows ("[shares a photo: …]") is not what it says. */
 const said = (text: string): string[] => sentences(text.replace(/\[[^\]]*\]/g, ' ').trim());

@@ -7,6 +7,7 @@ import {
   RECORD_BM25,
   RECORD_TEXT_POOL_FACTOR,
   RECORD_TEXT_POOL_MAX,
+  RECORD_TIME_SCAN_MAX,
   REPLY_KINDS,
 } from '../../policies/record-recall.ts';
 import { vectorParam } from './vector-param.ts';
@@ -167,22 +168,27 @@ export const RECORD_TEXT_SQL = recordTextSql();
  * the order said: a question that names a day finds what was said that day though other days'
  * records are nearer it by meaning and by word (policies/query-time.ts). Read without the query's
  * vector, while it is being embedded, by a range of the (tenant, observed_at) index from the
- * first window's start to the last one's end (migration 0037).
+ * first window's start to the last one's end (migration 0037); at most `RECORD_TIME_SCAN_MAX`
+ * rows of it, the first said, are ranked, so a month of a busy tenant costs what a day does.
  */
 export function recordTimeSql(user = false): string {
   const [from, to] = user ? ['$9', '$10'] : ['$8', '$9'];
-  return `SELECT ${SELECTED}, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
-    FROM record_index r
-   WHERE ${eligible(user)}
-     AND r.observed_at >= (SELECT min(f) FROM unnest(${from}::timestamptz[]) AS f)
-     AND r.observed_at < (SELECT max(t) FROM unnest(${to}::timestamptz[]) AS t)
-     AND EXISTS (SELECT 1 FROM unnest(${from}::timestamptz[], ${to}::timestamptz[]) AS w(f, t)
-                  WHERE r.observed_at >= w.f AND r.observed_at < w.t)
+  return `WITH w AS MATERIALIZED (
+    SELECT r.record_id
+      FROM record_index r
+     WHERE ${eligible(user)}
+       AND r.observed_at >= (SELECT min(f) FROM unnest(${from}::timestamptz[]) AS f)
+       AND r.observed_at < (SELECT max(t) FROM unnest(${to}::timestamptz[]) AS t)
+       AND EXISTS (SELECT 1 FROM unnest(${from}::timestamptz[], ${to}::timestamptz[]) AS w(f, t)
+                    WHERE r.observed_at >= w.f AND r.observed_at < w.t)
+     ORDER BY r.observed_at, r.record_id
+     LIMIT ${RECORD_TIME_SCAN_MAX})
+  SELECT ${SELECTED}, ts_rank(r.fts, ${TSQUERY})::float8 AS text_rank
+    FROM w JOIN record_index r ON r.tenant_id = $1::text AND r.record_id = w.record_id
    ORDER BY text_rank DESC, r.observed_at, r.record_id
    LIMIT $6::int`;
 }
 
-/** At most `p.limit` records observed in the windows (`recordTimeSql`); none without windows. */
 export async function selectRecordsAtTimes(
   tx: Queryable,
   p: RecordTextParams,
