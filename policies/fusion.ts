@@ -94,14 +94,15 @@ export interface FusionPolicy {
  *
  * `rrf-v7` reads what was said at the time a question names (`namedTime`), chosen on LoCoMo 1–3
  * (`fusion-offline.ts`, `-t` for without; R@1/5/10 45.1/74.1/80.7% without). Its 25 questions
- * that name a day or a month, with evidence before the cutoff: R@5 72.0% without, 80.0% with.
+ * that name a time outright, with evidence before the cutoff: R@5 72.0% without, 80.0% with.
  * Over all 396: raised by 0.1 without reading the records of that time 45.6/74.4/81.3; read
  * (the 20 nearest by meaning) and raised by 0.2 45.6/74.6/81.0, by 0.3 45.3/74.6/81.0, by 0.4
  * 45.3/74.1/81.0; a day with 0, 1 or 3 days after it the same; a record whose told times (not
  * the day it was said) fall then raised too, the same. Read by word match while the question is
  * embedded instead of by meaning after it (no wait for a statement of their own): 10, 20, 30 or
- * 50 read the same, 45.6/74.6/81.0; 30 holds a day's conversation. BEAM's chats 1–5 and 6–10 are
- * the same to the decimal.
+ * 50 read the same, 45.6/74.6/81.0; 30 holds a day's conversation. A month named alone ("camping
+ * in June") read as the last such month: 45.6/74.9/81.3. BEAM's chats 1–5 and 6–10 are the same
+ * to the decimal.
  */
 export const DEFAULT_FUSION_POLICY: FusionPolicy = {
   name: 'rrf-v7',

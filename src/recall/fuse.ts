@@ -231,6 +231,7 @@ function recordRelevance(
   );
   // The notes' relevance (policies/recall-score.ts), so both are ranked alike.
   const textShare = wordMatchShare(told, policy.recordTextSpan);
+  const boost = policy.namedTime?.boost;
   return new Map(
     rows.map((r, i) => {
       const { relevance } = relevanceOf({
@@ -239,9 +240,8 @@ function recordRelevance(
         similarityFloor: floor,
         textShare,
       });
-      const then = policy.namedTime !== undefined && inTimeWindows(r.observedAt, namedTimes);
-      const rankedBy = then ? relevance + (policy.namedTime?.boost ?? 0) : relevance;
-      return [r.recordId, { row: r, relevance, rankedBy, saidThen: then }];
+      const saidThen = boost !== undefined && inTimeWindows(r.observedAt, namedTimes);
+      return [r.recordId, { row: r, relevance, rankedBy: saidThen ? relevance + boost : relevance, saidThen }];
     }),
   );
 }

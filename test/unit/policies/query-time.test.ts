@@ -12,6 +12,10 @@ describe('the times a question names', () => {
     ['What type of workout class did Maria start doing in December 2022?', [['2022-12-01', '2023-01-01']]],
     // A day without its year is the nearest such day to when the question is asked.
     ['Who did Maria have dinner with on May 3?', [['2023-05-03', '2023-05-05']]],
+    // A month named alone is the last such month begun by the time of asking.
+    ['When did Melanie go camping in June?', [['2023-06-01', '2023-07-01']]],
+    ['What kind of deal did John get in December?', [['2022-12-01', '2023-01-01']]],
+    ['Which outdoor spot did Joanna visit in May?', [['2023-05-01', '2023-06-01']]],
     [
       'Where was John between 11 August 2023 and 15 August 2023?',
       [
@@ -33,6 +37,9 @@ describe('the times a question names', () => {
     expect(timesNamedIn('How many times has Melanie gone to the beach in 2023?', ASKED)).toHaveLength(1);
     expect(namedTimeWindows('How many times has Melanie gone to the beach in 2023?', ASKED, 1)).toEqual([]);
     expect(namedTimeWindows('What does Melanie like to paint?', ASKED, 1)).toEqual([]);
+    // "may" and "march" in lower case are words too.
+    expect(namedTimeWindows('Is that something I could fit in may be later?', ASKED, 1)).toEqual([]);
+    expect(namedTimeWindows('Who joined in march against the plan?', ASKED, 1)).toEqual([]);
   });
 
   it('counts a day with the days after it the slack allows, and nothing before it', () => {
