@@ -224,14 +224,7 @@ export function formatMention(m: Pick<TimeMention, 'at' | 'precision'>): string 
 /** Whether `at` falls in the period a mention means (a day inside "last week" agrees with it). */
 export function mentionCovers(m: Pick<TimeMention, 'at' | 'precision'>, at: Date | string): boolean {
   const t = startOfDay(new Date(at)).getTime();
-  const start = m.at.getTime();
-  const end = {
-    day: addDays(m.at, 1),
-    week: addDays(m.at, 7),
-    month: addMonths(m.at, 1),
-    year: addYears(m.at, 1),
-  }[m.precision].getTime();
-  return t >= start && t < end;
+  return t >= m.at.getTime() && t < periodEnd(m);
 }
 
 /** Whether two mentions' periods share a day ("in 2023" and "on 7 May 2023" do). */
@@ -242,7 +235,8 @@ export function mentionsOverlap(
   return a.at.getTime() < periodEnd(b) && b.at.getTime() < periodEnd(a);
 }
 
-function periodEnd(m: Pick<TimeMention, 'at' | 'precision'>): number {
+/** When the period a mention means ends (exclusive), in milliseconds: the next day, week, month or year. */
+export function periodEnd(m: Pick<TimeMention, 'at' | 'precision'>): number {
   return { day: addDays(m.at, 1), week: addDays(m.at, 7), month: addMonths(m.at, 1), year: addYears(m.at, 1) }[
     m.precision
   ].getTime();

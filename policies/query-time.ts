@@ -1,4 +1,4 @@
-import { findTimeMentions, MONTHS, type TimeMention } from './dates.ts';
+import { findTimeMentions, MONTHS, periodEnd, type TimeMention } from './dates.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -43,19 +43,12 @@ export interface TimeWindow {
  * left out: it narrows a tenant's records too little to read them by.
  */
 export function namedTimeWindows(question: string, askedAt: Date, slackDays: number): TimeWindow[] {
-  return timesNamedIn(question, askedAt).flatMap((m): TimeWindow[] => {
-    const from = m.at;
-    switch (m.precision) {
-      case 'day':
-        return [{ from, to: new Date(from.getTime() + (1 + slackDays) * DAY_MS) }];
-      case 'week':
-        return [{ from, to: new Date(from.getTime() + 7 * DAY_MS) }];
-      case 'month':
-        return [{ from, to: new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1)) }];
-      case 'year':
-        return [];
-    }
-  });
+  return timesNamedIn(question, askedAt)
+    .filter((m) => m.precision !== 'year')
+    .map((m) => {
+      const slack = m.precision === 'day' ? slackDays * DAY_MS : 0;
+      return { from: m.at, to: new Date(periodEnd(m) + slack) };
+    });
 }
 
 /** Whether an instant falls in one of the windows. */

@@ -291,14 +291,14 @@ export async function readRecordChannels(
     withTenant(db, p.tenantId, async (tx) => {
       const matched = await selectRecordTextCandidates(tx, textParams);
       const atTimes = await readAtTimes(tx, textParams, opts.atTimes);
-      const read = [...matched, ...atTimes];
-      const replies = opts.replies ? await selectRecordReplies(tx, textParams, askingAmong(read)) : undefined;
-      return { rows: matched, atTimes, read, replies };
+      const both = [...matched, ...atTimes];
+      const replies = opts.replies ? await selectRecordReplies(tx, textParams, askingAmong(both)) : undefined;
+      return { rows: matched, atTimes, both, replies };
     }),
   );
   let textRead: RecordRow[] | undefined;
   void text.then(
-    (read) => (textRead = read.read),
+    (read) => (textRead = read.both),
     () => undefined,
   );
   const nothing = async () => undefined;
@@ -310,12 +310,12 @@ export async function readRecordChannels(
     const distances = new Map<string, number | null>(first.known);
     for (const r of rows) distances.set(r.recordId, r.distance);
     const found = await text;
-    const missing = found.read.filter((r) => !distances.has(r.recordId)).map((r) => r.recordId);
+    const missing = found.both.filter((r) => !distances.has(r.recordId)).map((r) => r.recordId);
     for (const [id, d] of await selectRecordDistances(tx, q, missing)) distances.set(id, d);
     const withDistance = (r: RecordRow) => ({ ...r, distance: distances.get(r.recordId) ?? null });
     const channels = { vector: rows, text: found.rows.map(withDistance), atTimes: found.atTimes.map(withDistance) };
     if (found.replies === undefined) return channels;
-    const readAlready = new Set(found.read.map((r) => r.recordId));
+    const readAlready = new Set(found.both.map((r) => r.recordId));
     const nearestOnly = rows.filter((r) => !readAlready.has(r.recordId));
     const replies = new Map([...found.replies, ...(await selectRecordReplies(tx, q, askingAmong(nearestOnly)))]);
     return { ...channels, replies };
